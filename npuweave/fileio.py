@@ -1,0 +1,60 @@
+"""Atomic file output: write to a temporary file beside the target, then rename.
+
+Every file npuweave writes (CSV, JSON, PNG, ONNX, config files) goes through here, so an
+interrupted run never leaves a half-written output behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -> Iterator[IO[Any]]:
+    """Open a temporary file next to ``path``; on success rename it over ``path``.
+
+    Examples
+    --------
+    >>> with atomic_open("out.csv") as fh:  # doctest: +SKIP
+    ...     fh.write("a,b\\n")
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, mode, **kwargs) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    with atomic_open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    with atomic_open(path, "wb") as fh:
+        fh.write(data)
+
+
+def write_json(path: str | os.PathLike[str], obj: Any, indent: int | None = 2) -> None:
+    write_text(path, json.dumps(obj, indent=indent) + "\n")
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str], **kwargs: Any) -> None:
+    """Save a matplotlib figure atomically (format from the suffix)."""
+    fmt = Path(path).suffix.lstrip(".") or "png"
+    with atomic_open(path, "wb") as fh:
+        fig.savefig(fh, format=fmt, **kwargs)
