@@ -1,1 +1,6 @@
-"""npuweave.hardware"""
+"""NPU specifications: the frozen ``NPU`` record, YAML loading with validation, presets."""
+
+from npuweave.hardware.loader import get_npu, load_npu, npu_from_dict, parse_quantity, preset, preset_names
+from npuweave.hardware.npu import NPU
+
+__all__ = ["NPU", "get_npu", "load_npu", "npu_from_dict", "parse_quantity", "preset", "preset_names"]

@@ -1,1 +1,66 @@
-"""npuweave.workload"""
+"""Workloads: the graph IR, ONNX import, lowering to ``Layer``s, and the built-in zoo.
+
+The front door is ``load_layers(spec)``: ``spec`` is a zoo name (``"resnet50"``, ``"bert-base"``,
+see ``zoo_names()``) or a path to an ``.onnx`` file. Layers are per sample; the cost model
+applies the batch size.
+
+Examples
+--------
+>>> from npuweave.workload import load_layers
+>>> layers = load_layers("resnet50")          # doctest: +SKIP
+>>> sum(l.macs for l in layers) / 1e9         # doctest: +SKIP
+4.1
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from npuweave.workload.graph import Graph, Op, Tensor
+from npuweave.workload.layer import Geometry, Layer, LayerKind
+
+__all__ = [
+    "Geometry", "Graph", "Layer", "LayerKind", "Op", "Tensor",
+    "load_graph", "load_layers", "lower", "zoo_names",
+]
+
+
+def zoo_names() -> list[str]:
+    """Names of the built-in models (aliases such as ``RN`` resolve too)."""
+    from npuweave.workload import zoo
+
+    return zoo.names()
+
+
+def _is_path(spec: str | Path) -> bool:
+    s = str(spec)
+    return s.endswith(".onnx") or "/" in s or Path(s).is_file()
+
+
+def load_graph(spec: str | Path, **params: object) -> Graph:
+    """Build a ``Graph`` from a zoo name (``params`` go to the zoo builder) or an ONNX path."""
+    if _is_path(spec):
+        from npuweave.workload.onnx_import import import_onnx
+
+        return import_onnx(spec, **params)  # type: ignore[arg-type]
+    from npuweave.workload import zoo
+
+    return zoo.build(str(spec), **params)
+
+
+def lower(graph: Graph) -> list[Layer]:
+    """Lower a graph to its ordered list of schedulable layers (fusing elementwise ops)."""
+    from npuweave.workload.lower import lower as _lower
+
+    return _lower(graph)
+
+
+@cache
+def _cached_layers(spec: str, params: tuple[tuple[str, object], ...]) -> tuple[Layer, ...]:
+    return tuple(lower(load_graph(spec, **dict(params))))
+
+
+def load_layers(spec: str | Path, **params: object) -> tuple[Layer, ...]:
+    """Layers of a zoo model or ONNX file (cached per spec and parameters)."""
+    return _cached_layers(str(spec), tuple(sorted(params.items())))

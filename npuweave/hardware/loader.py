@@ -1,0 +1,166 @@
+"""NPU specs from YAML: file -> validation (every problem at once) -> frozen ``NPU``.
+
+Sizes accept integers (bytes) or strings with units (``"48 MiB"``, ``"2.3MB"``); bandwidths
+accept bytes/s or strings (``"225 GB/s"``); clocks accept Hz or strings (``"700 MHz"``).
+Decimal prefixes (k, M, G, T) are powers of 1000 and binary ones (Ki, Mi, Gi) powers of
+1024, except that buffer sizes written with a plain ``MB``/``KB``/``GB`` are taken as binary
+(as chip datasheets mean them); bandwidth ``GB/s`` is decimal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from npuweave.errors import ConfigError, unknown_name
+from npuweave.hardware.npu import NPU
+
+_PRESET_DIR = "presets"
+_FIELDS = {f.name: f for f in dataclasses.fields(NPU)}
+_REQUIRED = [n for n, f in _FIELDS.items()
+             if f.default is dataclasses.MISSING and n != "name"]
+_SIZE_FIELDS = {"weight_buffer", "act_buffer", "extra_act_buffer", "lmem_bytes",
+                "global_mem_bytes"}
+_POSITIVE_INT = {"pe_rows", "pe_cols", "arrays", "cores", "lmem_banks", "precision_bits"}
+_NONNEG_INT = {"dram_latency_cycles", "vector_lanes"}
+_UNIT = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKMGT]?i?)([Bb]|Hz|hz)?(/s)?\s*$")
+_DEC = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_BIN = {"": 1, "k": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+
+
+def parse_quantity(value: Any, *, binary: bool) -> float:
+    """Parse ``225``, ``"225 GB/s"``, ``"48 MiB"``, ``"700 MHz"`` into a float.
+
+    ``binary`` makes a bare ``M``/``K``/``G`` prefix mean 1024-based (buffer sizes).
+
+    >>> parse_quantity("48 MB", binary=True) == 48 * 2**20
+    True
+    >>> parse_quantity("225 GB/s", binary=False)
+    225000000000.0
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number, got {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value)
+    if not isinstance(value, str):
+        raise ValueError(f"expected a number or a string with units, got {value!r}")
+    m = _UNIT.match(value)
+    if not m:
+        raise ValueError(f"cannot parse {value!r}; write e.g. 225, '225 GB/s', '48 MiB', '700 MHz'")
+    num, prefix, _unit, _per_s = m.groups()
+    if prefix.endswith("i"):
+        return float(num) * _BIN[prefix[:-1]]
+    return float(num) * (_BIN if binary else _DEC)[prefix]
+
+
+def _convert(field: str, value: Any) -> Any:
+    if field in _SIZE_FIELDS:
+        v = parse_quantity(value, binary=True)
+        if v < 0:
+            raise ValueError(f"must be >= 0 bytes, got {value!r}")
+        return int(round(v))
+    if field in ("dram_bw", "clock_hz"):
+        v = parse_quantity(value, binary=False)
+        if not v > 0:
+            raise ValueError(f"must be > 0, got {value!r}")
+        return v
+    if field in _POSITIVE_INT | _NONNEG_INT:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"must be an integer, got {value!r}")
+        low = 1 if field in _POSITIVE_INT else 0
+        if value < low:
+            raise ValueError(f"must be >= {low}, got {value!r}")
+        return value
+    if field == "mesh":
+        if (not isinstance(value, (list, tuple)) or len(value) != 2
+                or not all(isinstance(v, int) and v >= 1 for v in value)):
+            raise ValueError(f"must be [rows, cols] of positive integers, got {value!r}")
+        return (int(value[0]), int(value[1]))
+    if field == "dataflow":
+        if value not in ("ws",):
+            raise ValueError(f"must be 'ws' (weight stationary), got {value!r}")
+        return value
+    if field in ("name", "description"):
+        return str(value)
+    raise AssertionError(field)
+
+
+def npu_from_dict(raw: Any, source: str = "<dict>") -> NPU:
+    """Validate a raw mapping and build an ``NPU``; every bad field is reported at once."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: expected a mapping of NPU fields, got {type(raw).__name__}")
+    problems: list[str] = []
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in _FIELDS:
+            problems.append(f"unknown field {key!r} (allowed: {', '.join(sorted(_FIELDS))})")
+            continue
+        try:
+            values[key] = _convert(key, value)
+        except ValueError as exc:
+            problems.append(f"field {key!r}: {exc}")
+    for key in _REQUIRED:
+        if key not in raw:
+            problems.append(f"missing required field {key!r}")
+    if values.get("weight_buffer") == 0:
+        problems.append("field 'weight_buffer': must be > 0 bytes")
+    cores, mesh = values.get("cores", 1), values.get("mesh", (1, 1))
+    if "mesh" in values and mesh[0] * mesh[1] != cores:
+        problems.append(f"field 'mesh': {list(mesh)} holds {mesh[0] * mesh[1]} cores but 'cores' is {cores}")
+    if problems:
+        raise ConfigError(f"{source}: invalid NPU spec: " + "; ".join(problems))
+    values.setdefault("name", Path(source).stem if source != "<dict>" else "custom")
+    return NPU(**values)
+
+
+def load_npu(path: str | Path) -> NPU:
+    """Load an NPU spec from a YAML file.
+
+    Examples
+    --------
+    >>> npu = load_npu("my_npu.yaml")  # doctest: +SKIP
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read NPU spec ({exc.strerror})") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise ConfigError(f"{p}: not valid YAML{where}; fix the syntax") from None
+    if isinstance(raw, dict) and "npu" in raw and isinstance(raw["npu"], dict):
+        raw = raw["npu"]
+    return npu_from_dict(raw, str(p))
+
+
+def preset_names() -> list[str]:
+    root = resources.files("npuweave.hardware") / _PRESET_DIR
+    return sorted(f.name[:-5] for f in root.iterdir() if f.name.endswith(".yaml"))
+
+
+@cache
+def preset(name: str) -> NPU:
+    """Return a built-in NPU preset by name (see ``preset_names()``)."""
+    if name not in preset_names():
+        raise unknown_name("NPU preset", name, preset_names())
+    text = (resources.files("npuweave.hardware") / _PRESET_DIR / f"{name}.yaml").read_text()
+    return npu_from_dict(yaml.safe_load(text), f"preset:{name}")
+
+
+def get_npu(spec: str | Path | NPU) -> NPU:
+    """Resolve a preset name, a YAML path, or an ``NPU`` into an ``NPU``."""
+    if isinstance(spec, NPU):
+        return spec
+    s = str(spec)
+    if s.endswith((".yaml", ".yml")) or Path(s).is_file():
+        return load_npu(s)
+    return preset(s)

@@ -1,0 +1,85 @@
+"""The frozen NPU spec.
+
+Units at this boundary: bytes, bytes/second, hertz. Cycles appear only as the DRAM latency
+field (a hardware fact) and inside cost models.
+
+An NPU has ``cores`` cores; each core has ``arrays`` systolic arrays of ``pe_rows x pe_cols``
+multiply-accumulate units and a vector unit of ``vector_lanes`` operations per cycle. All
+cores share the DRAM (``dram_bw`` bytes/s, ``dram_latency_cycles`` per transfer), the weight
+buffer and the activation buffer (sizes in bytes). ``lmem_bytes``/``lmem_banks`` describe the
+local memory the layer-group compiler allocates; ``global_mem_bytes`` the DRAM capacity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class NPU:
+    """A frozen NPU description; build it with ``load_npu`` or ``preset``.
+
+    Examples
+    --------
+    >>> npu = NPU(name="toy", pe_rows=4, pe_cols=4, clock_hz=1e9, dram_bw=1e9,
+    ...           weight_buffer=1 << 20, act_buffer=1 << 20)
+    >>> npu.peak_macs_per_s
+    16000000000.0
+    """
+
+    name: str
+    pe_rows: int
+    pe_cols: int
+    clock_hz: float
+    dram_bw: float
+    weight_buffer: int
+    act_buffer: int
+    arrays: int = 1
+    cores: int = 1
+    mesh: tuple[int, int] = (1, 1)
+    extra_act_buffer: int = 0
+    dram_latency_cycles: int = 0
+    vector_lanes: int = 0
+    precision_bits: int = 16
+    lmem_bytes: int = 0
+    lmem_banks: int = 1
+    global_mem_bytes: int = 0
+    dataflow: str = "ws"
+    description: str = ""
+
+    @property
+    def macs_per_cycle(self) -> int:
+        return self.pe_rows * self.pe_cols * self.arrays * self.cores
+
+    @property
+    def peak_macs_per_s(self) -> float:
+        return self.macs_per_cycle * self.clock_hz
+
+    @property
+    def peak_tops(self) -> float:
+        """Peak tera-operations per second (one MAC = two operations)."""
+        return 2.0 * self.peak_macs_per_s / 1e12
+
+    @property
+    def ridge_ops_per_byte(self) -> float:
+        """Operations per DRAM byte at which compute and memory time balance."""
+        return 2.0 * self.peak_macs_per_s / self.dram_bw
+
+    @property
+    def dram_latency_s(self) -> float:
+        return self.dram_latency_cycles / self.clock_hz
+
+    @property
+    def element_bytes(self) -> int:
+        """Bytes per element at the NPU's native arithmetic precision (rounded up)."""
+        return (self.precision_bits + 7) // 8
+
+    @property
+    def lanes(self) -> int:
+        """Vector operations per cycle over the whole NPU (default: one per PE column)."""
+        return (self.vector_lanes or self.pe_cols) * self.arrays * self.cores
+
+    def to_dict(self) -> dict[str, object]:
+        d = asdict(self)
+        d["mesh"] = list(self.mesh)
+        return d
