@@ -1,0 +1,317 @@
+"""Read a Gemini IR file into the frozen model; the only module that touches raw dicts.
+
+The reader accepts what the published files contain (both weight-buffer spellings, ofmap
+entries in the L2 snapshot, DRAM destinations without a workload id, null weight-buffer
+snapshots, ...). Anything structurally wrong (not JSON, a missing required key, a value of
+the wrong JSON type) raises :class:`~npuweave.errors.IRError` naming the file and JSON path.
+Consistency between fields is the validator's job, not the reader's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from npuweave.compile.gemini.model import (
+    IR,
+    Box,
+    BufferEntry,
+    Destination,
+    DramLoad,
+    DramStore,
+    Ifmap,
+    Ofmap,
+    Source,
+    Tile,
+    Weight,
+    WeightBufferEntry,
+    Workload,
+    freeze,
+)
+from npuweave.errors import IRError
+
+REQUIRED_TOP = ("-1", "buffersize", "top_batch_cut", "xlen", "ylen")
+WEIGHT_BUFFER_KEYS = ("wl1_buffer", "wl0_buffer")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def child_path(path: str, key: str | int) -> str:
+    """JSON path of ``key`` below ``path``: ``$.a``, ``$["-1"]``, ``$.a[3]``."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if _IDENT.match(key) else f"{path}[{json.dumps(key)}]"
+
+
+class _Obj:
+    """A JSON object being read: typed getters that raise IRError with the JSON path."""
+
+    __slots__ = ("d", "path", "src", "used")
+
+    def __init__(self, d: Any, path: str, src: str) -> None:
+        if not isinstance(d, dict):
+            raise _err(src, path, f"expected an object, got {_kind(d)}")
+        self.d, self.path, self.src, self.used = d, path, src, set()
+
+    def raw(self, key: str, optional: bool = False) -> Any:
+        if key not in self.d:
+            if optional:
+                return None
+            raise _err(self.src, self.path, f"missing required key {key!r}")
+        self.used.add(key)
+        return self.d[key]
+
+    def int(self, key: str, optional: bool = False) -> int | None:
+        v = self.raw(key, optional)
+        return None if v is None and optional else _int(v, self, key)
+
+    def num(self, key: str) -> float:
+        v = self.raw(key)
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            raise _err(self.src, child_path(self.path, key), f"expected a number, got {_kind(v)}")
+        return v
+
+    def str(self, key: str, optional: bool = False) -> str | None:
+        v = self.raw(key, optional)
+        if v is None and optional:
+            return None
+        if not isinstance(v, str):
+            raise _err(self.src, child_path(self.path, key), f"expected a string, got {_kind(v)}")
+        return v
+
+    def bool(self, key: str) -> bool | None:
+        v = self.raw(key, optional=True)
+        if v is not None and not isinstance(v, bool):
+            raise _err(self.src, child_path(self.path, key), f"expected true/false, got {_kind(v)}")
+        return v
+
+    def list(self, key: str, optional: bool = False) -> list[Any] | None:
+        v = self.raw(key, optional)
+        if v is None and optional:
+            return None
+        if not isinstance(v, list):
+            raise _err(self.src, child_path(self.path, key), f"expected a list, got {_kind(v)}")
+        return v
+
+    def ints(self, key: str, optional: bool = False, length: int | None = None) -> tuple[int, ...]:
+        items = self.list(key, optional)
+        if items is None:
+            return None  # type: ignore[return-value]
+        p = child_path(self.path, key)
+        if length is not None and len(items) != length:
+            raise _err(self.src, p, f"expected {length} integers, got {len(items)}")
+        return tuple(_int(v, self, key, p) for v in items)
+
+    def objs(self, key: str, optional: bool = False) -> list[_Obj] | None:
+        items = self.list(key, optional)
+        if items is None:
+            return None
+        p = child_path(self.path, key)
+        return [_Obj(v, child_path(p, i), self.src) for i, v in enumerate(items)]
+
+    def obj(self, key: str, optional: bool = False) -> _Obj | None:
+        v = self.raw(key, optional)
+        return None if v is None and optional else _Obj(v, child_path(self.path, key), self.src)
+
+    def box(self, lower: str = "lower", upper: str = "upper") -> Box:
+        return Box(self.ints(lower, length=4), self.ints(upper, length=4))
+
+    def opt_box(self, lower: str = "lower", upper: str = "upper") -> Box | None:
+        if lower not in self.d and upper not in self.d:
+            return None
+        return self.box(lower, upper)
+
+    def extra(self) -> tuple[tuple[str, Any], ...]:
+        return tuple((k, freeze(v)) for k, v in self.d.items() if k not in self.used)
+
+
+def _kind(v: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(v), "null" if v is None else type(v).__name__
+    )
+
+
+def _int(v: Any, o: _Obj, key: str, path: str | None = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        p = path or child_path(o.path, key)
+        raise _err(o.src, p, f"expected an integer, got {_kind(v)}")
+    return v
+
+
+def _err(src: str, path: str, msg: str) -> IRError:
+    return IRError(f"{src}: {path}: {msg}")
+
+
+def _destination(o: _Obj) -> Destination:
+    return Destination(
+        o.str("type"), o.int("core_id"), o.int("workload_id", True), o.str("layer_name", True),
+        o.extra(),
+    )
+
+
+def _load(o: _Obj) -> DramLoad:
+    rel = o.ints("related_ifmap", optional=True)
+    dests = tuple(_destination(d) for d in o.objs("destination"))
+    return DramLoad(o.int("transfer_id"), o.str("type"), o.box(), o.int("size"), dests, rel,
+                    o.extra())
+
+
+def _store(o: _Obj) -> DramStore:
+    return DramStore(
+        o.int("transfer_id"), o.int("core_id"), o.int("workload_id"), o.str("layer_name"),
+        o.box(), o.ints("related_ofmap", optional=True), o.extra(),
+    )
+
+
+def _ifmap(o: _Obj) -> Ifmap:
+    return Ifmap(o.box(), o.int("size"), o.ints("transfer_id"), o.int("align"),
+                 o.int("bitwidth"), o.extra())
+
+
+def _ofmap(o: _Obj) -> Ofmap:
+    dests = tuple(_destination(d) for d in o.objs("destination"))
+    return Ofmap(o.box(), o.int("size"), o.int("transfer_id"), dests, o.extra())
+
+
+def _source(o: _Obj) -> Source:
+    return Source(o.str("type"), o.int("core_id"), o.box(), o.int("size"), o.int("transfer_id"),
+                  o.str("layer_name", True), o.extra())
+
+
+def _buffer_entry(o: _Obj) -> BufferEntry:
+    srcs = o.objs("source", optional=True)
+    return BufferEntry(
+        tensor_id=o.int("tensor_id"), tensor_order=o.int("tensor_order"), type=o.str("type"),
+        address=o.int("address"), size=o.int("size"), box=o.box(), align=o.int("align"),
+        bitwidth=o.int("bitwidth"), transfer_ids=o.ints("transfer_id", optional=True),
+        sources=None if srcs is None else tuple(_source(s) for s in srcs),
+        newly_added=o.bool("newly_added"), cur_wl_ifmap=o.bool("cur_wl_ifmap"),
+        layer_name=o.str("layer_name", True), start_send=o.bool("start_send"), extra=o.extra(),
+    )
+
+
+def _weight_buffer_entry(o: _Obj) -> WeightBufferEntry:
+    return WeightBufferEntry(
+        address=o.int("address"), size=o.int("size"), transfer_ids=o.ints("transfer_id"),
+        source=o.str("source"), layer_name=o.str("layer_name"), align=o.int("align"),
+        bitwidth=o.int("bitwidth"), tensor_order=o.int("tensor_order", optional=True),
+        box=o.opt_box(), extra=o.extra(),
+    )
+
+
+def _tile(name: str, o: _Obj) -> Tile:
+    ifmap2 = o.opt_box("ifmap_lower2", "ifmap_upper2")
+    return Tile(
+        name=name, ofmap=o.box("ofmap_lower", "ofmap_upper"),
+        ifmap=o.box("ifmap_lower", "ifmap_upper"), padding=o.ints("tile_padding_tblr"),
+        time_pred=o.num("single_tile_time_pred"), ifmap2=ifmap2,
+        layer_name=o.str("layer_name", True), cut_mode=o.str("cut_mode", True),
+        loop_order=o.str("loop_order", True), extra=o.extra(),
+    )
+
+
+def _weight_buffer(o: _Obj) -> tuple[tuple[WeightBufferEntry, ...] | None, str]:
+    key = next((k for k in WEIGHT_BUFFER_KEYS if k in o.d), "")
+    if not key:
+        return None, ""
+    entries = o.objs(key, optional=True)
+    if entries is None:
+        o.used.add(key)
+        return None, key
+    return tuple(_weight_buffer_entry(e) for e in entries), key
+
+
+def _workload(core: int, o: _Obj) -> Workload:
+    bounds = o.list("workload")
+    p = child_path(o.path, "workload")
+    if len(bounds) != 2:
+        raise _err(o.src, p, f"expected [lower, upper], got {len(bounds)} items")
+    pair = _Obj({"lower": bounds[0], "upper": bounds[1]}, p, o.src)
+    tiles_obj = o.obj("tile_info")
+    tiles = tuple(_tile(k, tiles_obj.obj(k)) for k in list(tiles_obj.d))
+    ring = o.list("ring_buffer_info")
+    ring_path = child_path(o.path, "ring_buffer_info")
+    regions = tuple(_region(r, child_path(ring_path, i), o.src) for i, r in enumerate(ring))
+    wobj = o.obj("weight", optional=True)
+    weight = None if wobj is None else Weight(wobj.box(), wobj.int("size"),
+                                              wobj.ints("transfer_id"), wobj.extra())
+    wbuf, wkey = _weight_buffer(o)
+    return Workload(
+        core_id=core, workload_id=o.int("workload_id"), layer_name=o.str("layer_name"),
+        layer_type=o.str("layer_type"), box=pair.box(), time=o.int("time"),
+        ifmaps=tuple(_ifmap(i) for i in o.objs("ifmap")),
+        ofmaps=tuple(_ofmap(i) for i in o.objs("ofmap")), ofmap_size=o.int("ofmap_size"),
+        buffer=tuple(_buffer_entry(b) for b in o.objs("buffer")), ring_buffer=regions,
+        tiles=tiles, padding=o.ints("tile_padding_tblr"), weight=weight, weight_buffer=wbuf,
+        weight_buffer_key=wkey, extra=o.extra(),
+    )
+
+
+def _region(r: Any, path: str, src: str) -> tuple[int, int]:
+    if not (isinstance(r, list) and len(r) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in r)):
+        raise _err(src, path, "expected a ring-buffer region [start, end] of two integers")
+    return (r[0], r[1])
+
+
+def from_dict(data: Any, source: str = "<ir>") -> IR:
+    """Build an :class:`IR` from a parsed JSON document.
+
+    Examples
+    --------
+    >>> from_dict({"-1": {"in": [], "out": []}, "0": [], "buffersize": 1,
+    ...            "top_batch_cut": 1, "xlen": 1, "ylen": 1}).core_ids
+    (0,)
+    """
+    top = _Obj(data, "$", source)
+    missing = [k for k in REQUIRED_TOP if k not in top.d]
+    if missing:
+        raise _err(source, "$", f"missing required top-level key(s) {', '.join(missing)}; "
+                                "is this a Gemini scheduler IR file?")
+    dram = top.obj("-1")
+    loads = tuple(_load(e) for e in dram.objs("out"))
+    stores = tuple(_store(e) for e in dram.objs("in"))
+    core_keys = sorted((k for k in top.d if k.isdigit()), key=int)
+    if not core_keys:
+        raise _err(source, "$", "no core keys (\"0\", \"1\", ...) found")
+    cores = []
+    for key in core_keys:
+        wls = top.objs(key)
+        cores.append((int(key), tuple(_workload(int(key), w) for w in wls)))
+    return IR(
+        cores=tuple(cores), loads=loads, stores=stores, buffersize=top.int("buffersize"),
+        top_batch_cut=top.int("top_batch_cut"), xlen=top.int("xlen"), ylen=top.int("ylen"),
+        dram_extra=dram.extra(), extra=top.extra(),
+    )
+
+
+def loads(text: str | bytes, source: str = "<ir>") -> IR:
+    """Parse IR JSON text; raises :class:`IRError` if it is not JSON or not an IR."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise IRError(f"{source}: not valid JSON ({msg})") from None
+    try:
+        return from_dict(data, source)
+    except RecursionError:
+        raise IRError(f"{source}: JSON nested too deeply to be an IR file") from None
+
+
+def load(path: str | os.PathLike[str]) -> IR:
+    """Read an IR file.
+
+    Examples
+    --------
+    >>> ir = load("int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json")  # doctest: +SKIP
+    >>> len(ir.workloads(0))  # doctest: +SKIP
+    69
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise IRError(f"{p}: cannot read ({exc.strerror or exc})") from None
+    return loads(data, source=p.name)
