@@ -1,6 +1,13 @@
 """NPU specifications: the frozen ``NPU`` record, YAML loading with validation, presets."""
 
-from npuweave.hardware.loader import get_npu, load_npu, npu_from_dict, parse_quantity, preset, preset_names
+from npuweave.hardware.loader import (
+    get_npu,
+    load_npu,
+    npu_from_dict,
+    parse_quantity,
+    preset,
+    preset_names,
+)
 from npuweave.hardware.npu import NPU
 
 __all__ = ["NPU", "get_npu", "load_npu", "npu_from_dict", "parse_quantity", "preset", "preset_names"]

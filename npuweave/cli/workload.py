@@ -1,0 +1,169 @@
+"""CLI for workloads and NPUs: ``models``, ``npus``, ``profile``, ``zoo export``."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from npuweave.errors import ConfigError
+
+_console = Console()
+
+
+@click.command()
+def models() -> None:
+    """List the built-in model zoo with layer counts, GMACs and weight MB (16-bit)."""
+    from npuweave.workload import load_layers, zoo
+
+    table = Table(title="npuweave model zoo (batch 1)")
+    for col in ("model", "aliases", "layers", "weighted", "GMACs", "params (M)", "weights MB@16b"):
+        table.add_column(col, justify="left" if col in ("model", "aliases") else "right")
+    for name in zoo.names():
+        layers = load_layers(name)
+        params = sum(layer.weight_elems for layer in layers)
+        table.add_row(name, ", ".join(zoo.aliases(name)), str(len(layers)),
+                      str(sum(1 for layer in layers if layer.has_weights)),
+                      f"{sum(layer.macs for layer in layers) / 1e9:.2f}",
+                      f"{params / 1e6:.1f}", f"{params * 2 / 2**20:.1f}")
+    _console.print(table)
+
+
+@click.command()
+def npus() -> None:
+    """List the NPU presets with peak TOP/s, DRAM GB/s and buffer sizes."""
+    from npuweave.hardware import preset, preset_names
+
+    table = Table(title="npuweave NPU presets")
+    for col in ("preset", "array", "clock MHz", "peak TOP/s", "DRAM GB/s", "ridge op/B",
+                "weight buf MiB", "act buf MiB", "LMEM MiB/banks", "description"):
+        table.add_column(col, justify="left" if col in ("preset", "description") else "right")
+    for name in preset_names():
+        n = preset(name)
+        array = f"{n.arrays * n.cores}x{n.pe_rows}x{n.pe_cols}"
+        lmem = f"{n.lmem_bytes / 2**20:g}/{n.lmem_banks}" if n.lmem_bytes else "-"
+        table.add_row(name, array, f"{n.clock_hz / 1e6:g}", f"{n.peak_tops:.1f}",
+                      f"{n.dram_bw / 1e9:g}", f"{n.ridge_ops_per_byte:.0f}",
+                      f"{n.weight_buffer / 2**20:g}", f"{n.act_buffer / 2**20:g}", lmem,
+                      n.description)
+    _console.print(table)
+
+
+def _check_batch(batch: int | None) -> None:
+    if batch is not None and batch < 1:
+        raise ConfigError(f"--batch must be >= 1, got {batch}")
+
+
+def profile_rows(layers, costs) -> list[dict[str, object]]:
+    """One plain dict per layer: what the table, CSV and JSON show."""
+    rows = []
+    for layer, c in zip(layers, costs, strict=True):
+        rows.append({
+            "name": layer.name, "kind": str(layer.kind), "macs": c.macs,
+            "weight_bytes": c.weight_bytes, "act_bytes": c.act_bytes, "dram_bytes": c.dram_bytes,
+            "compute_us": c.compute_s * 1e6, "memory_us": c.memory_s * 1e6,
+            "intensity": c.intensity, "bound": c.bound, "utilization": c.utilization,
+        })
+    return rows
+
+
+def _rows_csv(rows: list[dict[str, object]]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["name"])
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+@click.command()
+@click.argument("model")
+@click.option("--npu", "npu_spec", default="memory-centric", show_default=True,
+              help="Preset name or NPU YAML file.")
+@click.option("--batch", type=int, default=None, help="Batch size (default: the model's, else 1).")
+@click.option("--cost-model", default="systolic-ws", show_default=True,
+              help="systolic-ws | prema | roofline")
+@click.option("--formats", type=click.Path(dir_okay=False), default=None,
+              help="libnumber configuration file giving per-layer weight formats.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--quiet", is_flag=True, help="Print only the totals.")
+def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, quiet) -> None:
+    """Per-layer cost of MODEL (zoo name or .onnx file) on an NPU."""
+    from npuweave.cost import profile as run_profile
+    from npuweave.cost import unschedulable
+    from npuweave.fileio import write_json, write_text
+    from npuweave.hardware import get_npu
+    from npuweave.workload import load_graph, lower
+
+    _check_batch(batch)
+    npu = get_npu(npu_spec)
+    graph = load_graph(model)
+    batch = batch or int(graph.meta.get("batch", 1) or 1)
+    layers = lower(graph)
+    fmt = None
+    if formats:
+        from npuweave.numbers import parse_config
+
+        fmt = parse_config(Path(formats))
+    costs = run_profile(layers, npu, batch=batch, formats=fmt, model=cost_model)
+    rows = profile_rows(layers, costs)
+    total = sum(costs)
+    if not quiet:
+        _console.print(_profile_table(rows, f"{graph.name} on {npu.name}, batch {batch}"))
+    _print_totals(total, npu, batch)
+    for name, why in unschedulable(layers, npu, batch, fmt):
+        _console.print(f"[yellow]note:[/] layer {name!r} cannot be scheduled whole: {why}")
+    if csv_path:
+        write_text(csv_path, _rows_csv(rows))
+        _console.print(f"wrote {csv_path}")
+    if json_path:
+        write_json(json_path, {"model": graph.name, "npu": npu.to_dict(), "batch": batch,
+                               "cost_model": cost_model, "layers": rows,
+                               "total": total.to_dict()})
+        _console.print(f"wrote {json_path}")
+
+
+def _profile_table(rows: list[dict[str, object]], title: str) -> Table:
+    table = Table(title=title)
+    for col in ("#", "layer", "kind", "MACs", "weight B", "act B", "compute us", "memory us",
+                "op/B", "bound"):
+        table.add_column(col, justify="left" if col in ("layer", "kind", "bound") else "right")
+    for i, r in enumerate(rows):
+        inten = r["intensity"]
+        table.add_row(str(i), str(r["name"]), str(r["kind"]), f"{r['macs']:,}",
+                      f"{r['weight_bytes']:,}", f"{r['act_bytes']:,}", f"{r['compute_us']:.2f}",
+                      f"{r['memory_us']:.2f}", "inf" if inten == float("inf") else f"{inten:.1f}",
+                      str(r["bound"]))
+    return table
+
+
+def _print_totals(total, npu, batch: int) -> None:
+    lower_bound = max(total.compute_s, total.memory_s)
+    _console.print(
+        f"[bold]total[/]: {total.macs / 1e9:.3f} GMACs, weights {total.weight_bytes / 2**20:.2f} MiB,"
+        f" DRAM {total.dram_bytes / 2**20:.2f} MiB; compute {total.compute_s * 1e3:.3f} ms,"
+        f" memory {total.memory_s * 1e3:.3f} ms -> {total.bound}-bound overall;"
+        f" PE utilization {total.utilization:.1%}; max(compute, memory) {lower_bound * 1e3:.3f} ms"
+        f" ({batch / lower_bound:.1f} inferences/s at best)" if lower_bound > 0 else "total: empty")
+
+
+@click.group()
+def zoo() -> None:
+    """Zoo utilities."""
+
+
+@zoo.command("export")
+@click.argument("model")
+@click.argument("path", type=click.Path(dir_okay=False))
+def zoo_export(model: str, path: str) -> None:
+    """Write zoo MODEL as an ONNX file at PATH (shapes only, no weight data)."""
+    from npuweave.workload import zoo as zoo_mod
+    from npuweave.workload.export import save_onnx
+
+    graph = zoo_mod.build(model)
+    save_onnx(graph, path)
+    _console.print(f"wrote {path} ({graph.name}, {len(graph.ops)} ops)")
