@@ -1,1 +1,33 @@
-"""npuweave.cost"""
+"""Cost models: what each layer costs on an NPU, as pure cacheable functions.
+
+``profile(layers, npu, batch, formats, model)`` gives one ``LayerCost`` per layer. Models are
+registered by name (``cost_models()``): ``systolic-ws`` (default; SCALE-Sim v3 weight-stationary
+cycles), ``prema`` (PREMA's Algorithm 1) and ``roofline`` (the peak-rate lower bound). All share
+one DRAM traffic model (``npuweave.cost.traffic``). Formulas: ``docs/COST_MODEL.md``.
+
+Examples
+--------
+>>> from npuweave.cost import profile
+>>> from npuweave.hardware import preset
+>>> from npuweave.workload.layer import Layer, LayerKind
+>>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+>>> total = sum(profile([fc], preset("prema"), batch=1))
+>>> total.bound
+'compute'
+"""
+
+from npuweave.cost.registry import (
+    CostModel,
+    cost_models,
+    get_cost_model,
+    layer_cost,
+    profile,
+    register_cost_model,
+    unschedulable,
+)
+from npuweave.cost.types import LayerCost
+
+__all__ = [
+    "CostModel", "LayerCost", "cost_models", "get_cost_model", "layer_cost", "profile",
+    "register_cost_model", "unschedulable",
+]

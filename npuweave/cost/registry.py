@@ -1,0 +1,145 @@
+"""Cost models by name, and the front door: ``layer_cost``, ``profile``, ``unschedulable``.
+
+A cost model is a pure function ``(layer, npu, batch, weight_bits) -> LayerCost``. The front
+door resolves the layer's weight width from ``formats`` first, so the cached call sees only
+hashable arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import cache
+
+from npuweave.cost.prema import prema
+from npuweave.cost.roofline import roofline
+from npuweave.cost.systolic import systolic_ws
+from npuweave.cost.traffic import Formats, weight_bits, weight_tiles
+from npuweave.cost.types import LayerCost
+from npuweave.errors import ConfigError, unknown_name
+from npuweave.hardware.npu import NPU
+from npuweave.workload.layer import Layer, LayerKind
+
+CostModel = Callable[[Layer, NPU, int, int], LayerCost]
+
+_MODELS: dict[str, tuple[CostModel, str]] = {
+    "systolic-ws": (systolic_ws, "weight-stationary systolic array, SCALE-Sim v3 fold cycles"
+                                 " (default)"),
+    "prema": (prema, "PREMA Algorithm 1: inner/outer tiles, compute overlapped with next fetch"),
+    "roofline": (roofline, "max(MACs / peak, bytes / bandwidth): the sanity lower bound"),
+}
+
+
+def cost_models() -> dict[str, str]:
+    """Registered cost models: name -> one-line description.
+
+    Examples
+    --------
+    >>> sorted(cost_models())
+    ['prema', 'roofline', 'systolic-ws']
+    """
+    return {name: desc for name, (_, desc) in _MODELS.items()}
+
+
+def register_cost_model(name: str, fn: CostModel, description: str) -> None:
+    """Add (or replace) a cost model under ``name``; ``fn`` must be pure and hashable-argument."""
+    _MODELS[name] = (fn, description)
+    _cached.cache_clear()
+
+
+def get_cost_model(name: str) -> CostModel:
+    """The model function registered as ``name``; unknown names raise ``UnknownNameError``."""
+    try:
+        return _MODELS[name][0]
+    except KeyError:
+        raise unknown_name("cost model", name, list(_MODELS)) from None
+
+
+def _check_batch(batch: object) -> int:
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise ConfigError(f'"batch" must be an integer >= 1, got {batch!r}; use batch=1 or more')
+    return batch
+
+
+@cache
+def _cached(layer: Layer, npu: NPU, batch: int, bits: int, model: str) -> LayerCost:
+    return _MODELS[model][0](layer, npu, batch, bits)
+
+
+def layer_cost(layer: Layer, npu: NPU, batch: int = 1, formats: Formats = None,
+               model: str = "systolic-ws") -> LayerCost:
+    """Cost of one layer on ``npu`` for a whole batch (pure; results are cached).
+
+    Parameters
+    ----------
+    layer, npu : the frozen layer and NPU.
+    batch : samples per inference, >= 1.
+    formats : None (the NPU's precision), an int weight width, or a mapping from
+        ``"<layer>.weight"`` / ``"<layer>"`` to a number format with ``.bits``.
+    model : a name from ``cost_models()``.
+
+    Examples
+    --------
+    >>> from npuweave.hardware import preset
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> layer_cost(fc, preset("prema"), formats=8).weight_bytes
+    2570
+    """
+    batch = _check_batch(batch)
+    get_cost_model(model)
+    return _cached(layer, npu, batch, weight_bits(layer, npu, formats), model)
+
+
+def profile(layers: Iterable[Layer], npu: NPU, batch: int = 1, formats: Formats = None,
+            model: str = "systolic-ws") -> list[LayerCost]:
+    """``layer_cost`` of every layer, in order; ``sum(result)`` is the model's total.
+
+    Examples
+    --------
+    >>> from npuweave.hardware import preset
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> [c.macs for c in profile([fc, fc], preset("prema"), batch=4)]
+    [10240, 10240]
+    """
+    batch = _check_batch(batch)
+    get_cost_model(model)
+    return [_cached(layer, npu, batch, weight_bits(layer, npu, formats), model)
+            for layer in layers]
+
+
+def _mib(nbytes: float) -> str:
+    text = f"{nbytes / 2**20:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def unschedulable(layers: Iterable[Layer], npu: NPU, batch: int = 1,
+                  formats: Formats = None) -> list[tuple[str, str]]:
+    """Layers whose weights exceed the weight buffer, each with the reason and the way out.
+
+    Such layers still profile (their weights stream in tiles); a scheduler that keeps a layer's
+    weights resident needs to know. Embedding tables are gathered, never held, so never listed.
+
+    Examples
+    --------
+    >>> from npuweave.hardware import preset
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> fc = Layer("fc6", LayerKind.GEMM, ("Gemm",), (1, 1, 9216, 4096), 9216 * 4096, 0,
+    ...            9216 * 4096, 9216, 4096)
+    >>> unschedulable([fc], preset("prema"))
+    [('fc6', 'weights 72 MiB > weight buffer 4 MiB: split into 18 weight tiles')]
+    """
+    _check_batch(batch)
+    out = []
+    for layer in layers:
+        bits = weight_bits(layer, npu, formats)
+        tiles = weight_tiles(layer, npu, bits)
+        if tiles <= 1:
+            continue
+        nbytes = -(-layer.weight_elems * bits // 8)
+        why = (f"weights {_mib(nbytes)} MiB > weight buffer {_mib(npu.weight_buffer)} MiB: "
+               f"split into {tiles} weight tiles")
+        if layer.kind is LayerKind.RECURRENT:
+            why += ", fetched again at every time step"
+        out.append((layer.name, why))
+    return out

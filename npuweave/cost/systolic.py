@@ -1,0 +1,133 @@
+"""``systolic-ws``: cycle counts of a weight-stationary systolic array, as SCALE-Sim v3 counts them.
+
+An ``R x C`` array holds an ``R x C`` block of the (k x n) weight operand: rows of the array
+index the reduction dimension k, columns the output dimension n. A GEMM of an (m x k)
+activation matrix with a (k x n) weight matrix is cut into ``ceil(k/R) * ceil(n/C)`` *folds*
+that run one after another. One fold costs
+
+* ``R`` cycles to shift the weights into the array,
+* ``m`` cycles to stream the activation rows in,
+* ``R - 1`` cycles of skew (row ``r`` of the array starts ``r`` cycles late),
+* ``C - 1`` cycles for the last partial sums to leave through the columns,
+
+that is ``2R + C + m - 2`` cycles, whether or not the fold fills the array. SCALE-Sim reports
+the index of the last busy cycle counted from zero, one less than the cycle count, so a GEMM
+that it simulates alone takes ``folds * (2R + C + m - 2) - 1`` "Total Cycles" (checked against
+``scalesim==3.0.0`` by ``benchmarks/scalesim_crosscheck.py``; see ``docs/COST_MODEL.md``).
+
+A layer's ``count`` independent products (conv groups, depthwise channels, attention heads,
+recurrent time steps) are ``count`` such GEMMs back to back, each its own SCALE-Sim layer run.
+With ``A = arrays * cores`` arrays the layer's folds are dealt round-robin, so ``rounds =
+ceil(count * folds / A)`` fold times pass; the per-run "- 1" is kept once per run, at most once
+per round.
+
+Vector work (standalone vector layers and the ops fused into a weighted layer) runs on the
+vector unit after the array, ``ceil(batch * vector_ops / lanes)`` cycles, not overlapped: a
+conservative rule that keeps the compute time an upper bound of both units' work.
+"""
+
+from __future__ import annotations
+
+from npuweave.cost.traffic import assemble
+from npuweave.cost.types import LayerCost
+from npuweave.hardware.npu import NPU
+from npuweave.workload.layer import Layer, LayerKind
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def ws_fold_cycles(m: int, rows: int, cols: int) -> int:
+    """Cycles of one weight-stationary fold that streams ``m`` activation rows.
+
+    Examples
+    --------
+    >>> ws_fold_cycles(10, 4, 4)  # 4 fill + 10 stream + 3 skew + 3 drain
+    20
+    """
+    return 2 * rows + cols + m - 2
+
+
+def ws_gemm_cycles(m: int, k: int, n: int, rows: int, cols: int) -> int:
+    """SCALE-Sim v3 WS "Total Cycles" of one (m x k) @ (k x n) GEMM on one ``rows x cols`` array.
+
+    Examples
+    --------
+    >>> ws_gemm_cycles(10, 9, 6, 4, 4)  # 3 x 2 folds of 20 cycles, minus one
+    119
+    """
+    return _cdiv(k, rows) * _cdiv(n, cols) * ws_fold_cycles(m, rows, cols) - 1
+
+
+def batched_gemm(layer: Layer, batch: int) -> tuple[int, int, int, int] | None:
+    """The layer's ``(count, m, k, n)`` for a whole batch.
+
+    The batch streams more rows through the same weights (``m * batch``), except for attention,
+    whose second operand differs per sample: there the batch multiplies ``count``.
+
+    Examples
+    --------
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> batched_gemm(fc, 8)
+    (1, 8, 256, 10)
+    """
+    if layer.gemm is None:
+        return None
+    count, m, k, n = layer.gemm
+    if layer.kind is LayerKind.MATMUL:
+        return count * batch, m, k, n
+    return count, m * batch, k, n
+
+
+def gemm_cycles(layer: Layer, npu: NPU, batch: int = 1) -> int:
+    """Array cycles of the layer's GEMMs over all ``npu`` arrays (0 for layers without one).
+
+    Examples
+    --------
+    >>> from npuweave.hardware import preset
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> gemm_cycles(fc, preset("prema"))  # 2 x 1 folds of (256 + 128 + 1 - 2) cycles, minus one
+    765
+    """
+    shape = batched_gemm(layer, batch)
+    if shape is None:
+        return 0
+    count, m, k, n = shape
+    if count * m * k * n == 0:
+        return 0
+    r, c = npu.pe_rows, npu.pe_cols
+    folds = count * _cdiv(k, r) * _cdiv(n, c)
+    rounds = _cdiv(folds, npu.arrays * npu.cores)
+    return rounds * ws_fold_cycles(m, r, c) - min(count, rounds)
+
+
+def vector_cycles(layer: Layer, npu: NPU, batch: int = 1) -> int:
+    """Vector-unit cycles: ``ceil(batch * vector_ops / npu.lanes)``.
+
+    Examples
+    --------
+    >>> from npuweave.hardware import preset
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> pool = Layer("pool", LayerKind.VECTOR, ("MaxPool",), None, 0, 1000, 0, 4000, 1000)
+    >>> vector_cycles(pool, preset("prema"), batch=2)  # 2000 ops on 128 lanes
+    16
+    """
+    return _cdiv(batch * layer.vector_ops, npu.lanes)
+
+
+def systolic_ws(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
+    """Cost of ``layer`` on a weight-stationary ``npu``: SCALE-Sim array cycles plus vector cycles.
+
+    Examples
+    --------
+    >>> from npuweave.hardware import preset
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> round(systolic_ws(fc, preset("prema"), 1, 16).compute_s * 1e9)  # 765 cycles at 700 MHz
+    1093
+    """
+    cycles = gemm_cycles(layer, npu, batch) + vector_cycles(layer, npu, batch)
+    return assemble(layer, npu, batch, weight_bits, cycles)
