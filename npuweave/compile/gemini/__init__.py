@@ -1,0 +1,46 @@
+"""Gemini multi-core scheduler IR: read, write, validate, summarize, simulate, visualize.
+
+The published Gemini files (e.g. ResNet-34 at batch 1 and 4) differ from the format
+document in places; the reader accepts them as they are and the validator knows their
+quirks (docs/GEMINI_IR.md).
+
+Examples
+--------
+>>> from npuweave.compile import gemini
+>>> ir = gemini.load("int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json")  # doctest: +SKIP
+>>> gemini.validate(ir)  # doctest: +SKIP
+[]
+>>> gemini.simulate(ir, dram_bw=16e9).makespan  # doctest: +SKIP
+0.0020033...
+"""
+
+from npuweave.compile.gemini.index import Violation
+from npuweave.compile.gemini.model import (
+    IR,
+    Box,
+    BufferEntry,
+    Destination,
+    DramLoad,
+    DramStore,
+    Ifmap,
+    Ofmap,
+    Source,
+    Tile,
+    Weight,
+    WeightBufferEntry,
+    Workload,
+)
+from npuweave.compile.gemini.reader import from_dict, load, loads
+from npuweave.compile.gemini.simulate import SimResult, Span, simulate
+from npuweave.compile.gemini.summary import Summary, summarize
+from npuweave.compile.gemini.timeline import plot_timeline, trace_events, write_trace
+from npuweave.compile.gemini.validate import CHECKS, validate
+from npuweave.compile.gemini.writer import dump, dumps, to_dict
+
+__all__ = [
+    "CHECKS", "IR", "Box", "BufferEntry", "Destination", "DramLoad", "DramStore", "Ifmap",
+    "Ofmap", "SimResult", "Source", "Span", "Summary", "Tile", "Violation", "Weight",
+    "WeightBufferEntry", "Workload", "dump", "dumps", "from_dict", "load", "loads",
+    "plot_timeline", "simulate", "summarize", "to_dict", "trace_events", "validate",
+    "write_trace",
+]
