@@ -1,0 +1,113 @@
+"""Rows of results as rich tables, CSV and JSON (written atomically).
+
+A row is a flat-ish dict: scalar values, or one level of nested dicts (per-model
+throughput), which CSV flattens to ``throughput[resnet50]`` columns and tables spread into
+one column per key.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from npuweave.fileio import write_json, write_text
+
+HEADERS = {
+    "scheduler": "scheduler",
+    "stp": "STP",
+    "antt": "ANTT",
+    "fairness": "fairness",
+    "pe_utilization": "PE util",
+    "dram_utilization": "DRAM util",
+    "makespan_ratio": "makespan/LB",
+    "makespan_s": "makespan",
+    "throughput": "req/s",
+}
+
+
+def flatten(row: Mapping[str, Any]) -> dict[str, Any]:
+    """One level of nested dicts becomes ``key[sub]`` columns.
+
+    Examples
+    --------
+    >>> flatten({"stp": 1.5, "throughput": {"rn": 10.0}})
+    {'stp': 1.5, 'throughput[rn]': 10.0}
+    """
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if isinstance(value, Mapping):
+            out.update({f"{key}[{sub}]": v for sub, v in value.items()})
+        else:
+            out[key] = value
+    return out
+
+
+def _columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    cols: list[str] = []
+    for row in rows:
+        cols.extend(k for k in flatten(row) if k not in cols)
+    return cols
+
+
+def format_value(key: str, value: Any) -> str:
+    """Human formatting: utilizations as percent, seconds as ms, other floats to 3 decimals."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if not isinstance(value, float):
+        return str(value)
+    if "utilization" in key:
+        return f"{100 * value:.1f}%"
+    if key.endswith("_s"):
+        return f"{1e3 * value:.3f} ms"
+    if key.startswith("throughput["):
+        return f"{value:.1f}"
+    return f"{value:.3f}"
+
+
+def _header(col: str) -> str:
+    if "[" in col:
+        base, sub = col.split("[", 1)
+        return f"{HEADERS.get(base, base)} {sub.rstrip(']')}"
+    return HEADERS.get(col, col)
+
+
+def rich_table(
+    rows: Sequence[Mapping[str, Any]],
+    title: str | None = None,
+    fmt: Callable[[str, Any], str] = format_value,
+) -> Any:
+    """A ``rich.table.Table`` with one column per (flattened) key, first column left-aligned."""
+    from rich.table import Table
+
+    cols = _columns(rows)
+    table = Table(title=title, title_justify="left")
+    for i, col in enumerate(cols):
+        table.add_column(_header(col), justify="left" if i == 0 else "right")
+    for row in rows:
+        flat = flatten(row)
+        table.add_row(*(fmt(c, flat.get(c)) for c in cols))
+    return table
+
+
+def to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    """CSV text of the rows (flattened; full float precision)."""
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=_columns(rows), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(flatten(row))
+    return buf.getvalue()
+
+
+def write_csv(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]]) -> None:
+    """Write ``to_csv(rows)`` atomically."""
+    write_text(path, to_csv(rows))
+
+
+def write_rows_json(path: str | os.PathLike[str], data: Any) -> None:
+    """Write JSON atomically (rows, or any document of plain values)."""
+    write_json(path, data)
