@@ -1,5 +1,12 @@
-"""The event-driven NPU engine and serving simulator."""
+"""The event-driven NPU engine and serving simulator.
+
+Entry points: ``run_streams`` (closed-loop streams of requests, one tenant per model, ordered by
+a layer-wise policy from ``npuweave.schedule``) and ``standalone_time`` (one request alone on
+the same engine). Both return seconds / ``SimResult``; see ``docs/SCHEDULING.md``.
+"""
 
 from npuweave.sim.records import Interval, RequestRecord
+from npuweave.sim.result import SimResult
+from npuweave.sim.streams import run_streams, standalone_time
 
-__all__ = ["Interval", "RequestRecord"]
+__all__ = ["Interval", "RequestRecord", "SimResult", "run_streams", "standalone_time"]

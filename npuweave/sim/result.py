@@ -1,0 +1,47 @@
+"""``SimResult``: everything one simulation run leaves behind, frozen.
+
+The engine (``npuweave.sim.engine``) fills it; ``npuweave.metrics`` and ``npuweave.report``
+read it. Times are seconds from the start of the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from npuweave.sim.records import Interval, RequestRecord
+
+
+@dataclass(frozen=True, slots=True)
+class SimResult:
+    """One run of a scenario on the NPU engine.
+
+    Attributes
+    ----------
+    intervals : busy intervals, one per unit on ``"PE"`` (zero-length ones included, so every
+        scheduled unit appears exactly once) and one per transferred part on ``"DRAM"``.
+    requests : one record per finished request, ordered by tenant, then request index.
+    makespan_s : time the last unit finished (0 when nothing ran).
+    pe_busy_s, dram_busy_s : total busy time of the PE array and of the DRAM interface.
+    notes : remarks a reader must see (e.g. the Layerweaver failsafe applied).
+    scheduler : the registered name of the policy that produced the order.
+    tenants : tenant labels in input order (a model given twice gets ``"name#2"``).
+    """
+
+    intervals: tuple[Interval, ...]
+    requests: tuple[RequestRecord, ...]
+    makespan_s: float
+    pe_busy_s: float
+    dram_busy_s: float
+    notes: tuple[str, ...] = ()
+    scheduler: str = ""
+    tenants: tuple[str, ...] = ()
+
+    @property
+    def pe_utilization(self) -> float:
+        """PE busy time over the makespan (0 for an empty run)."""
+        return self.pe_busy_s / self.makespan_s if self.makespan_s > 0 else 0.0
+
+    @property
+    def dram_utilization(self) -> float:
+        """DRAM busy time over the makespan (0 for an empty run)."""
+        return self.dram_busy_s / self.makespan_s if self.makespan_s > 0 else 0.0
