@@ -108,9 +108,13 @@ def profile(layers: Iterable[Layer], npu: NPU, batch: int = 1, formats: Formats 
             for layer in layers]
 
 
-def _mib(nbytes: float) -> str:
-    text = f"{nbytes / 2**20:.1f}"
-    return text[:-2] if text.endswith(".0") else text
+def _size(nbytes: int) -> str:
+    """``102.8 MiB``, ``2.9 KiB``, ``1000 B``: one decimal, a trailing ``.0`` dropped."""
+    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            text = f"{nbytes / scale:.1f}"
+            return f"{text[:-2] if text.endswith('.0') else text} {unit}"
+    return f"{nbytes} B"
 
 
 def unschedulable(layers: Iterable[Layer], npu: NPU, batch: int = 1,
@@ -137,7 +141,7 @@ def unschedulable(layers: Iterable[Layer], npu: NPU, batch: int = 1,
         if tiles <= 1:
             continue
         nbytes = -(-layer.weight_elems * bits // 8)
-        why = (f"weights {_mib(nbytes)} MiB > weight buffer {_mib(npu.weight_buffer)} MiB: "
+        why = (f"weights {_size(nbytes)} > weight buffer {_size(npu.weight_buffer)}: "
                f"split into {tiles} weight tiles")
         if layer.kind is LayerKind.RECURRENT:
             why += ", fetched again at every time step"
