@@ -18,6 +18,7 @@ Examples
 
 from npuweave.cost.registry import (
     CostModel,
+    clear_cache,
     cost_models,
     get_cost_model,
     layer_cost,
@@ -28,6 +29,6 @@ from npuweave.cost.registry import (
 from npuweave.cost.types import LayerCost
 
 __all__ = [
-    "CostModel", "LayerCost", "cost_models", "get_cost_model", "layer_cost", "profile",
+    "CostModel", "LayerCost", "clear_cache", "cost_models", "get_cost_model", "layer_cost", "profile",
     "register_cost_model", "unschedulable",
 ]

@@ -43,7 +43,7 @@ def cost_models() -> dict[str, str]:
 def register_cost_model(name: str, fn: CostModel, description: str) -> None:
     """Add (or replace) a cost model under ``name``; ``fn`` must be pure and hashable-argument."""
     _MODELS[name] = (fn, description)
-    _cached.cache_clear()
+    clear_cache()
 
 
 def get_cost_model(name: str) -> CostModel:
@@ -63,6 +63,11 @@ def _check_batch(batch: object) -> int:
 @cache
 def _cached(layer: Layer, npu: NPU, batch: int, bits: int, model: str) -> LayerCost:
     return _MODELS[model][0](layer, npu, batch, bits)
+
+
+def clear_cache() -> None:
+    """Forget cached layer costs (benchmarks use it to time cold profiles)."""
+    _cached.cache_clear()
 
 
 def layer_cost(layer: Layer, npu: NPU, batch: int = 1, formats: Formats = None,
