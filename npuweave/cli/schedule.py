@@ -1,0 +1,182 @@
+"""``npuweave schedule``, ``npuweave schedulers`` and ``npuweave reproduce``.
+
+``schedule`` runs closed-loop streams of several models on one NPU under one scheduler (or
+compares several) and prints STP, ANTT, fairness, utilizations, per-model throughput and the
+makespan over its lower bound; it can also write a timeline PNG, a Perfetto trace, JSON and
+CSV. ``reproduce layerweaver`` re-runs the thesis's evaluation with a progress bar.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from npuweave.errors import ConfigError
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console()
+
+
+def _split(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, Any],
+                   timeline: str | None, trace: str | None, json_path: str | None,
+                   csv_path: str | None) -> list[str]:
+    from npuweave import report
+
+    written = []
+    if timeline:
+        title = f"{' + '.join(info['models'])} on {info['npu']} (batch {info['batch']})"
+        report.plot_timeline({n: r.intervals for n, r in results.items()}, timeline, title=title)
+        written.append(f"timeline: {timeline}")
+    if trace:
+        report.write_trace(trace, {n: r.intervals for n, r in results.items()})
+        written.append(f"trace: {trace} (open in ui.perfetto.dev)")
+    if json_path:
+        notes = {n: list(r.notes) for n, r in results.items()}
+        report.write_rows_json(json_path, {**info, "rows": rows, "notes": notes})
+        written.append(f"json: {json_path}")
+    if csv_path and csv_path != "-":
+        report.write_csv(csv_path, rows)
+        written.append(f"csv: {csv_path}")
+    return written
+
+
+@click.command("schedule")
+@click.option("--models", required=True, help="Comma list of zoo names or ONNX paths (RN,BB...).")
+@click.option("--npu", "npu_spec", default="memory-centric", show_default=True,
+              help="NPU preset name or YAML file.")
+@click.option("--batch", default=1, show_default=True, type=int, help="Batch size of every stream.")
+@click.option("--scheduler", default="layerweaver", show_default=True,
+              help="Scheduling policy (see 'npuweave schedulers').")
+@click.option("--compare", "compare_with", default=None,
+              help="Also run these schedulers ('all' or a comma list) and compare.")
+@click.option("--requests", default=10, show_default=True, type=int,
+              help="Requests per stream.")
+@click.option("--window-s", type=float, default=None, help="Stop the streams at this time instead.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed for random policies.")
+@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model.")
+@click.option("--timeline", type=click.Path(dir_okay=False), help="Write a PE/DRAM timeline PNG.")
+@click.option("--trace", type=click.Path(dir_okay=False), help="Write a Perfetto/Chrome trace JSON.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write results as JSON.")
+@click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
+              help="Print the table as CSV, or with a path write it there.")
+def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_with: str | None,
+             requests: int, window_s: float | None, seed: int, cost_model: str,
+             timeline: str | None, trace: str | None, json_path: str | None,
+             csv_path: str | None) -> None:
+    """Co-schedule models layer by layer on one NPU as closed-loop streams."""
+    from npuweave import report
+    from npuweave.experiments import compare, resolve_schedulers
+    from npuweave.hardware import get_npu
+
+    names = resolve_schedulers([scheduler])
+    if compare_with:
+        names = resolve_schedulers(names + resolve_schedulers(compare_with))
+    model_list = _split(models)
+    if not model_list:
+        raise ConfigError("--models is empty; give e.g. --models resnet50,bert-base")
+    if batch < 1 or requests < 1:
+        raise ConfigError(f"--batch and --requests must be >= 1, got {batch} and {requests}")
+    npu = get_npu(npu_spec)
+    rows, results = compare(model_list, npu, batch, names, requests, window_s, seed, cost_model)
+    info = {"models": model_list, "npu": npu.name, "batch": batch, "requests": requests,
+            "cost_model": cost_model, "seed": seed}
+    if csv_path == "-":
+        click.echo(report.to_csv(rows), nl=False)
+    else:
+        title = f"{' + '.join(model_list)} on {npu.name}, batch {batch}, {requests} requests/stream"
+        console = _console()
+        console.print(report.rich_table(rows, title=title))
+        for name, result in results.items():
+            for note in result.notes:
+                console.print(f"[yellow]note[/] ({name}): {note}")
+    for line in _write_outputs(rows, results, info, timeline, trace, json_path, csv_path):
+        click.echo(f"wrote {line}", err=csv_path == "-")
+
+
+@click.command("schedulers")
+def schedulers() -> None:
+    """List the registered scheduling policies, one line each."""
+    from npuweave.schedule import schedulers as registry
+
+    entries = registry()
+    width = max(len(n) for n in entries)
+    for name, description in entries.items():
+        click.echo(f"{name:<{width}}  {description}")
+
+
+@click.group("reproduce")
+def reproduce() -> None:
+    """Re-run a paper's experiment and compare with its published numbers."""
+
+
+@reproduce.command("layerweaver")
+@click.option("--requests", default=10, show_default=True, type=int, help="Requests per stream.")
+@click.option("--pairs", default="all", show_default=True,
+              help="Pairs such as RN+BB,IC+XL (compute model + memory model), or 'all'.")
+@click.option("--scenarios", default="single-batch,multi-batch", show_default=True,
+              help="single-batch (memory-centric, batch 1) and/or multi-batch (compute-centric, 16).")
+@click.option("--schedulers", "scheduler_list", default=None,
+              help="Comma list of schedulers (default: the thesis's set).")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every row as CSV.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+              help="Write rows, averages and the thesis's numbers as JSON.")
+@click.option("--seed", default=0, show_default=True, type=int)
+def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str | None,
+                csv_path: str | None, json_path: str | None, seed: int) -> None:
+    """Layerweaver (thesis IV.5): 16 model pairs x 2 scenarios x every scheduler."""
+    from npuweave import report
+    from npuweave.experiments import averages, headline, reproduce_layerweaver
+    from npuweave.experiments.layerweaver import SCHEDULERS, THESIS, parse_pairs
+
+    started = time.perf_counter()
+    names = _split(scheduler_list) if scheduler_list else list(SCHEDULERS)
+    scen = _split(scenarios)
+    rows = _with_progress(
+        len(scen) * len(parse_pairs(pairs)) * len(names),
+        lambda step: reproduce_layerweaver(pairs, scen, names, requests, seed=seed, on_step=step),
+    )
+    console = _console()
+    console.print(report.rich_table(averages(rows), title="Averages over pairs"))
+    console.print(report.rich_table(_versus(headline(rows), THESIS), title="Ours vs thesis"))
+    if csv_path:
+        report.write_csv(csv_path, rows)
+        click.echo(f"wrote csv: {csv_path}")
+    if json_path:
+        report.write_rows_json(json_path, {"rows": rows, "averages": averages(rows),
+                                           "headline": headline(rows), "thesis": THESIS})
+        click.echo(f"wrote json: {json_path}")
+    click.echo(f"{len(rows)} runs in {time.perf_counter() - started:.1f} s")
+
+
+def _with_progress(total: int, work: Any) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description:<32}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=_console(), transient=False) as bar:
+        task = bar.add_task("reproducing", total=total)
+
+        def step(row: dict[str, Any]) -> None:
+            desc = f"{row['scenario']} {row['pair']} {row['scheduler']}"
+            bar.update(task, advance=1, description=desc)
+
+        return work(step)
+
+
+def _versus(ours: dict[str, dict[str, float]], thesis: dict[str, dict[str, float]]) -> list[dict]:
+    rows = []
+    for scenario, values in ours.items():
+        for key, value in values.items():
+            paper = thesis.get(scenario, {}).get(key)
+            rows.append({"scenario": scenario, "metric": key, "ours": value,
+                         "thesis": paper})
+    return rows

@@ -1,0 +1,121 @@
+"""Run the same closed-loop streams under several schedulers and measure each run alike.
+
+This is the engine room of ``npuweave schedule`` and of the paper reproductions: it calls
+``npuweave.sim.run_streams`` once per scheduler, takes standalone times from the same engine
+(``npuweave.sim.standalone_time``), and turns each ``SimResult`` into a row of metrics, all
+measured over the same kind of window (``"common"``: while every stream still runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cache
+from typing import Any
+
+from npuweave.errors import ConfigError, unknown_name
+from npuweave.metrics import Window, summarize
+
+#: Columns of the comparison table, in order.
+ROW_METRICS = (
+    "stp", "antt", "fairness", "pe_utilization", "dram_utilization", "throughput",
+    "makespan_ratio",
+)
+
+
+def scheduler_names() -> list[str]:
+    """Registered scheduling policies, in registry order."""
+    from npuweave.schedule import schedulers
+
+    return list(schedulers())
+
+
+def resolve_schedulers(spec: str | Sequence[str]) -> list[str]:
+    """``"all"``, a comma list, or a sequence of names -> validated scheduler names."""
+    valid = scheduler_names()
+    if isinstance(spec, str):
+        spec = valid if spec.strip() == "all" else [s.strip() for s in spec.split(",") if s.strip()]
+    names = list(dict.fromkeys(spec))
+    for name in names:
+        if name not in valid:
+            raise unknown_name("scheduler", name, valid)
+    if not names:
+        raise ConfigError("no scheduler given; choose from: " + ", ".join(valid))
+    return names
+
+
+def _model_name(spec: Any) -> str:
+    return spec if isinstance(spec, str) else spec[0]
+
+
+def standalone_lookup(
+    models: Sequence[Any], npu: Any, cost_model: str
+) -> Callable[[Any], float]:
+    """``record -> seconds`` of its model alone on ``npu`` at the record's batch (cached).
+
+    ``models`` are the specs given to ``run_streams`` (zoo names, or ``(name, costs)``
+    pairs), so a record's model name maps back to the exact spec that ran.
+    """
+    from npuweave.sim import standalone_time
+
+    specs = {_model_name(m): m for m in models}
+
+    @cache
+    def seconds(model: str, batch: int) -> float:
+        return float(standalone_time(specs.get(model, model), npu, batch, cost_model))
+
+    return lambda record: seconds(record.model, record.batch)
+
+
+def evaluate(
+    result: Any,
+    standalone: Callable[[Any], float] | Mapping[str, float],
+    metrics: Sequence[str] = ROW_METRICS,
+    window: Window = "common",
+) -> dict[str, Any]:
+    """One row of metrics for one ``SimResult`` (scheduler name first)."""
+    row: dict[str, Any] = {"scheduler": getattr(result, "scheduler", "?")}
+    row.update(summarize(result, standalone, metrics, window))
+    return row
+
+
+def compare(
+    models: Sequence[Any],
+    npu: Any,
+    batch: int | Sequence[int] = 1,
+    schedulers: Iterable[str] = ("layerweaver",),
+    requests: int = 10,
+    window_s: float | None = None,
+    seed: int = 0,
+    cost_model: str = "systolic-ws",
+    on_result: Callable[[str, Any], None] | None = None,
+    **opts: Any,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Run ``models`` as closed-loop streams under each scheduler.
+
+    Returns ``(rows, results)``: one metrics row per scheduler and the raw ``SimResult``s by
+    scheduler name. ``on_result(name, result)`` is called after each run (progress bars).
+
+    Examples
+    --------
+    >>> from npuweave.hardware import preset
+    >>> rows, _ = compare(["resnet50", "bert-base"], preset("memory-centric"),
+    ...                   schedulers=["sequential", "layerweaver"])  # doctest: +SKIP
+    >>> [round(r["stp"], 2) for r in rows]                           # doctest: +SKIP
+    [1.0, 1.55]
+    """
+    from npuweave.sim import run_streams
+
+    if requests is not None and requests < 1:
+        raise ConfigError(f"requests must be >= 1, got {requests}")
+    standalone = standalone_lookup(models, npu, cost_model)
+    rows, results = [], {}
+    for name in schedulers:
+        result = run_streams(list(models), npu, batch=batch, scheduler=name, requests=requests,
+                             window_s=window_s, seed=seed, cost_model=cost_model, **opts)
+        results[name] = result
+        row = evaluate(result, standalone)
+        row["scheduler"] = name
+        rows.append(row)
+        if on_result is not None:
+            on_result(name, result)
+    return rows, results
