@@ -1,0 +1,226 @@
+"""ONNX import: an ``.onnx`` file to a ``Graph`` with static shapes at batch 1.
+
+Steps: read the file without external data; fix the runtime input shapes (the batch dim
+becomes 1, because layers are per sample); learn every tensor's shape with ONNX shape
+inference and constant folding (``shapes.ShapeState``); check that every remaining op is
+supported and has shapes, reporting all offenders in one ``ModelImportError``; build the
+``Graph``. Nodes whose inputs are all constants (weights made by ``Constant`` or
+``ConstantOfShape``, shape arithmetic) are folded away: their outputs are const tensors.
+
+The model's declared batch (dim 0 of its first runtime input, or 1 when symbolic) or the
+``batch`` argument is kept in ``graph.meta["batch"]``, for the cost model's default.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnx
+from onnx import helper
+
+from npuweave.errors import ConfigError, ModelImportError
+from npuweave.workload.graph import Graph, Op, Tensor
+from npuweave.workload.opinfo import RECURRENT_OPS, SUPPORTED_OPS
+from npuweave.workload.shapes import ShapeState, attrs_of, static_shape
+
+MIN_OPSET = 7
+_LIST_MAX = 20  # offending nodes named in one message
+
+
+def import_onnx(path: str | Path, batch: int | None = None,
+                dims: dict[str, int] | None = None) -> Graph:
+    """Import an ONNX model as a ``Graph`` at batch 1.
+
+    Parameters
+    ----------
+    path : the ``.onnx`` file; weights may be absent (only their dims are used).
+    batch : the batch size to record in ``graph.meta["batch"]`` instead of the declared one.
+    dims : values for symbolic input dims other than the batch (e.g. ``{"seq": 128}``).
+
+    Raises
+    ------
+    ModelImportError : unreadable file, unsupported ops or shapes that cannot be inferred.
+    ConfigError : a batch below 1.
+
+    Examples
+    --------
+    >>> g = import_onnx("resnet50.onnx", batch=8)   # doctest: +SKIP
+    >>> g.meta["batch"], g.tensor(g.inputs[0]).shape  # doctest: +SKIP
+    (8, (1, 3, 224, 224))
+    """
+    batch = check_batch(batch)
+    path = Path(path)
+    model = read_model(path)
+    opset = _opset(model, path)
+    g = model.graph
+    state = ShapeState(list(g.node), opset)
+    for init in g.initializer:
+        state.add_initializer(init)
+    declared = _add_inputs(state, g, dims or {}, path)
+    state.resolve(list(g.output), list(model.opset_import))
+    runtime = [n for n in g.node if not all(o in state.const for o in n.output if o)]
+    names = _node_names(g.node)
+    _check_supported(runtime, names, path)
+    _check_shapes(runtime, names, state, g, model, declared, path)
+    graph = _build(runtime, names, state, g, path)
+    graph.meta.update({"batch": batch or declared or 1, "declared_batch": declared,
+                       "opset": opset, "producer": model.producer_name})
+    return graph
+
+
+def check_batch(batch: object) -> int | None:
+    """Validate a batch size: None or an integer of at least 1.
+
+    Examples
+    --------
+    >>> check_batch(4)
+    4
+    """
+    if batch is None:
+        return None
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise ConfigError(f'batch must be an integer >= 1, got {batch!r}; pass e.g. --batch 1')
+    return batch
+
+
+def read_model(path: Path) -> onnx.ModelProto:
+    """Load an ONNX file without external data, turning every failure into one line."""
+    if not path.is_file():
+        raise ModelImportError(f"{path}: no such file; check the model path")
+    hint = "re-export it (torch.onnx.export, tf2onnx) or check that the download is complete"
+    try:
+        model = onnx.load(str(path), load_external_data=False)
+    except Exception as exc:  # protobuf raises DecodeError, RuntimeWarning, ValueError...
+        raise ModelImportError(f"{path}: not a readable ONNX model ({type(exc).__name__}); "
+                               f"{hint}") from None
+    if not model.graph.node or not model.opset_import:
+        raise ModelImportError(f"{path}: not an ONNX model (no graph or opset found); {hint}")
+    return model
+
+
+def _opset(model: onnx.ModelProto, path: Path) -> int:
+    versions = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
+    opset = versions[0] if versions else 0
+    if opset < MIN_OPSET:
+        raise ModelImportError(
+            f"{path}: ONNX opset {opset} is older than {MIN_OPSET}; upgrade the model with "
+            f"onnx.version_converter.convert_version(model, 13)")
+    return opset
+
+
+def _batch_axis(name: str, nodes: list[onnx.NodeProto]) -> int:
+    """0, except for a sequence-major input read directly by LSTM/GRU/RNN (layout 0)."""
+    for node in nodes:
+        if node.op_type in RECURRENT_OPS and node.input and node.input[0] == name:
+            return 1 if attrs_of(node).get("layout", 0) == 0 else 0
+    return 0
+
+
+def _add_inputs(state: ShapeState, g: onnx.GraphProto, dims: dict[str, int],
+                path: Path) -> int | None:
+    """Give each runtime input a static shape with batch 1; return the declared batch."""
+    inits = {i.name for i in g.initializer}
+    declared: int | None = None
+    problems: list[str] = []
+    for k, vi in enumerate(i for i in g.input if i.name not in inits):
+        tt = vi.type.tensor_type
+        if not tt.HasField("shape"):
+            problems.append(f"input '{vi.name}' has no shape")
+            continue
+        axis = _batch_axis(vi.name, list(g.node)) if len(tt.shape.dim) > 1 else 0
+        batch_dim = tt.shape.dim[axis] if len(tt.shape.dim) > axis else None
+        symbol = batch_dim.dim_param if batch_dim is not None else ""
+        shape = []
+        for j, d in enumerate(tt.shape.dim):
+            if j == axis:
+                if k == 0 and d.HasField("dim_value") and d.dim_value > 0:
+                    declared = int(d.dim_value)
+                shape.append(1)
+            elif d.HasField("dim_value") and d.dim_value > 0:
+                shape.append(int(d.dim_value))
+            elif d.dim_param and d.dim_param == symbol:
+                shape.append(1)
+            elif d.dim_param in dims:
+                shape.append(int(dims[d.dim_param]))
+            else:
+                problems.append(f"input '{vi.name}' dim {j} ('{d.dim_param or '?'}') is unknown")
+        state.add_input(vi.name, tt.elem_type, tuple(shape))
+    if problems:
+        raise ModelImportError(f"{path}: {'; '.join(problems)}; pass its value with "
+                               f"dims={{'name': value}} or give the model static input shapes")
+    return declared
+
+
+def _node_names(nodes) -> dict[int, str]:
+    """A unique name per node (by position): its own, or ``<OpType>_<index>``."""
+    names: dict[int, str] = {}
+    seen: set[str] = set()
+    for idx, node in enumerate(nodes):
+        name = node.name or f"{node.op_type}_{idx}"
+        if name in seen:
+            name = f"{name}_{idx}"
+        seen.add(name)
+        names[id(node)] = name
+    return names
+
+
+def _listing(items: list[str]) -> str:
+    more = f", and {len(items) - _LIST_MAX} more" if len(items) > _LIST_MAX else ""
+    return ", ".join(items[:_LIST_MAX]) + more
+
+
+def _check_supported(runtime: list[onnx.NodeProto], names: dict[int, str], path: Path) -> None:
+    bad = [f"'{names[id(n)]}' ({(n.domain + '::') if n.domain not in ('', 'ai.onnx') else ''}"
+           f"{n.op_type})" for n in runtime
+           if n.domain not in ("", "ai.onnx") or n.op_type not in SUPPORTED_OPS]
+    if bad:
+        raise ModelImportError(
+            f"{path}: {len(bad)} unsupported op(s): {_listing(bad)}; npuweave lowers standard "
+            f"ONNX ops (npuweave.workload.opinfo.SUPPORTED_OPS): replace these or re-export")
+
+
+def _check_shapes(runtime, names, state: ShapeState, g, model, declared, path: Path) -> None:
+    used = {i for n in runtime for i in n.input if i} | {o.name for o in g.output}
+    bad = []
+    for node in runtime:
+        wanted = [o for o in node.output if o and o in used] or list(node.output[:1])
+        wanted += [i for i in node.input if i]
+        if any(t not in state.shapes for t in wanted):
+            bad.append(f"'{names[id(node)]}' ({node.op_type})")
+    if not bad:
+        return
+    why = state.first_error(list(g.output), list(model.opset_import))
+    hint = (f" (the model declares batch {declared}: an op that hard-codes it cannot run at "
+            f"batch 1; re-export with a dynamic batch)") if declared and declared > 1 else ""
+    raise ModelImportError(
+        f"{path}: shapes cannot be inferred for {len(bad)} node(s): {_listing(bad)}{hint}; "
+        f"give the model static input shapes or fold its constants (onnxsim)"
+        + (f"; shape inference says: {why}" if why else ""))
+
+
+def _dtype(elem_type: int) -> str:
+    try:
+        return helper.tensor_dtype_to_np_dtype(elem_type).name
+    except Exception:  # bfloat16, float8...: keep ONNX's own name
+        return onnx.TensorProto.DataType.Name(elem_type).lower()
+
+
+def _build(runtime, names, state: ShapeState, g: onnx.GraphProto, path: Path) -> Graph:
+    ops, tensors = [], {}
+    for node in runtime:
+        ops.append(Op(names[id(node)], node.op_type, tuple(node.input), tuple(node.output),
+                      attrs_of(node)))
+        for t in list(node.input) + list(node.output):
+            if t and t not in tensors and t in state.shapes:
+                tensors[t] = Tensor(t, state.shapes[t], _dtype(state.elem_types.get(t, 1)),
+                                    t in state.const)
+    inits = {i.name for i in g.initializer}
+    inputs = [i.name for i in g.input if i.name not in inits]
+    for name in inputs:
+        tensors.setdefault(name, Tensor(name, state.shapes[name],
+                                        _dtype(state.elem_types[name])))
+    outputs = [o.name for o in g.output if o.name in tensors and not tensors[o.name].const]
+    return Graph(path.stem, ops, tensors, inputs, outputs, source=str(path))
+
+
+__all__ = ["import_onnx", "check_batch", "read_model", "static_shape"]
