@@ -1,26 +1,168 @@
-"""Closed-loop streams: k streams, each re-issues its next request when the previous finishes.
+"""Closed-loop streams (thesis IV.5.B): k streams, each re-issues a request when the last ends.
 
-(Work in progress: the signatures below are the published API.)
+One tenant per stream. Every stream issues its first request at time 0; request ``r + 1`` is
+issued the moment request ``r`` finishes. The run stops after ``requests`` requests per stream,
+or, with ``window_s``, issues no request at or after ``window_s`` (requests already issued
+finish, so the makespan may pass the window).
+
+The next request's units join the candidate group as soon as the previous request's last unit
+is dispatched, as in the thesis's scheduler, which appends queued requests when it resumes just
+before the running ones complete: the DMA engine may prefetch weights (the model's, not the
+request's) before the request is issued, but no computation of a request starts before its
+issue time, because the PE runs units in dispatch order.
 """
 
 from __future__ import annotations
 
-from npuweave.cost.types import LayerCost
-from npuweave.hardware.npu import NPU
-from npuweave.sim.result import SimResult
+from collections.abc import Sequence
 
-ModelSpec = "str | tuple[str, list[LayerCost]]"
+from npuweave.cost.types import LayerCost
+from npuweave.errors import ConfigError
+from npuweave.hardware.npu import NPU
+from npuweave.schedule.base import Policy, Tenant
+from npuweave.schedule.board import Board
+from npuweave.schedule.plan import start_streams
+from npuweave.schedule.registry import get_scheduler
+from npuweave.sim.engine import Engine, Unit
+from npuweave.sim.records import Interval, RequestRecord
+from npuweave.sim.result import SimResult
+from npuweave.sim.tenants import ModelSpec, tenants_for
+
+
+class _Dispatcher:
+    """The engine's source: one policy decision per DMA request; records request times."""
+
+    def __init__(self, board: Board, policy: Policy) -> None:
+        self.board, self.policy = board, policy
+        self.first: dict[tuple[int, int], float] = {}
+        self.finish: dict[tuple[int, int], float] = {}
+
+    def next(self, now: float) -> Unit | None:
+        b = self.board
+        if not b.active:
+            return None
+        t = self.policy.select(b)
+        r, i = b.req[t], b.pos[t]
+        b.commit(t)
+        return (t, r, i, b.size[t][i], b.comp[t][i])
+
+    def on_start(self, unit: Unit, now: float) -> None:
+        if unit[2] == 0:
+            self.first[unit[0], unit[1]] = now
+
+    def on_end(self, unit: Unit, now: float) -> None:
+        t = unit[0]
+        if unit[2] == len(self.board.size[t]) - 1:
+            self.finish[t, unit[1]] = now
+
+
+def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
+                scheduler: str | Policy = "layerweaver", requests: int = 10,
+                window_s: float | None = None, seed: int = 0,
+                **scheduler_opts: object) -> SimResult:
+    """Closed-loop streams of already-costed tenants on the engine (the core of
+    ``run_streams``; no zoo, no cost model).
+
+    Examples
+    --------
+    >>> from npuweave.schedule import make_tenant
+    >>> a = make_tenant("a", [2.0], [10], buffer_bytes=10)
+    >>> run_tenants([a], 10, 10.0, "sequential", requests=2).makespan_s
+    6.0
+    """
+    _check_run(tenants, requests, window_s)
+    policy = (get_scheduler(scheduler, seed=seed, **scheduler_opts)
+              if isinstance(scheduler, str) else scheduler)
+    board = Board(tenants, buffer_bytes, dram_bw)
+    notes = start_streams(board, policy, requests, window_s)
+    disp = _Dispatcher(board, policy)
+    engine = Engine(board.buf, board.bw, disp, disp.on_start, disp.on_end)
+    engine.run()
+    return _result(tenants, engine, disp, notes, policy.name)
+
+
+def _check_run(tenants: Sequence[Tenant], requests: int, window_s: float | None) -> None:
+    if not tenants:
+        raise ConfigError("no models to run; give at least one model")
+    for t in tenants:
+        if not t.units:
+            raise ConfigError(f"model {t.label!r} has no layers to schedule")
+    if window_s is None:
+        if isinstance(requests, bool) or not isinstance(requests, int) or requests < 1:
+            raise ConfigError(f'"requests" must be an integer >= 1, got {requests!r}; '
+                              "or give a time window with window_s")
+    elif not window_s > 0:
+        raise ConfigError(f'"window_s" must be > 0 seconds, got {window_s!r}')
+
+
+def _result(tenants: Sequence[Tenant], engine: Engine, disp: _Dispatcher,
+            notes: list[str], name: str) -> SimResult:
+    labels = [t.label for t in tenants]
+    names = [t.units for t in tenants]
+    iv = [Interval("PE", labels[u[0]], u[1], names[u[0]][u[2]], s, e)
+          for u, s, e in engine.pe_log]
+    iv += [Interval("DRAM", labels[u[0]], u[1], names[u[0]][u[2]], s, e)
+           for u, s, e, _ in engine.dram_log]
+    iv.sort(key=lambda x: (x.start_s, x.resource != "DRAM", x.end_s))
+    recs = []
+    for (t, r), fin in sorted(disp.finish.items()):
+        arrival = 0.0 if r == 0 else disp.finish[t, r - 1]
+        recs.append(RequestRecord(labels[t], tenants[t].model, r, arrival, disp.first[t, r], fin,
+                                  tenants[t].batch))
+    makespan = max((e for _, _, e in engine.pe_log), default=0.0)
+    return SimResult(tuple(iv), tuple(recs), makespan,
+                     sum(e - s for _, s, e in engine.pe_log),
+                     sum(e - s for _, s, e, _ in engine.dram_log),
+                     tuple(notes), name, tuple(labels))
 
 
 def run_streams(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,
                 batch: int | list[int] = 1, scheduler: str = "layerweaver", requests: int = 10,
                 window_s: float | None = None, seed: int = 0, cost_model: str = "systolic-ws",
                 **scheduler_opts: object) -> SimResult:
-    """Run one closed-loop stream per model on ``npu`` under ``scheduler``."""
-    raise NotImplementedError("run_streams lands in the next commit")
+    """Run one closed-loop stream per model on ``npu``, ordered by ``scheduler``.
+
+    Parameters
+    ----------
+    models : zoo names or ONNX paths (costed with ``cost_model`` at the stream's batch), or
+        ``(label, [LayerCost, ...])`` pairs used as given (their batch is only recorded).
+    npu : the NPU; its ``weight_buffer`` and ``dram_bw`` drive the engine.
+    batch : one batch size for all streams, or one per stream.
+    scheduler : a name from ``npuweave.schedule.schedulers()``; ``scheduler_opts`` go to it.
+    requests : requests per stream (ignored when ``window_s`` is given).
+    window_s : issue requests only before this time instead of counting them.
+    seed : seed of randomized policies (``aimt``).
+
+    Examples
+    --------
+    >>> from npuweave.cost import LayerCost
+    >>> from npuweave.hardware import NPU
+    >>> npu = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0,
+    ...           weight_buffer=100, act_buffer=1)
+    >>> cnn = ("cnn", [LayerCost(compute_s=4.0, weight_bytes=10)] * 3)
+    >>> nlp = ("nlp", [LayerCost(compute_s=0.5, weight_bytes=40)] * 3)
+    >>> r = run_streams([cnn, nlp], npu, requests=1)
+    >>> r.makespan_s < run_streams([cnn, nlp], npu, scheduler="sequential", requests=1).makespan_s
+    True
+    """
+    tenants = tenants_for(models, npu, batch, cost_model)
+    return run_tenants(tenants, npu.weight_buffer, npu.dram_bw, scheduler, requests, window_s,
+                       seed, **scheduler_opts)
 
 
-def standalone_time(model: str | tuple[str, list[LayerCost]], npu: NPU, batch: int = 1,
+def standalone_time(model: ModelSpec, npu: NPU, batch: int = 1,
                     cost_model: str = "systolic-ws") -> float:
-    """Seconds one request of ``model`` takes alone on the same engine."""
-    raise NotImplementedError("standalone_time lands in the next commit")
+    """Seconds one request of ``model`` takes alone on the same engine (fetches overlapped
+    with computation as the buffer allows).
+
+    Examples
+    --------
+    >>> from npuweave.cost import LayerCost
+    >>> from npuweave.hardware import NPU
+    >>> npu = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0,
+    ...           weight_buffer=100, act_buffer=1)
+    >>> standalone_time(("m", [LayerCost(compute_s=2.0, weight_bytes=10)] * 2), npu)
+    5.0
+    """
+    return run_streams([model], npu, batch, "sequential", requests=1,
+                       cost_model=cost_model).makespan_s

@@ -1,0 +1,96 @@
+"""Layerweaver: greedy layer selection that minimizes resource idle time (thesis IV.2-IV.4).
+
+For every candidate (the next unit of each active tenant) the policy predicts the updated state
+``S'`` as ``Board.commit`` would, then estimates three idle times:
+
+* compute idle: the PE waits for the fetch, ``max(0, S'[t_m] - S[t_c])``. When the buffer does
+  not stall the fetch this is the thesis's ``L[size]/MemBW - (S[t_c] - S[t_m])``; with a stall it
+  also counts the wait for freed space.
+* memory idle caused by the decision: with ``F = fetch(S'[t_m], S[t_c])`` (bytes the DMA can
+  still bring in before the current computation ends) the DMA idles for
+  ``max(0, inh + F/MemBW)`` during this unit's computation, where
+  ``inh = L[comp] - (BufSize - L[size])/MemBW`` is the unit's inherent share. The decision is
+  charged the excess over ``max(0, inh)``, which is ``F/MemBW`` whenever ``inh >= 0``.
+* potential compute idle: ``max(0, max L[size]/MemBW - (S'[t_c] - S'[t_m]))`` over the units of
+  the running models, the fetch a future decision may need to hide.
+
+Selection: the least total idle time; among ties, a unit without inherent memory idle
+(``inh <= 0``), then the largest decoupling distance ``S'[t_c] - S'[t_m]``, then the lowest
+tenant index. Starvation prevention: when every candidate causes compute idle, only
+candidates of compute-intensive tenants are considered; otherwise, when every candidate incurs
+memory idle (``inh + F/MemBW > 0``), only those of memory-intensive tenants. Failsafe: when all
+tenants are compute-intensive or all memory-intensive, interleaving cannot help and Layerweaver
+is disabled: requests run one at a time, first come first served, and the run says so.
+"""
+
+from __future__ import annotations
+
+from npuweave.schedule.base import COMPUTE, EPS, MEMORY
+from npuweave.schedule.board import Board
+from npuweave.schedule.sequential import fcfs_tenant
+
+
+class Layerweaver:
+    """The Layerweaver policy; ``failsafe`` is decided in ``start`` from the tenants' kinds."""
+
+    name = "layerweaver"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.failsafe = False
+
+    def start(self, board: Board) -> list[str]:
+        kinds = {board.kind[t] for t in range(len(board.tenants)) if not board.excluded[t]}
+        self.failsafe = len(kinds) <= 1
+        if not self.failsafe:
+            return []
+        if len(board.tenants) == 1:
+            why = "a single tenant"
+        else:
+            why = f"all tenants are {next(iter(kinds), COMPUTE)}-intensive"
+        return [f"layerweaver failsafe: {why}, so interleaving cannot help; Layerweaver is "
+                "disabled and requests run one at a time (first come, first served)"]
+
+    def evaluate(self, board: Board, t: int) -> tuple[float, float, float, float, float, float]:
+        """Idle estimates for tenant ``t``'s next unit: ``(total, compute idle, memory idle
+        incurred (inh + F/MemBW), memory idle charged, potential compute idle, decoupling
+        distance S'[t_c] - S'[t_m])``."""
+        i = board.pos[t]
+        size = board.size[t][i]
+        t_c = board.t_c
+        if size <= board.buf - board.used:
+            fe = board.t_m + board.ftime[t][i]
+        else:
+            fe = board.fetch_end(size)
+        ce = (t_c if t_c > fe else fe) + board.comp[t][i]
+        inh = board.inh[t][i]
+        mem = inh
+        if fe < t_c and inh + (t_c - fe) > 0.0:  # F <= (t_c - fe) * MemBW bounds the window
+            mem = inh + board.fetch_window(fe, size, t_c) / board.bw
+        charged = (mem if mem > 0.0 else 0.0) - (inh if inh > 0.0 else 0.0)
+        ci = fe - t_c if fe > t_c else 0.0
+        pi = board.maxft - (ce - fe)
+        if pi < 0.0:
+            pi = 0.0
+        return ci + charged + pi, ci, mem, charged, pi, ce - fe
+
+    def select(self, board: Board) -> int:
+        act = board.active
+        if len(act) == 1 or self.failsafe:
+            return act[0] if len(act) == 1 else fcfs_tenant(board)
+        evals = [(t, *self.evaluate(board, t)) for t in act]
+        pool = evals
+        if all(e[2] > EPS for e in evals):
+            pool = [e for e in evals if board.kind[e[0]] == COMPUTE] or evals
+        elif all(e[3] > EPS for e in evals):
+            pool = [e for e in evals if board.kind[e[0]] == MEMORY] or evals
+        return _pick(board, pool)
+
+
+def _pick(board: Board, pool: list[tuple[int, float, float, float, float, float, float]]) -> int:
+    """Least total idle; ties: no inherent memory idle, then largest decoupling distance."""
+    best = min(e[1] for e in pool)
+    ties = [e for e in pool if e[1] <= best + EPS]
+    if len(ties) == 1:
+        return ties[0][0]
+    # e[6] is the decoupling distance; inherent memory idle is recomputed from the board
+    return min(ties, key=lambda e: (board.inh[e[0]][board.pos[e[0]]] > 0.0, -e[6]))[0]
