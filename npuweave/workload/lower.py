@@ -51,7 +51,8 @@ def lower(graph: Graph) -> list[Layer]:
     """
     fusion = fuse(graph)
     exits = _exits(graph, fusion)
-    return [_layer(graph, fusion, grp, exits) for grp in fusion.groups]
+    names = {g.index: g.ops[0].name for g in fusion.groups}
+    return [_layer(graph, fusion, grp, exits, names) for grp in fusion.groups]
 
 
 def _exits(graph: Graph, fusion: Fusion) -> set[str]:
@@ -79,7 +80,8 @@ def _exits(graph: Graph, fusion: Fusion) -> set[str]:
     return out
 
 
-def _layer(graph: Graph, fusion: Fusion, grp: Group, exits: set[str]) -> Layer:
+def _layer(graph: Graph, fusion: Fusion, grp: Group, exits: set[str],
+           names: dict[int, str]) -> Layer:
     head = grp.ops[0]
     hd = head_dims(graph, head)
     if hd.kind == LayerKind.VECTOR:
@@ -88,7 +90,6 @@ def _layer(graph: Graph, fusion: Fusion, grp: Group, exits: set[str]) -> Layer:
     external = _external_inputs(graph, fusion, grp)
     outs = [t for op in grp.ops for t in op.outputs if t in exits]
     out_elems = sum(graph.tensors[t].numel for t in outs) or graph.tensors[head.outputs[0]].numel
-    producer = {g.index: g.ops[0].name for g in fusion.groups}
     return Layer(
         name=head.name,
         kind=hd.kind,
@@ -100,7 +101,7 @@ def _layer(graph: Graph, fusion: Fusion, grp: Group, exits: set[str]) -> Layer:
         in_elems=sum(graph.tensors[t].numel for t, _ in external),
         out_elems=out_elems,
         gather_elems=hd.gather_elems,
-        inputs=tuple(dict.fromkeys(producer.get(g, "") for _, g in external)),
+        inputs=tuple(dict.fromkeys(names.get(g, "") for _, g in external)),
         geometry=geom,
         splittable_h=_splittable(graph, grp, hd.kind),
         attrs=(("members", tuple(op.name for op in grp.ops)),),
