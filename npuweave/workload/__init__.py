@@ -20,6 +20,10 @@ from pathlib import Path
 from npuweave.workload.graph import Graph, Op, Tensor
 from npuweave.workload.layer import Geometry, Layer, LayerKind
 
+# Imported eagerly and last-bound on purpose: the submodule ``lower`` would otherwise shadow the
+# function of the same name on this package the first time it is imported.
+from npuweave.workload.lower import lower
+
 __all__ = [
     "Geometry", "Graph", "Layer", "LayerKind", "Op", "Tensor",
     "load_graph", "load_layers", "lower", "zoo_names",
@@ -47,13 +51,6 @@ def load_graph(spec: str | Path, **params: object) -> Graph:
     from npuweave.workload import zoo
 
     return zoo.build(str(spec), **params)
-
-
-def lower(graph: Graph) -> list[Layer]:
-    """Lower a graph to its ordered list of schedulable layers (fusing elementwise ops)."""
-    from npuweave.workload.lower import lower as _lower
-
-    return _lower(graph)
 
 
 @cache
