@@ -162,6 +162,6 @@ def build(name: str, **params: object) -> Graph:
         spec.check(model, key, value)
     resolved = {k: params.get(k, p.default) for k, p in entry.params.items()}
     graph = entry.builder(**resolved)
-    graph.name = model
+    graph.name, graph.source = model, f"zoo:{model}"
     graph.meta["params"] = resolved
     return graph
