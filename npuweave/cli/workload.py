@@ -7,12 +7,10 @@ import io
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
+from npuweave.cli._console import console
 from npuweave.errors import ConfigError
-
-_console = Console()
 
 
 @click.command()
@@ -30,7 +28,7 @@ def models() -> None:
                       str(sum(1 for layer in layers if layer.has_weights)),
                       f"{sum(layer.macs for layer in layers) / 1e9:.2f}",
                       f"{params / 1e6:.1f}", f"{params * 2 / 2**20:.1f}")
-    _console.print(table)
+    console().print(table)
 
 
 @click.command()
@@ -50,7 +48,7 @@ def npus() -> None:
                       f"{n.dram_bw / 1e9:g}", f"{n.ridge_ops_per_byte:.0f}",
                       f"{n.weight_buffer / 2**20:g}", f"{n.act_buffer / 2**20:g}", lmem,
                       n.description)
-    _console.print(table)
+    console().print(table)
 
 
 def _check_batch(batch: int | None) -> None:
@@ -113,18 +111,18 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, qu
     rows = profile_rows(layers, costs)
     total = sum(costs)
     if not quiet:
-        _console.print(_profile_table(rows, f"{graph.name} on {npu.name}, batch {batch}"))
+        console().print(_profile_table(rows, f"{graph.name} on {npu.name}, batch {batch}"))
     _print_totals(total, npu, batch)
     for name, why in unschedulable(layers, npu, batch, fmt):
-        _console.print(f"[yellow]note:[/] layer {name!r} cannot be scheduled whole: {why}")
+        console().print(f"[yellow]note:[/] layer {name!r} cannot be scheduled whole: {why}")
     if csv_path:
         write_text(csv_path, _rows_csv(rows))
-        _console.print(f"wrote {csv_path}")
+        console().print(f"wrote {csv_path}")
     if json_path:
         write_json(json_path, {"model": graph.name, "npu": npu.to_dict(), "batch": batch,
                                "cost_model": cost_model, "layers": rows,
                                "total": total.to_dict()})
-        _console.print(f"wrote {json_path}")
+        console().print(f"wrote {json_path}")
 
 
 def _profile_table(rows: list[dict[str, object]], title: str) -> Table:
@@ -143,7 +141,7 @@ def _profile_table(rows: list[dict[str, object]], title: str) -> Table:
 
 def _print_totals(total, npu, batch: int) -> None:
     lower_bound = max(total.compute_s, total.memory_s)
-    _console.print(
+    console().print(
         f"[bold]total[/]: {total.macs / 1e9:.3f} GMACs, weights {total.weight_bytes / 2**20:.2f} MiB,"
         f" DRAM {total.dram_bytes / 2**20:.2f} MiB; compute {total.compute_s * 1e3:.3f} ms,"
         f" memory {total.memory_s * 1e3:.3f} ms -> {total.bound}-bound overall;"
@@ -166,4 +164,4 @@ def zoo_export(model: str, path: str) -> None:
 
     graph = zoo_mod.build(model)
     save_onnx(graph, path)
-    _console.print(f"wrote {path} ({graph.name}, {len(graph.ops)} ops)")
+    console().print(f"wrote {path} ({graph.name}, {len(graph.ops)} ops)")
