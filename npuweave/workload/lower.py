@@ -103,7 +103,7 @@ def _layer(graph: Graph, fusion: Fusion, grp: Group, exits: set[str],
         gather_elems=hd.gather_elems,
         inputs=tuple(dict.fromkeys(names.get(g, "") for _, g in external)),
         geometry=geom,
-        splittable_h=_splittable(graph, grp, hd.kind),
+        splittable_h=_splittable(graph, grp, hd.kind, geom),
         attrs=(("members", tuple(op.name for op in grp.ops)),),
     )
 
@@ -176,10 +176,12 @@ def _compose(first: Geometry | None, then: Geometry | None) -> Geometry | None:
     return Geometry(first.in_chw, then.out_chw, kernel, stride, pads, (1, 1), first.groups)
 
 
-def _splittable(graph: Graph, grp: Group, kind: LayerKind) -> bool:
+def _splittable(graph: Graph, grp: Group, kind: LayerKind, geom: Geometry | None) -> bool:
     """Rows of the output need only a band of input rows (4-D conv and vector layers)."""
     if kind not in (LayerKind.CONV, LayerKind.VECTOR):
         return False
+    if geom is not None and geom.out_chw[1] == 1 and geom.in_chw[1] > 1:
+        return False  # a single output row reads every input row
     head = grp.ops[0]
     data = [t for t in head.inputs if t and not graph.tensors[t].const]
     if not data or len(graph.tensors[data[0]].shape) != 4:
