@@ -17,9 +17,10 @@ BERT (Devlin et al., 2018), uncased WordPiece vocabulary of 30,522 tokens:
 * base: 12 layers, hidden 768, 12 heads, FFN 3072 (~109.5 M parameters);
   large: 24 layers, hidden 1024, 16 heads, FFN 4096 (~335 M parameters).
 * Embeddings are weights: word (30522 x H), position (512 x H) and token type (2 x H) tables,
-  each read with a ``Gather`` (position ids are the constants 0..seq_len-1), summed, then
-  LayerNorm. Their tables count as parameters, which is how the paper's 110 M / 340 M
-  are counted.
+  each read with a ``Gather``, summed, then LayerNorm. Their tables count as parameters,
+  which is how the paper's 110 M / 340 M are counted. Position ids (0..seq_len-1) are a
+  graph input supplied by the host, like token ids and token types, so the position table
+  is an embedding lookup of its own rather than a constant folded at compile time.
 * Q, K and V are one fused ``(H, 3H)`` projection split in three, as inference engines
   run them; this gives 6 weighted or attention layers per encoder layer.
 * The pooler (``tanh`` FC on the first token) is built; no task head, no MLM head.
@@ -107,7 +108,7 @@ def bert(size: str = "base", seq_len: int = 128) -> Graph:
     b = GraphBuilder(f"bert-{size}")
     ids = b.input("input_ids", (1, seq_len), "int64")
     types = b.input("token_type_ids", (1, seq_len), "int64")
-    pos = b.value("position_ids", tuple(range(seq_len)), shape=(1, seq_len))
+    pos = b.input("position_ids", (1, seq_len), "int64")
     with b.scope("embeddings"):
         x = b.embedding(ids, BERT_VOCAB, cfg.hidden, name="word")
         x = b.add(x, b.embedding(pos, BERT_MAX_POS, cfg.hidden, name="position"))
