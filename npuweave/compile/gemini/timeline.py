@@ -61,7 +61,7 @@ def _draw_lanes(ax: Any, result: SimResult) -> None:
     ax.set_title(f"replay: makespan {result.makespan * 1e3:.3f} ms, "
                  f"sum of time fields {result.sum_time * 1e3:.3f} ms")
     handles = [_patch(c, k) for k, c in _COLORS.items()]
-    ax.legend(handles=handles, loc="upper right", fontsize=7, ncol=len(handles))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1), fontsize=7)
 
 
 def _patch(color: str, label: str) -> Any:
@@ -80,7 +80,7 @@ def _draw_occupancy(ax: Any, ir: IR) -> None:
     ax.axhline(ir.buffersize / 2**20, color="black", linestyle="--", label="buffersize")
     ax.set_xlabel("workload id")
     ax.set_ylabel("L2 use (MiB)")
-    ax.legend(loc="upper right", fontsize=7)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1), fontsize=7)
 
 
 def trace_events(ir: IR, result: SimResult) -> dict[str, Any]:
