@@ -8,9 +8,10 @@ Rules (one pass over the ops in topological order, linear in the graph size):
   a new group.
 * A vector op joins the group of one of its inputs when that group is still *open*, i.e.
   every pending use of every tensor the group has produced is an input of this op. That
-  covers sole-consumer chains (Conv -> BN -> Relu -> MaxPool), residual Adds (the Add joins
-  the group of the input produced last), and patterns that read the chain twice such as
-  x * sigmoid(x). Otherwise it starts a vector group of its own.
+  covers sole-consumer chains (Conv -> BN -> Relu -> MaxPool) and residual Adds (the Add
+  joins the group of the input produced last). Otherwise it starts a vector group of its
+  own; so ``x * sigmoid(x)`` after a Conv becomes Conv, then (Sigmoid, Mul): the Sigmoid is
+  not the Conv's only reader, and a layer keeps a single output.
 * A group that anything outside it reads is closed.
 
 Groups are ordered by their last op, which keeps the layer list topologically sorted: a
