@@ -206,14 +206,13 @@ def _problems(f: NumberFormat) -> list[str]:
         p.append("saturate=False needs inf or NaN codes to overflow into (specials=ieee or fn)")
     if p:
         return p
-    lo, hi = f.min_positive, f.max_value
-    if not (hi > 0.0) or hi < lo:
-        p.append("the range is empty (no positive finite value); lower the bias or add bits")
-    elif math.log2(hi) >= 1024 or math.log2(lo) < -1074:
-        p.append(
-            f"the range [2^{math.log2(lo):.0f}, 2^{math.log2(hi):.0f}] does not fit float64; "
-            "change the bias"
-        )
+    if fam in (Family.FLOAT, Family.EXP) and f.emax + f.bias < 1:
+        p.append("the range is empty: the inf/NaN codes leave no normal exponent; add exponent bits")
+        return p
+    lo = -f.bias if fam is Family.BINARY else f.emin - (0 if fam is Family.EXP else f.fraction)
+    hi = f.emax + 1
+    if hi > 1024 or lo < -1074:
+        p.append(f"the range [2^{lo}, 2^{hi}) does not fit float64; bring the bias nearer 0")
     return p
 
 

@@ -1,0 +1,191 @@
+"""``npuweave numbers``: libnumber from the command line (quantize, tune, demo, info)."""
+
+from __future__ import annotations
+
+import importlib
+import math
+from pathlib import Path
+
+import click
+import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from npuweave.errors import ConfigError
+from npuweave.fileio import atomic_open
+
+_console = Console()
+
+
+def _fmt(spec: str):
+    from npuweave.numbers import parse_format
+
+    return parse_format(spec)
+
+
+@click.group(name="numbers")
+def numbers() -> None:
+    """libnumber: number formats, quantization and the per-layer auto-tuner."""
+
+
+@numbers.command()
+@click.argument("spec", nargs=-1, required=True)
+def info(spec: tuple[str, ...]) -> None:
+    """Show a format's 4-tuple and range, e.g. ``npuweave numbers info FIXED 8 2``."""
+    fmt = _fmt(" ".join(spec))
+    t = Table(title=fmt.describe(), show_header=False)
+    for key, value in (
+        ("<n_s, n_e, n_f, B>", str(fmt.canonical)),
+        ("bits", fmt.bits),
+        ("largest value", fmt.max_value),
+        ("most negative value", fmt.min_value),
+        ("smallest positive", fmt.min_positive),
+        ("dynamic range (binades)", f"{fmt.dynamic_range:.2f}"),
+        ("specials / saturate", f"{fmt.specials.value} / {fmt.saturate}"),
+    ):
+        t.add_row(key, str(value))
+    _console.print(t)
+
+
+@numbers.command()
+@click.argument("source", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "-f", "spec", required=True, help='Format, e.g. "FIXED 8 2".')
+@click.option("--rounding", type=click.Choice(["nearest-even", "nearest-away", "stochastic"]),
+              default="nearest-even", show_default=True)
+@click.option("--exp-domain", type=click.Choice(["log", "linear"]), default="log",
+              show_default=True, help="Where EXP rounds.")
+@click.option("--seed", type=int, default=0, show_default=True, help="For stochastic rounding.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the quantized array here (.npy).")
+def quantize(source: Path, spec: str, rounding: str, exp_domain: str, seed: int,
+             out: Path | None) -> None:
+    """Quantize a .npy array through a format and print the error statistics."""
+    from npuweave.numbers import quantization_error
+    from npuweave.numbers import quantize as q
+
+    fmt = _fmt(spec)
+    try:
+        x = np.load(source, allow_pickle=False)
+    except (OSError, ValueError) as err:
+        raise ConfigError(f"cannot read {str(source)!r} as a .npy array: {err}") from None
+    if not np.issubdtype(x.dtype, np.number):
+        raise ConfigError(f"{source}: dtype {x.dtype} is not numeric")
+    y = q(x, fmt, rounding, seed=seed, exp_domain=exp_domain)
+    stats = quantization_error(x, y, fmt)
+    t = Table(title=f"{source.name} -> {fmt.describe()} ({rounding})")
+    t.add_column("statistic")
+    t.add_column("value", justify="right")
+    for key, value in stats.items():
+        t.add_row(key, f"{value:.6g}" if math.isfinite(value) else str(value))
+    _console.print(t)
+    if out is not None:
+        with atomic_open(out, "wb") as fh:
+            np.save(fh, y)
+        _console.print(f"wrote {out}")
+
+
+@numbers.command()
+@click.option("--network", "-n", "network_path", required=True,
+              type=click.Path(dir_okay=False, path_type=Path), help="Network descriptor.")
+@click.option("--platform", "-p", "platform_path", required=True,
+              type=click.Path(dir_okay=False, path_type=Path), help="Platform descriptor.")
+@click.option("--evaluate", "evaluate_ref", default=None,
+              help="module:function evaluate(config, subset) instead of the shell commands.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("opt_conf.txt"), show_default=True, help="Best configuration file.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("tune_log.csv"), show_default=True, help="CSV of every configuration.")
+@click.option("--max-evaluations", type=int, default=5000, show_default=True)
+@click.option("--baseline", type=click.Choice(["libnumber", "ristretto", "stripes"]),
+              default="libnumber", show_default=True, help="Search algorithm.")
+def tune(network_path: Path, platform_path: Path, evaluate_ref: str | None, out: Path,
+         log_path: Path, max_evaluations: int, baseline: str) -> None:
+    """Auto-tune per-layer formats; write the best configuration file."""
+    from npuweave.numbers import write_config
+    from npuweave.numbers.baselines import ristretto, stripes
+    from npuweave.numbers.descriptors import load_network, load_platform
+    from npuweave.numbers.tuner import tune as run_tune
+
+    net = load_network(network_path)
+    platform = load_platform(platform_path)
+    evaluate = _import_callable(evaluate_ref) if evaluate_ref else None
+    if baseline != "libnumber" and evaluate is None:
+        from npuweave.numbers.evaluation import ShellEvaluator
+
+        evaluate = ShellEvaluator.from_network(net)
+    with _progress() as (bar, task):
+        def show(row: dict) -> None:
+            bar.update(task, advance=1, description=f"{row['phase']:<11} acc {row['accuracy']:.4f}")
+
+        if baseline == "ristretto":
+            res = ristretto(net, evaluate, log_path=log_path, progress=show)
+        elif baseline == "stripes":
+            res = stripes(net, evaluate, log_path=log_path, progress=show)
+        else:
+            res = run_tune(net, platform, evaluate, log_path=log_path, progress=show,
+                           max_evaluations=max_evaluations)
+    header = (f"{baseline} on {net.source}: accuracy {res.accuracy:.6g} "
+              f"(baseline {res.baseline_accuracy:.6g}, threshold {res.threshold:.6g}), "
+              f"objective {res.objective:g} ({res.reduction:.2f}x smaller), "
+              f"{res.iterations} configurations tried")
+    write_config(res.config, out, header=header)
+    _console.print(header)
+    if res.stopped_early:
+        _console.print(f"[yellow]stopped after {max_evaluations} evaluations[/yellow]")
+    _console.print(f"wrote {out} and {log_path}")
+
+
+@numbers.command()
+@click.option("--margin", "margins", type=float, multiple=True, default=(0.07, 0.01),
+              show_default=True, help="Relative accuracy margin (repeatable).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write each run's CSV log and best configuration here.")
+def demo(margins: tuple[float, ...], seed: int, out_dir: Path | None) -> None:
+    """Tune a small MLP on scikit-learn's digits data (libnumber vs Ristretto)."""
+    from npuweave.numbers import write_config
+    from npuweave.numbers.demo import run_demo
+
+    for m in margins:
+        if not 0 <= m < 1:
+            raise ConfigError(f"--margin {m} must lie in [0, 1)")
+    with _progress() as (bar, task):
+        rows = run_demo(tuple(margins), seed, out_dir,
+                        progress=lambda row: bar.update(task, advance=1))
+    t = Table(title="digits MLP (64-64-32-10), FPGA formats, WGT-ONLY")
+    for col in ("margin", "method", "act / weights", "F32 params /", "iters", "acc", "base"):
+        t.add_column(col, justify="right" if col not in ("method", "act / weights") else "left",
+                     no_wrap=True)
+    for r in rows:
+        t.add_row(f"{r.margin:g}", r.method, r.formats, f"{r.param_reduction:.2f}x",
+                  str(r.result.iterations), f"{r.result.accuracy:.4f}",
+                  f"{r.result.baseline_accuracy:.4f}")
+        if out_dir is not None:
+            write_config(r.result.config, Path(out_dir) / f"digits_{r.method}_{r.margin:g}.txt")
+    _console.print(t)
+
+
+def _import_callable(ref: str):
+    module, _, attr = ref.partition(":")
+    try:
+        fn = getattr(importlib.import_module(module), attr) if attr else None
+    except (ImportError, AttributeError) as err:
+        raise ConfigError(f"--evaluate {ref!r} cannot be imported: {err}") from None
+    if not callable(fn):
+        raise ConfigError(f"--evaluate {ref!r} must name a callable as module:function")
+    return fn
+
+
+class _progress:
+    """A rich progress line counting evaluated configurations (total unknown)."""
+
+    def __enter__(self):
+        self._p = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                           TextColumn("{task.completed} configs"), TimeElapsedColumn(),
+                           console=Console(stderr=True), transient=True)
+        self._p.__enter__()
+        return self._p, self._p.add_task("tuning", total=None)
+
+    def __exit__(self, *exc):
+        return self._p.__exit__(*exc)
