@@ -95,7 +95,7 @@ def markdown_table() -> str:
         s = summarize(zoo.build(name))
         aliases = ", ".join(zoo.aliases(name)) or "-"
         rows.append(f"| `{name}` | {aliases} | {s['weighted']} | {s['attention']} | "
-                    f"{s['gmacs']:.3f} | {s['params_m']:.2f} | {s['weight_mb16']:.1f} |")
+                    f"{s['gmacs']:.4g} | {s['params_m']:.2f} | {s['weight_mb16']:.1f} |")
     return "\n".join(rows)
 
 
