@@ -31,24 +31,33 @@ from npuweave.schedule.sequential import fcfs_tenant
 
 
 class Layerweaver:
-    """The Layerweaver policy; ``failsafe`` is decided in ``start`` from the tenants' kinds."""
+    """The Layerweaver policy.
+
+    ``failsafe=False`` keeps interleaving even when all tenants are on the same side (the
+    thesis disables Layerweaver then; turning the failsafe off shows what it would have done).
+    """
 
     name = "layerweaver"
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, failsafe: bool = True, seed: int = 0) -> None:
+        self.use_failsafe = bool(failsafe)
         self.failsafe = False
 
     def start(self, board: Board) -> list[str]:
         kinds = {board.kind[t] for t in range(len(board.tenants)) if not board.excluded[t]}
-        self.failsafe = len(kinds) <= 1
-        if not self.failsafe:
+        if len(kinds) > 1:
+            self.failsafe = False
             return []
+        self.failsafe = self.use_failsafe and len(board.tenants) > 1
         if len(board.tenants) == 1:
-            why = "a single tenant"
-        else:
-            why = f"all tenants are {next(iter(kinds), COMPUTE)}-intensive"
-        return [f"layerweaver failsafe: {why}, so interleaving cannot help; Layerweaver is "
-                "disabled and requests run one at a time (first come, first served)"]
+            return ["layerweaver failsafe: a single tenant, nothing to interleave; its requests "
+                    "run one after another"]
+        if not self.failsafe:
+            return [f"layerweaver failsafe off: all tenants are {next(iter(kinds))}-intensive "
+                    "but layers are interleaved anyway"]
+        return [f"layerweaver failsafe: all tenants are {next(iter(kinds))}-intensive, so "
+                "interleaving cannot help; Layerweaver is disabled and requests run one at a "
+                "time (first come, first served)"]
 
     def evaluate(self, board: Board, t: int) -> tuple[float, float, float, float, float, float]:
         """Idle estimates for tenant ``t``'s next unit: ``(total, compute idle, memory idle

@@ -7,6 +7,10 @@ the same engine). Both return seconds / ``SimResult``; see ``docs/SCHEDULING.md`
 
 from npuweave.sim.records import Interval, RequestRecord
 from npuweave.sim.result import SimResult
-from npuweave.sim.streams import run_streams, standalone_time
+from npuweave.sim.streams import run_streams, run_tenants, standalone_time
+from npuweave.sim.sweep import AimtSweep, sweep_aimt
 
-__all__ = ["Interval", "RequestRecord", "SimResult", "run_streams", "standalone_time"]
+__all__ = [
+    "AimtSweep", "Interval", "RequestRecord", "SimResult", "run_streams", "run_tenants",
+    "standalone_time", "sweep_aimt",
+]

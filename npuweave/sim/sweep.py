@@ -1,0 +1,86 @@
+"""Sweep AI-MT's two thresholds and keep the best setting, as the thesis did for its baseline.
+
+The score of a run is its weighted throughput (thesis IV.5.B "Metric"): every finished request
+counts its model's standalone time, and the sum is divided by the makespan. Higher is better;
+with two streams it is the system throughput (STP) of the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from npuweave.cost.types import LayerCost
+from npuweave.hardware.npu import NPU
+from npuweave.schedule.base import Tenant
+from npuweave.sim.result import SimResult
+from npuweave.sim.streams import run_tenants
+from npuweave.sim.tenants import tenants_for
+
+LOWS = (0.0, 0.05, 0.1, 0.2, 0.3)
+HIGHS = (0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class AimtSweep:
+    """Every ``(low, high, score)`` tried, the best setting, and the best run."""
+
+    rows: tuple[tuple[float, float, float], ...]
+    low: float
+    high: float
+    score: float
+    result: SimResult
+
+
+def weighted_throughput(tenants: Sequence[Tenant], buffer_bytes: int,
+                        dram_bw: float) -> Callable[[SimResult], float]:
+    """Score: sum of standalone times of the finished requests per second of makespan."""
+    alone = {t.label: run_tenants([t], buffer_bytes, dram_bw, "sequential", 1).makespan_s
+             for t in tenants}
+
+    def score(res: SimResult) -> float:
+        work = sum(alone[r.tenant] for r in res.requests)
+        return work / res.makespan_s if res.makespan_s > 0 else 0.0
+
+    return score
+
+
+def sweep_aimt(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,
+               batch: int | list[int] = 1, lows: Sequence[float] = LOWS,
+               highs: Sequence[float] = HIGHS, requests: int = 10,
+               window_s: float | None = None, seed: int = 0, cost_model: str = "systolic-ws",
+               score: Callable[[SimResult], float] | None = None) -> AimtSweep:
+    """Run ``aimt`` for every ``low < high`` pair and report the best-scoring one.
+
+    Examples
+    --------
+    >>> from npuweave.cost import LayerCost
+    >>> from npuweave.hardware import NPU
+    >>> npu = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0,
+    ...           weight_buffer=100, act_buffer=1)
+    >>> cnn = ("cnn", [LayerCost(compute_s=4.0, weight_bytes=10)] * 3)
+    >>> nlp = ("nlp", [LayerCost(compute_s=0.5, weight_bytes=40)] * 3)
+    >>> s = sweep_aimt([cnn, nlp], npu, lows=(0.0, 0.1), highs=(0.5,), requests=2)
+    >>> len(s.rows), s.low < s.high
+    (2, True)
+    """
+    tenants = tenants_for(models, npu, batch, cost_model)
+    buf, bw = npu.weight_buffer, npu.dram_bw
+    score = score or weighted_throughput(tenants, buf, bw)
+    rows: list[tuple[float, float, float]] = []
+    best: tuple[float, float, float, SimResult] | None = None
+    for lo in lows:
+        for hi in highs:
+            if not lo < hi:
+                continue
+            res = run_tenants(tenants, buf, bw, "aimt", requests, window_s, seed,
+                              low=lo, high=hi)
+            s = score(res)
+            rows.append((lo, hi, s))
+            if best is None or s > best[2]:
+                best = (lo, hi, s, res)
+    if best is None:
+        from npuweave.errors import ConfigError
+
+        raise ConfigError("sweep_aimt: no threshold pair with low < high; widen lows/highs")
+    return AimtSweep(tuple(rows), best[0], best[1], best[2], best[3])

@@ -1,0 +1,138 @@
+"""Layerweaver's idle estimates, selection rule, tie-breaks, starvation prevention, failsafe.
+
+All boards: buffer 100 B, 10 B/s (fill time 10 s). Units are (bytes, compute seconds).
+"""
+
+from __future__ import annotations
+
+import pytest
+from sched_helpers import board
+
+from npuweave.schedule import get_scheduler, make_tenant, plan
+
+
+def lw(b):
+    p = get_scheduler("layerweaver")
+    p.start(b)
+    return p
+
+
+def test_idle_estimates_by_hand():
+    # S: t_m = 0, t_c = 10, in flight (10 B, done 10). Candidate (10 B, 50 s):
+    #   S'[t_m] = 1, S'[t_c] = 10 + 50 = 60 -> compute idle 0, distance 59
+    #   inherent memory idle = 50 - (100 - 10) / 10 = 41
+    #   F = fetch(1, 10): 80 B free, 1 -> 9 = 80 B (the 10 B block frees only at 10)
+    #   memory idle incurred 41 + 8 = 49, charged to the decision 49 - 41 = 8
+    #   potential compute idle: max fetch 10 B / 10 = 1 s (T1's 100 B unit: 10 s) - 59 < 0 -> 0
+    b = board([[(10, 50.0)], [(10, 20.0), (100, 1.0)]], state=(0.0, 10.0, [(10, 10.0)]))
+    total, ci, mem, charged, pi, dd = lw(b).evaluate(b, 0)
+    assert (ci, pi, dd) == (0.0, 0.0, 59.0)
+    assert mem == pytest.approx(49.0) and charged == pytest.approx(8.0)
+    assert total == pytest.approx(8.0)
+
+
+def test_compute_idle_and_potential_compute_idle_by_hand():
+    # empty state; candidate (20 B, 1 s): fetch 0 -> 2, compute 2 -> 3: compute idle 2;
+    # largest pending unit 60 B -> 6 s, distance 1 s: potential compute idle 5. Total 7.
+    b = board([[(20, 1.0), (50, 0.1)], [(60, 1.0), (10, 100.0)]])
+    total, ci, _, charged, pi, _ = lw(b).evaluate(b, 0)
+    assert (ci, charged, pi, total) == (2.0, 0.0, 5.0, 7.0)
+
+
+def test_selects_least_total_idle():
+    # S: t_m = 0, t_c = 10, in flight (10 B, done 10).
+    # T0 (10 B, 50 s): total 8 (as above; potential idle 9 - 59 < 0).
+    # T1 (90 B, 0.5 s): fetch 0 -> 9, compute 10 -> 10.5: compute idle 0; inherent
+    #   0.5 - 1 = -0.5, window (9, 10) has no free space (F = 0): no memory idle;
+    #   potential: largest pending fetch 90 B = 9 s, distance 1.5 -> 7.5. Total 7.5 < 8 -> T1.
+    b = board([[(10, 50.0)], [(90, 0.5), (10, 0.01)]], state=(0.0, 10.0, [(10, 10.0)]))
+    p = lw(b)
+    assert p.evaluate(b, 0)[0] == pytest.approx(8.0)
+    assert p.evaluate(b, 1) == (7.5, 0.0, -0.5, 0.0, 7.5, 1.5)
+    assert p.select(b) == 1
+
+
+def test_tie_break_prefers_no_inherent_memory_idle_over_distance():
+    # S: t_m = 0, t_c = 5, in flight (20 B, done 5); max fetch 5 s.
+    # T0 (50 B, 100 s): lands at 5 = t_c, distance 100, inherent idle 100 - 5 = 95 > 0; total 0
+    # T1 (50 B, 5 s):   lands at 5, distance 5 (potential 5 - 5 = 0), inherent 5 - 5 = 0; total 0
+    # Both idle-free: the unit without inherent memory idle (T1) wins despite the shorter
+    # distance and the higher index.
+    b = board([[(50, 100.0)], [(50, 5.0), (50, 0.1)]], state=(0.0, 5.0, [(20, 5.0)]))
+    p = lw(b)
+    assert p.evaluate(b, 0)[0] == 0.0 and p.evaluate(b, 1)[0] == 0.0
+    assert p.select(b) == 1
+
+
+def test_tie_break_prefers_largest_decoupling_distance():
+    # Same S. T0 (50 B, 5 s): lands 5, distance 5, inherent 0. T1 (40 B, 4.5 s): lands 4,
+    # computes 5 -> 9.5: distance 5.5; inherent 4.5 - 6 = -1.5, and -1.5 + (5 - 4) < 0 so no
+    # memory idle. Both total 0 and no inherent idle -> larger distance: T1.
+    b = board([[(50, 5.0)], [(40, 4.5), (50, 0.1)]], state=(0.0, 5.0, [(20, 5.0)]))
+    p = lw(b)
+    assert p.evaluate(b, 0)[5] == 5.0 and p.evaluate(b, 1)[5] == 5.5
+    assert p.select(b) == 1
+
+
+def test_equal_candidates_go_to_lower_index():
+    b = board([[(50, 5.0)], [(50, 5.0), (50, 0.1)]], state=(0.0, 5.0, [(20, 5.0)]))
+    assert lw(b).select(b) == 0
+
+
+def test_starvation_all_candidates_cause_compute_idle_picks_compute_intensive_model():
+    # Empty state, every fetch makes the PE wait. T0 is memory-intensive (1.1 s compute vs 7 s
+    # fetch), T1 compute-intensive (101 s vs 7 s) but starts with a memory-heavy layer.
+    # T0 (20 B, 1 s): compute idle 2 + potential 6 - 1 = 5 -> 7.  T1 (60 B, 1 s): 6 + 5 = 11.
+    # Least idle would pick T0; starvation prevention picks the compute-intensive T1.
+    b = board([[(20, 1.0), (50, 0.1)], [(60, 1.0), (10, 100.0)]])
+    p = lw(b)
+    assert p.evaluate(b, 0)[0] == 7.0 and p.evaluate(b, 1)[0] == 11.0
+    assert p.select(b) == 1
+
+
+def test_starvation_all_candidates_incur_memory_idle_picks_memory_intensive_model():
+    # S: t_m = 0, t_c = 10, in flight (10 B, done 10).
+    # T0 compute-intensive, (50 B, 50 s): lands 5; F = 40 B in (5, 10) -> charged 4; incurred 49.
+    # T1 memory-intensive (23 s compute vs 31 s fetch) starting with (10 B, 20 s): lands 1;
+    #   F = 80 B in (1, 9) -> charged 8; incurred 11 + 8 = 19.
+    # Both incur memory idle and neither causes compute idle: T1 despite its larger total.
+    b = board([[(50, 50.0)], [(10, 20.0), (100, 1.0), (100, 1.0), (100, 1.0)]],
+              state=(0.0, 10.0, [(10, 10.0)]))
+    p = lw(b)
+    assert b.kind == ["compute", "memory"]
+    assert p.evaluate(b, 0)[0] == pytest.approx(4.0)
+    assert p.evaluate(b, 1)[0] == pytest.approx(8.0)
+    assert p.select(b) == 1
+
+
+def test_failsafe_when_all_tenants_are_compute_intensive():
+    a = make_tenant("a", [5.0, 5.0], [10, 10], 100)
+    c = make_tenant("c", [3.0, 3.0], [20, 20], 100)
+    s = plan("layerweaver", [a, c], 100, 10.0, requests=2)
+    assert any("failsafe" in n and "compute-intensive" in n for n in s.notes)
+    # one request at a time, first come first served: a0, c0, a1, c1
+    assert [(t, r) for t, r, i in s.order if i == 0] == [(0, 0), (1, 0), (0, 1), (1, 1)]
+    assert s.order == plan("sequential", [a, c], 100, 10.0, requests=2).order
+
+
+def test_failsafe_off_still_interleaves():
+    a = make_tenant("a", [5.0, 5.0], [10, 10], 100)
+    c = make_tenant("c", [3.0, 3.0], [20, 20], 100)
+    s = plan("layerweaver", [a, c], 100, 10.0, requests=1, failsafe=False)
+    assert any("failsafe off" in n for n in s.notes)
+
+
+def test_single_tenant_runs_and_notes_failsafe():
+    a = make_tenant("a", [5.0, 5.0], [10, 10], 100)
+    s = plan("layerweaver", [a], 100, 10.0, requests=2)
+    assert len(s.order) == 4 and any("failsafe" in n for n in s.notes)
+
+
+def test_interleaving_beats_sequential_on_complementary_pair():
+    # cnn: 4 x (10 B, 4 s) = 16 s compute, 4 s fetch; nlp: 4 x (40 B, 0.5 s) = 2 s, 16 s.
+    # Lower bound max(18, 20) = 20 s; run back to back the two take about 16 + 1 + 16 + 0.5.
+    cnn = make_tenant("cnn", [4.0] * 4, [10] * 4, 100)
+    nlp = make_tenant("nlp", [0.5] * 4, [40] * 4, 100)
+    lw_ = plan("layerweaver", [cnn, nlp], 100, 10.0, requests=1).makespan_s
+    seq = plan("sequential", [cnn, nlp], 100, 10.0, requests=1).makespan_s
+    assert lw_ < seq and lw_ < 24.0

@@ -1,0 +1,97 @@
+"""Closed-loop streams: request records, windows, entry points and bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from npuweave.cost import LayerCost
+from npuweave.errors import ConfigError, InfeasibleError, UnknownNameError
+from npuweave.hardware import NPU
+from npuweave.sim import run_streams, standalone_time, sweep_aimt
+
+NPU_ = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0, weight_buffer=100,
+           act_buffer=1)
+CNN = ("cnn", [LayerCost(compute_s=4.0, weight_bytes=10)] * 3)
+NLP = ("nlp", [LayerCost(compute_s=0.5, weight_bytes=40)] * 2)
+
+
+def test_standalone_time_by_hand():
+    # cnn: fetch 0-1, compute 1-5; next fetches overlap: 5-9, 9-13 -> 13 s
+    assert standalone_time(CNN, NPU_) == 13.0
+    # nlp: fetch 0-4, compute 4-4.5; fetch 4-8, compute 8-8.5
+    assert standalone_time(NLP, NPU_) == 8.5
+
+
+def test_closed_loop_reissues_at_finish():
+    r = run_streams([CNN, NLP], NPU_, scheduler="layerweaver", requests=3)
+    assert r.tenants == ("cnn", "nlp") and r.scheduler == "layerweaver"
+    for label in r.tenants:
+        recs = [q for q in r.requests if q.tenant == label]
+        assert [q.index for q in recs] == [0, 1, 2]
+        assert recs[0].arrival_s == 0.0
+        for prev, cur in zip(recs, recs[1:]):
+            assert cur.arrival_s == prev.finish_s
+        assert all(q.arrival_s <= q.start_s < q.finish_s for q in recs)
+    assert r.makespan_s == max(q.finish_s for q in r.requests)
+    pe = [iv for iv in r.intervals if iv.resource == "PE"]
+    assert r.pe_busy_s == pytest.approx(3 * (12.0 + 1.0)) == sum(iv.duration_s for iv in pe)
+    assert r.dram_busy_s == pytest.approx(3 * (3.0 + 8.0))
+
+
+def test_window_stops_issuing_at_the_window():
+    r = run_streams([CNN, NLP], NPU_, scheduler="sequential", window_s=30.0)
+    assert all(q.arrival_s < 30.0 for q in r.requests)
+    assert max(q.finish_s for q in r.requests) >= 30.0  # the last ones run past the window
+    longer = run_streams([CNN, NLP], NPU_, scheduler="sequential", window_s=60.0)
+    assert len(longer.requests) > len(r.requests)
+
+
+def test_batch_per_stream_is_recorded_and_duplicates_get_labels():
+    r = run_streams([CNN, CNN], NPU_, batch=[1, 4], requests=1)
+    assert r.tenants == ("cnn", "cnn#2")
+    assert [q.batch for q in r.requests] == [1, 4]
+
+
+def test_single_tenant_layerweaver_runs_with_failsafe_note():
+    r = run_streams([CNN], NPU_, requests=2)
+    assert len(r.requests) == 2 and any("failsafe" in n for n in r.notes)
+
+
+def test_zoo_model_runs():
+    from npuweave.hardware import preset
+
+    r = run_streams(["resnet50"], preset("memory-centric"), requests=1)
+    assert len(r.requests) == 1 and r.makespan_s > 0
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"requests": 0}, '"requests" must be an integer >= 1'),
+    ({"window_s": 0.0}, '"window_s" must be > 0'),
+    ({"batch": [1]}, '"batch" lists 1 sizes for 2 models'),
+    ({"batch": 0}, '"batch" must be an integer >= 1'),
+])
+def test_bad_config(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        run_streams([CNN, NLP], NPU_, **kwargs)
+
+
+def test_no_models_and_unknown_scheduler():
+    with pytest.raises(ConfigError, match="no models"):
+        run_streams([], NPU_)
+    with pytest.raises(UnknownNameError, match="choose one of: aimt, compute-only"):
+        run_streams([CNN, NLP], NPU_, scheduler="weaver")
+
+
+def test_layer_that_cannot_fit_even_after_tiling():
+    tiny = NPU(name="tiny", pe_rows=8, pe_cols=8, clock_hz=1.0, dram_bw=10.0, weight_buffer=100,
+               act_buffer=1)  # smallest tile: 8 x 8 x 2 B = 128 B > 100 // 2
+    with pytest.raises(InfeasibleError, match="layer 'L1'"):
+        run_streams([("m", [LayerCost(compute_s=1.0, weight_bytes=10),
+                            LayerCost(compute_s=1.0, weight_bytes=1000)])], tiny, requests=1)
+
+
+def test_sweep_aimt_reports_best_setting():
+    s = sweep_aimt([CNN, NLP], NPU_, lows=(0.0, 0.1, 0.3), highs=(0.2, 0.5), requests=2)
+    assert len(s.rows) == 5  # (0.3, 0.2) skipped
+    assert s.score == max(row[2] for row in s.rows)
+    assert (s.low, s.high, s.score) in s.rows
