@@ -160,8 +160,10 @@ def parse_format(spec: str | list[str]) -> NumberFormat:
     if "exponent" in keys:
         raise ConfigError(f"exponent= applies to FLOAT only, not {fam.value}")
     if fam is Family.FIXED:
-        return FIXED(bits, 0 if bias is None else bias,
-                     twos_complement=opts.get("twos_complement", False))
+        fixed = FIXED(bits, 0 if bias is None else bias)
+        return NumberFormat(Family.FIXED, 1, 0, fixed.fraction, fixed.bias,
+                            opts.get("specials", Specials.NONE), opts.get("saturate", True),
+                            opts.get("twos_complement", False))
     if fam is Family.EXP:
         return EXP(bits, bias, specials=opts.get("specials", Specials.NONE),
                    saturate=opts.get("saturate", True))
