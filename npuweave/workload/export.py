@@ -56,8 +56,7 @@ def _derived_values(op: Op, shape: Shapes) -> dict[int, list[int]]:
     if t == "Squeeze":
         return {1: _inserted_axes(y, x)}
     if t == "Slice":
-        axes = [i for i, (a, b) in enumerate(zip(x, y, strict=True)) if a != b]
-        return {1: [0] * len(axes), 2: [y[i] for i in axes], 3: axes, 4: [1] * len(axes)}
+        return _slice_values(op, x, y, shape)
     if t == "Pad":
         return {1: [0] * len(x) + [b - a for a, b in zip(x, y, strict=True)]}
     if t == "Split":
@@ -66,6 +65,19 @@ def _derived_values(op: Op, shape: Shapes) -> dict[int, list[int]]:
     if t == "Resize":
         return {3: list(y)}
     return {}
+
+
+def _slice_values(op: Op, x: tuple[int, ...], y: tuple[int, ...],
+                  shape: Shapes) -> dict[int, list[int]]:
+    """Slice bounds keeping the first ``y[a]`` entries of each axis ``a`` (as many as the
+    graph's bound tensors hold; the sliced axes first)."""
+    n = shape(op.inputs[1])[0] if len(op.inputs) > 1 and op.inputs[1] else 0
+    if len(op.inputs) > 3 and op.inputs[3]:
+        changed = [i for i, (a, b) in enumerate(zip(x, y, strict=True)) if a != b]
+        axes = (changed + [i for i in range(len(x)) if i not in changed])[:n]
+    else:
+        axes = list(range(n))
+    return {1: [0] * n, 2: [y[a] for a in axes], 3: axes, 4: [1] * n}
 
 
 def _inserted_axes(small: tuple[int, ...], big: tuple[int, ...]) -> list[int]:
@@ -143,7 +155,7 @@ class _Writer:
 
     def op(self, op: Op) -> None:
         op, moved = _move_attrs(op, self.opset)
-        derived = _derived_values(op, self.shape)
+        derived = {} if moved else _derived_values(op, self.shape)
         inputs = list(op.inputs)
         for slot, name in enumerate(op.inputs):
             if slot in moved:
