@@ -57,9 +57,10 @@ def import_onnx(path: str | Path, batch: int | None = None,
     for init in g.initializer:
         state.add_initializer(init)
     declared = _add_inputs(state, g, dims or {}, path)
+    _check_outputs(state.nodes, g, path)
     state.resolve(list(g.output), list(model.opset_import))
-    runtime = [n for n in g.node if not all(o in state.const for o in n.output if o)]
-    names = _node_names(g.node)
+    runtime = [n for n in state.nodes if not all(o in state.const for o in n.output if o)]
+    names = _node_names(state.nodes)  # keyed by id(): the same NodeProto objects throughout
     _check_supported(runtime, names, path)
     _check_shapes(runtime, names, state, g, model, declared, path)
     graph = _build(runtime, names, state, g, path)
@@ -162,6 +163,17 @@ def _node_names(nodes) -> dict[int, str]:
         seen.add(name)
         names[id(node)] = name
     return names
+
+
+def _check_outputs(nodes: list[onnx.NodeProto], g: onnx.GraphProto, path: Path) -> None:
+    """Every graph output must come from somewhere (a truncated or hand-edited file fails)."""
+    made = {o for n in nodes for o in n.output} | {i.name for i in g.input}
+    made |= {i.name for i in g.initializer}
+    orphans = [o.name for o in g.output if o.name not in made]
+    if not g.output or orphans:
+        what = f"outputs {orphans} are produced by no node" if orphans else "it has no outputs"
+        raise ModelImportError(f"{path}: the graph is incomplete ({what}); the file may be "
+                               f"truncated or edited: re-export the model")
 
 
 def _listing(items: list[str]) -> str:

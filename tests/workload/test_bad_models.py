@@ -49,6 +49,14 @@ def test_text_file_named_onnx(tmp_path):
     assert str(path) in one_line(err)
 
 
+def test_output_produced_by_no_node(tmp_path):
+    nodes = [helper.make_node("Relu", ["x"], ["a"])]
+    path = save(tmp_path, nodes, [helper.make_tensor_value_info("x", F, [1, 4])],
+                [helper.make_tensor_value_info("y", F, None)])
+    with pytest.raises(ModelImportError, match=r"incomplete.*'y'.*re-export"):
+        import_onnx(path)
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(ModelImportError, match="no such file"):
         import_onnx(tmp_path / "absent.onnx")
