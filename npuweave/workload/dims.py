@@ -103,8 +103,9 @@ def _conv(graph: Graph, op: Op) -> HeadDims:
     else:
         gemm = (g, prod(y[2:]), w[1] * prod(kernel), w[0] // g)
     bias = _bias(graph, op, 2)
-    return HeadDims(LayerKind.CONV, gemm, prod(w) + bias, y[1], bias > 0,
-                    geometry=geometry(op, x, y, kernel, g))
+    # a transposed conv's rows do not map to input rows through a window: no geometry
+    geom = geometry(op, x, y, kernel, g) if op.op_type == "Conv" else None
+    return HeadDims(LayerKind.CONV, gemm, prod(w) + bias, y[1], bias > 0, geometry=geom)
 
 
 def _gemm(graph: Graph, op: Op) -> HeadDims:

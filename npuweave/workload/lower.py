@@ -178,7 +178,7 @@ def _compose(first: Geometry | None, then: Geometry | None) -> Geometry | None:
 
 def _splittable(graph: Graph, grp: Group, kind: LayerKind, geom: Geometry | None) -> bool:
     """Rows of the output need only a band of input rows (4-D conv and vector layers)."""
-    if kind not in (LayerKind.CONV, LayerKind.VECTOR):
+    if kind not in (LayerKind.CONV, LayerKind.VECTOR) or (kind == LayerKind.CONV and geom is None):
         return False
     if geom is not None and geom.out_chw[1] == 1 and geom.in_chw[1] > 1:
         return False  # a single output row reads every input row

@@ -57,6 +57,17 @@ def test_depthwise_and_grouped_conv_dims():
                                     (1, 1), 4)
 
 
+def test_conv_transpose_scatters_each_input_pixel():
+    b = Builder()
+    x = b.input("x", (1, 16, 8, 8))
+    b.op("ConvTranspose", [x, b.const("w", (16, 4, 2, 2))], (1, 8, 16, 16), group=2,
+         strides=[2, 2])
+    (layer,) = lower(b.graph())
+    # W is (Cin, Cout/g, kh, kw): each of 64 pixels x 8 input channels per group feeds 4x2x2
+    assert layer.gemm == (2, 64, 8, 16) and layer.macs == 16 * 64 * 4 * 4
+    assert layer.geometry is None and not layer.splittable_h
+
+
 def _attention(heads=12, seq=128, dim=64):
     b = Builder()
     q = b.input("q", (1, heads, seq, dim))
