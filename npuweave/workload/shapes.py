@@ -155,9 +155,8 @@ class ShapeState:
         """Fold and infer until a round learns nothing new."""
         self.fold_pass()
         for _ in range(_MAX_ROUNDS):
-            before = len(self.shapes)
             self.infer(outputs, opset_imports)
-            if self.fold_pass() == 0 and len(self.shapes) == before:
+            if self.fold_pass() == 0:  # no new value: inferring again would learn nothing
                 break
 
     def first_error(self, outputs: list[onnx.ValueInfoProto], opset_imports: list) -> str:
