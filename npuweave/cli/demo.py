@@ -22,14 +22,13 @@ DEMO_NPU = "memory-centric"
 @click.option("--requests", default=3, show_default=True, type=int, help="Requests per stream.")
 def demo(out_dir: str, requests: int) -> None:
     """RN + BB on the memory-centric NPU: every scheduler side by side, with a timeline PNG."""
-    from rich.console import Console
-
     from npuweave import report
+    from npuweave.cli.schedule import _console
     from npuweave.experiments import compare, scheduler_names
     from npuweave.hardware import preset
 
     started = time.perf_counter()
-    console = Console()
+    console = _console()
     npu = preset(DEMO_NPU)
     names = scheduler_names()
     console.print(f"Co-scheduling {' + '.join(DEMO_MODELS)} on the {DEMO_NPU} NPU "

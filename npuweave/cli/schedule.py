@@ -17,9 +17,12 @@ from npuweave.errors import ConfigError
 
 
 def _console() -> Any:
+    """A rich console; piped or captured output gets wide lines instead of wrapped cells."""
+    import sys
+
     from rich.console import Console
 
-    return Console()
+    return Console(width=None if sys.stdout.isatty() else 160)
 
 
 def _split(text: str) -> list[str]:

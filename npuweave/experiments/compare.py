@@ -74,8 +74,17 @@ def evaluate(
 ) -> dict[str, Any]:
     """One row of metrics for one ``SimResult`` (scheduler name first)."""
     row: dict[str, Any] = {"scheduler": getattr(result, "scheduler", "?")}
+    if not result.requests:
+        # The policy ran nothing (memory-only without a memory-intensive tenant): no work,
+        # so no throughput and no utilization; slowdowns are undefined.
+        row.update({m: _EMPTY.get(m) for m in metrics})
+        return row
     row.update(summarize(result, standalone, metrics, window))
     return row
+
+
+_EMPTY: dict[str, Any] = {"stp": 0.0, "fairness": 0.0, "pe_utilization": 0.0,
+                          "dram_utilization": 0.0, "throughput": {}}
 
 
 def compare(

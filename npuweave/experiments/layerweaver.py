@@ -134,6 +134,19 @@ def reproduce_layerweaver(
     return rows
 
 
+def _mean(values: Iterable[float | None]) -> float | None:
+    """Mean of the defined values (a run that did nothing has no ANTT)."""
+    vals = [v for v in values if v is not None]
+    return float(np.mean(vals)) if vals else None
+
+
+def _geomean(values: Iterable[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    if not vals or min(vals) <= 0:
+        return 0.0 if vals else None
+    return float(np.exp(np.mean(np.log(vals))))
+
+
 def _by(rows: Sequence[Mapping[str, Any]], scenario: str, scheduler: str) -> dict[str, Any]:
     return {r["pair"]: r for r in rows if r["scenario"] == scenario and r["scheduler"] == scheduler}
 
@@ -148,8 +161,8 @@ def averages(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 continue
             row: dict[str, Any] = {"scenario": scenario, "scheduler": name, "pairs": len(group)}
             for m in METRICS:
-                row[m] = float(np.mean([g[m] for g in group]))
-            row["stp_geomean"] = float(np.exp(np.mean([np.log(g["stp"]) for g in group])))
+                row[m] = _mean(g[m] for g in group)
+            row["stp_geomean"] = _geomean(g["stp"] for g in group)
             out.append(row)
     return out
 

@@ -16,6 +16,7 @@ from npuweave.errors import ConfigError
 class IntervalLike(Protocol):
     resource: str
     tenant: str
+    request: int
     start_s: float
     end_s: float
 
@@ -23,6 +24,7 @@ class IntervalLike(Protocol):
 class RequestLike(Protocol):
     tenant: str
     model: str
+    index: int
     arrival_s: float
     start_s: float
     finish_s: float

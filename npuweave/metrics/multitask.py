@@ -12,11 +12,14 @@ For closed-loop streams (Layerweaver, thesis IV.5.B) a tenant runs many requests
 number of requests it got through in the window. Then ``STP = sum_i n_i * T_i^single / W``,
 which is the thesis's "queries weighted by their standalone latency, per second": a model
 running alone scores 1 whatever its length, and two models that merely take turns score 1.
-A request that straddles a window edge counts by the fraction of its ``[start, finish]`` that
-lies inside (progress interpolated linearly in time), so the window need not end on a finish.
+A request that straddles a window edge counts by the fraction of its work that lies inside:
+the share of its busy time (PE and DRAM intervals) in the window when the intervals are given,
+else the share of its ``[start, finish]`` span, so the window need not end on a finish. Pass
+the intervals: a request that is started early and then starved would otherwise be credited
+for time in which it did nothing.
 
-ANTT averages per-request slowdowns ``latency / T_single`` first within each tenant and then
-over tenants (thesis IV.5.C: "for each model"); ``by="request"`` averages over all requests
+ANTT averages per-request slowdowns ``latency / T_single`` of the requests issued inside the
+window, first within each tenant and then over tenants (thesis IV.5.C: "for each model"); ``by="request"`` averages over all requests
 instead, which is PREMA's per-task form when every tenant issues one request.
 """
 
@@ -28,6 +31,7 @@ import numpy as np
 
 from npuweave.errors import ConfigError
 from npuweave.metrics.common import (
+    IntervalLike,
     RequestLike,
     Standalone,
     Window,
@@ -37,8 +41,29 @@ from npuweave.metrics.common import (
 )
 
 
-def progress(requests: Iterable[RequestLike], t0: float, t1: float) -> float:
+def _work_index(intervals: Iterable[IntervalLike]) -> dict[tuple[str, int], list[tuple[float, float]]]:
+    index: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    for iv in intervals:
+        index.setdefault((iv.tenant, iv.request), []).append((iv.start_s, iv.end_s))
+    return index
+
+
+def _clipped(spans: list[tuple[float, float]], t0: float, t1: float) -> float:
+    return sum(max(0.0, min(b, t1) - max(a, t0)) for a, b in spans)
+
+
+def progress(
+    requests: Iterable[RequestLike],
+    t0: float,
+    t1: float,
+    intervals: Iterable[IntervalLike] | None = None,
+) -> float:
     """Requests' worth of work done inside ``[t0, t1]``, counting partial requests pro rata.
+
+    With ``intervals``, a request's share inside the window is the share of its busy time
+    (PE and DRAM together) that lies inside: a request that waits most of its life and then
+    runs fast is not credited for the waiting. Without them, progress is assumed uniform over
+    ``[start_s, finish_s]``.
 
     Examples
     --------
@@ -46,19 +71,27 @@ def progress(requests: Iterable[RequestLike], t0: float, t1: float) -> float:
     >>> progress([R(start_s=0.0, finish_s=2.0), R(start_s=2.0, finish_s=4.0)], 0.0, 3.0)
     1.5
     """
+    index = _work_index(intervals) if intervals is not None else {}
     done = 0.0
     for r in requests:
+        spans = index.get((r.tenant, r.index)) if index else None
+        total = sum(b - a for a, b in spans) if spans else 0.0
+        if total > 0:
+            done += _clipped(spans, t0, t1) / total
+            continue
         span = r.finish_s - r.start_s
         if span <= 0:
             done += 1.0 if t0 <= r.finish_s <= t1 else 0.0
-            continue
-        overlap = min(r.finish_s, t1) - max(r.start_s, t0)
-        done += max(0.0, overlap) / span
+        else:
+            done += _clipped([(r.start_s, r.finish_s)], t0, t1) / span
     return done
 
 
 def throughput(
-    requests: Sequence[RequestLike], window: Window = "common", unit: str = "requests"
+    requests: Sequence[RequestLike],
+    window: Window = "common",
+    unit: str = "requests",
+    intervals: Sequence[IntervalLike] | None = None,
 ) -> dict[str, float]:
     """Per-tenant throughput in requests (or ``unit="inputs"``: requests x batch) per second.
 
@@ -75,23 +108,31 @@ def throughput(
     out = {}
     for tenant, rs in group_by_tenant(requests).items():
         scale = rs[0].batch if unit == "inputs" else 1
-        out[tenant] = progress(rs, t0, t1) * scale / (t1 - t0)
+        out[tenant] = progress(rs, t0, t1, intervals) * scale / (t1 - t0)
     return out
 
 
 def stp_per_tenant(
-    requests: Sequence[RequestLike], standalone: Standalone, window: Window = "common"
+    requests: Sequence[RequestLike],
+    standalone: Standalone,
+    window: Window = "common",
+    intervals: Sequence[IntervalLike] | None = None,
 ) -> dict[str, float]:
     """Each tenant's term ``T_single / T_multi`` of the STP sum (its normalized progress)."""
     t0, t1 = resolve_window(window, requests)
     single = standalone_of(standalone)
     return {
-        tenant: progress(rs, t0, t1) * single(rs[0]) / (t1 - t0)
+        tenant: progress(rs, t0, t1, intervals) * single(rs[0]) / (t1 - t0)
         for tenant, rs in group_by_tenant(requests).items()
     }
 
 
-def stp(requests: Sequence[RequestLike], standalone: Standalone, window: Window = "common") -> float:
+def stp(
+    requests: Sequence[RequestLike],
+    standalone: Standalone,
+    window: Window = "common",
+    intervals: Sequence[IntervalLike] | None = None,
+) -> float:
     """System throughput, PREMA Eq. 1: ``sum_i T_i^single / T_i^multi`` (see module docstring).
 
     Examples
@@ -106,7 +147,7 @@ def stp(requests: Sequence[RequestLike], standalone: Standalone, window: Window 
     >>> round(stp(rs, {"A": 0.005, "B": 0.010}), 9)
     1.0
     """
-    return float(sum(stp_per_tenant(requests, standalone, window).values()))
+    return float(sum(stp_per_tenant(requests, standalone, window, intervals).values()))
 
 
 def ntt(requests: Iterable[RequestLike], standalone: Standalone) -> list[float]:
@@ -118,9 +159,9 @@ def ntt(requests: Iterable[RequestLike], standalone: Standalone) -> list[float]:
 def ntt_per_tenant(
     requests: Sequence[RequestLike], standalone: Standalone, window: Window = "common"
 ) -> dict[str, float]:
-    """Mean NTT of each tenant's requests that finish inside the window."""
+    """Mean NTT of each tenant's requests issued inside the window (see ``antt``)."""
     t0, t1 = resolve_window(window, requests)
-    inside = [r for r in requests if t0 <= r.finish_s <= t1]
+    inside = [r for r in requests if t0 <= r.arrival_s < t1]
     return {
         tenant: float(np.mean(ntt(rs, standalone)))
         for tenant, rs in group_by_tenant(inside).items()
@@ -135,19 +176,21 @@ def antt(
 ) -> float:
     """Average normalized turnaround time, PREMA Eq. 1 (lower is better, 1 = no slowdown).
 
-    ``by="tenant"`` (default) averages each tenant's mean NTT; ``by="request"`` averages
-    all requests' NTTs. Examples: A's requests take 6 and 8 ms against 5 ms alone
+    The requests counted are those issued inside the window, however late they finish: a
+    request starved while the other stream ran keeps its whole latency, and requests issued
+    after the window (a stream running alone) do not dilute the mean. ``by="tenant"``
+    (default) averages each tenant's mean NTT; ``by="request"`` averages all NTTs. Examples: A's requests take 6 and 8 ms against 5 ms alone
     (NTT 1.2, 1.6 -> 1.4) and B's one takes 12 ms against 10 ms (1.2): ANTT = (1.4 + 1.2) / 2.
     """
     t0, t1 = resolve_window(window, requests)
     if by == "tenant":
         values = list(ntt_per_tenant(requests, standalone, (t0, t1)).values())
     elif by == "request":
-        values = ntt([r for r in requests if t0 <= r.finish_s <= t1], standalone)
+        values = ntt([r for r in requests if t0 <= r.arrival_s < t1], standalone)
     else:
         raise ConfigError(f"by must be 'tenant' or 'request', got {by!r}")
     if not values:
-        raise ConfigError("no request finished inside the measurement window; run more requests")
+        raise ConfigError("no request was issued inside the measurement window; run more requests")
     return float(np.mean(values))
 
 
@@ -157,13 +200,14 @@ def fairness(
     priorities: Mapping[str, float] | None = None,
     window: Window = "common",
     tenants: Iterable[str] = (),
+    intervals: Sequence[IntervalLike] | None = None,
 ) -> float:
     """PREMA Eq. 2: ``min_ij PP_i / PP_j`` with priority-normalized progress ``PP_i``.
 
     1 means every tenant progresses in proportion to its priority (equal by default); a
     tenant listed in ``tenants`` that finished nothing has ``PP = 0`` and makes fairness 0.
     """
-    terms = stp_per_tenant(requests, standalone, window)
+    terms = stp_per_tenant(requests, standalone, window, intervals)
     for name in tenants:
         terms.setdefault(name, 0.0)
     if not terms:

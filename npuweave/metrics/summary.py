@@ -28,12 +28,12 @@ def _util(resource: str) -> Metric:
 
 
 METRICS: dict[str, Metric] = {
-    "stp": lambda run, sa, w: stp(run.requests, sa, w),
+    "stp": lambda run, sa, w: stp(run.requests, sa, w, run.intervals),
     "antt": lambda run, sa, w: antt(run.requests, sa, w),
-    "fairness": lambda run, sa, w: fairness(run.requests, sa, window=w),
+    "fairness": lambda run, sa, w: fairness(run.requests, sa, window=w, intervals=run.intervals),
     "pe_utilization": _util("PE"),
     "dram_utilization": _util("DRAM"),
-    "throughput": lambda run, sa, w: throughput(run.requests, w),
+    "throughput": lambda run, sa, w: throughput(run.requests, w, intervals=run.intervals),
     "makespan_s": lambda run, sa, w: makespan(run.intervals),
     "makespan_ratio": lambda run, sa, w: makespan_ratio(run.intervals),
     "latency": lambda run, sa, w: tail_latency(run.requests),

@@ -86,7 +86,7 @@ def rich_table(
     cols = _columns(rows)
     table = Table(title=title, title_justify="left")
     for i, col in enumerate(cols):
-        table.add_column(_header(col), justify="left" if i == 0 else "right")
+        table.add_column(_header(col), justify="left" if i == 0 else "right", no_wrap=i == 0)
     for row in rows:
         flat = flatten(row)
         table.add_row(*(fmt(c, flat.get(c)) for c in cols))

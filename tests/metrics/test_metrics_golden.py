@@ -58,6 +58,17 @@ def test_progress_counts_straddling_request_pro_rata():
     assert progress(b, 0.0, 18 * MS) == pytest.approx(1 + 4 / 14)
 
 
+def test_progress_follows_work_when_intervals_are_given():
+    # B's request spans [0, 10] but waits until 8 and then fetches 8-9 and computes 9-10.
+    req = [RequestRecord("B", "B", 0, 0.0, 0.0, 10.0)]
+    work = [Interval("DRAM", "B", 0, "fc", 8.0, 9.0), Interval("PE", "B", 0, "fc", 9.0, 10.0)]
+    # In (0, 9): uniform-in-time credit 9/10; by work, 1 of its 2 busy seconds -> 0.5.
+    assert progress(req, 0.0, 9.0) == pytest.approx(0.9)
+    assert progress(req, 0.0, 9.0, work) == pytest.approx(0.5)
+    # STP over (0, 9) with T_single = 2: 0.5 * 2 / 9.
+    assert stp(req, {"B": 2.0}, (0.0, 9.0), work) == pytest.approx(1 / 9)
+
+
 def test_stp_closed_loop_common_window():
     # STP = 3 * 5/18 + (1 + 2/7) * 10/18 = 5/6 + 5/7 = 65/42.
     assert stp(SHARED, SINGLE) == pytest.approx(65 / 42)
@@ -87,11 +98,13 @@ def test_thesis_example_equal_stp():
 
 
 def test_antt_by_tenant_and_by_request():
-    # In (0, 18 ms): A's NTTs 6/5 = 1.2 (x3); B's finished request 14/10 = 1.4.
+    # Issued in (0, 18 ms): A's three (NTT 6/5 = 1.2 each), B's two (arrivals 0 and 14 ms,
+    # NTT 14/10 = 1.4 each, the second counted although it finishes at 28 ms).
     assert antt(SHARED, SINGLE) == pytest.approx((1.2 + 1.4) / 2)
-    assert antt(SHARED, SINGLE, by="request") == pytest.approx((3 * 1.2 + 1.4) / 4)
-    # Whole run adds B's second request (14 ms, 1.4): tenant means 1.2 and 1.4 again.
-    assert antt(SHARED, SINGLE, window=None) == pytest.approx(1.3)
+    assert antt(SHARED, SINGLE, by="request") == pytest.approx((3 * 1.2 + 2 * 1.4) / 5)
+    # A window (0, 10 ms) keeps A's first two and B's first: (1.2 + 1.4) / 2 again, and
+    # by request (1.2 + 1.2 + 1.4) / 3.
+    assert antt(SHARED, SINGLE, (0.0, 10 * MS), by="request") == pytest.approx(3.8 / 3)
     assert ntt(SHARED[:1], SINGLE) == pytest.approx([1.2])
 
 

@@ -1,0 +1,110 @@
+"""``npuweave schedule / schedulers / reproduce / demo`` end to end on small zoo models."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from npuweave.cli import main
+from npuweave.schedule import schedulers
+
+SMALL = ["--models", "ncf,mobilenetv2", "--requests", "2"]
+
+
+def run_cli(args, capsys):
+    """Run the CLI in-process; return (exit code, stdout, stderr)."""
+    code = 0
+    try:
+        main(args)
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_schedulers_lists_every_policy(capsys):
+    code, out, _ = run_cli(["schedulers"], capsys)
+    assert code == 0
+    lines = out.strip().splitlines()
+    assert len(lines) == len(schedulers())
+    for name, line in zip(schedulers(), lines, strict=True):
+        assert line.split()[0] == name
+
+
+def test_unknown_scheduler_exits_2_with_one_line_listing_names():
+    proc = subprocess.run(
+        [sys.executable, "-m", "npuweave", "schedule", "--models", "ncf", "--scheduler", "nope"],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "unknown scheduler 'nope'" in lines[0]
+    assert all(name in lines[0] for name in schedulers())
+
+
+def test_unknown_model_exits_2_with_one_line_listing_names(capsys):
+    code, _, err = run_cli(["schedule", "--models", "resnet50,no-such-net"], capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "no-such-net" in lines[0] and "bert-base" in lines[0]
+
+
+@pytest.mark.parametrize("args", [["--requests", "0"], ["--batch", "0"], ["--compare", ","]])
+def test_bad_numbers_exit_2(capsys, args):
+    code, _, err = run_cli(["schedule", "--models", "ncf", *args], capsys)
+    assert code == 2 and err.startswith("error:")
+
+
+def test_compare_all_prints_every_scheduler_and_writes_json(tmp_path, capsys):
+    out_json = tmp_path / "r.json"
+    code, out, _ = run_cli(
+        ["schedule", *SMALL, "--compare", "all", "--json", str(out_json)], capsys
+    )
+    assert code == 0
+    for name in schedulers():
+        assert name in out
+    doc = json.loads(out_json.read_text())
+    assert doc["models"] == ["ncf", "mobilenetv2"] and doc["npu"] == "memory-centric"
+    assert [r["scheduler"] for r in doc["rows"]][0] == "layerweaver"
+    assert {r["scheduler"] for r in doc["rows"]} == set(schedulers())
+    for row in doc["rows"]:
+        assert 0 <= row["pe_utilization"] <= 1 and 0 <= row["dram_utilization"] <= 1
+        assert 0 <= row["stp"] <= 2 + 1e-9
+        if row["throughput"]:  # memory-only runs nothing when no tenant is memory-bound
+            assert row["makespan_ratio"] >= 1 - 1e-9 and row["antt"] >= 1 - 1e-9
+            assert set(row["throughput"]) == {"ncf", "mobilenetv2"}
+    assert set(doc["notes"]) == set(schedulers())
+
+
+def test_csv_to_stdout_and_timeline_and_trace(tmp_path, capsys):
+    png, trace = tmp_path / "t.png", tmp_path / "t.json"
+    code, out, _ = run_cli(
+        ["schedule", *SMALL, "--compare", "sequential", "--csv",
+         "--timeline", str(png), "--trace", str(trace)], capsys,
+    )
+    assert code == 0
+    header, *rows = out.strip().splitlines()
+    assert header.startswith("scheduler,stp,antt")
+    assert [r.split(",")[0] for r in rows] == ["layerweaver", "sequential"]
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    events = json.loads(trace.read_text())["traceEvents"]
+    names = {e["args"]["name"] for e in events if e["name"] == "process_name"}
+    assert names == {"layerweaver", "sequential"}
+
+
+def test_reproduce_one_pair_writes_csv(tmp_path, capsys):
+    out_csv = tmp_path / "lw.csv"
+    code, out, _ = run_cli(
+        ["reproduce", "layerweaver", "--pairs", "MN+NCF", "--scenarios", "single-batch",
+         "--schedulers", "fair,layerweaver", "--requests", "2", "--csv", str(out_csv)], capsys,
+    )
+    assert code == 0
+    lines = out_csv.read_text().strip().splitlines()
+    assert len(lines) == 3 and lines[0].startswith("scenario,npu,batch,pair,scheduler,stp")
+    assert "Ours vs thesis" in out
+
+
+def test_reproduce_bad_pair_exits_2(capsys):
+    code, _, err = run_cli(["reproduce", "layerweaver", "--pairs", "RN+QQ"], capsys)
+    assert code == 2 and "QQ" in err and "NCF" in err
