@@ -82,7 +82,8 @@ class Layerweaver:
             pi = 0.0
         return ci + charged + pi, ci, mem, charged, pi, ce - fe
 
-    def select(self, board: Board) -> int:
+    def select_reference(self, board: Board) -> int:
+        """``select`` written plainly on top of ``evaluate`` (tests check both agree)."""
         act = board.active
         if len(act) == 1 or self.failsafe:
             return act[0] if len(act) == 1 else fcfs_tenant(board)
@@ -94,12 +95,52 @@ class Layerweaver:
             pool = [e for e in evals if board.kind[e[0]] == MEMORY] or evals
         return _pick(board, pool)
 
+    def select(self, board: Board) -> int:
+        """The selection rule, with ``evaluate`` inlined: this is the scheduler's hot loop."""
+        act = board.active
+        if len(act) == 1 or self.failsafe:
+            return act[0] if len(act) == 1 else fcfs_tenant(board)
+        b = board
+        t_m, t_c, bw, maxft = b.t_m, b.t_c, b.bw, b.maxft
+        free = b.buf - b.used
+        pos, sizes, ftimes, comps, inhs = b.pos, b.size, b.ftime, b.comp, b.inh
+        evals = []
+        all_ci = all_mem = True
+        for t in act:
+            i = pos[t]
+            size = sizes[t][i]
+            fe = t_m + ftimes[t][i] if size <= free else b.fetch_end(size)
+            ce = (t_c if t_c > fe else fe) + comps[t][i]
+            inh = inhs[t][i]
+            mem = inh
+            if fe > t_c:
+                ci = fe - t_c
+            else:
+                ci = 0.0
+                if fe < t_c and inh + (t_c - fe) > 0.0:
+                    mem = inh + b.fetch_window(fe, size, t_c) / bw
+            charged = (mem if mem > 0.0 else 0.0) - (inh if inh > 0.0 else 0.0)
+            pi = maxft - (ce - fe)
+            total = ci + charged + (pi if pi > 0.0 else 0.0)
+            if ci <= EPS:
+                all_ci = False
+            if mem <= EPS:
+                all_mem = False
+            evals.append((t, total, ci, mem, charged, pi, ce - fe))
+        if all_ci:
+            evals = [e for e in evals if b.kind[e[0]] == COMPUTE] or evals
+        elif all_mem:
+            evals = [e for e in evals if b.kind[e[0]] == MEMORY] or evals
+        return _pick(b, evals)
+
 
 def _pick(board: Board, pool: list[tuple[int, float, float, float, float, float, float]]) -> int:
     """Least total idle; ties: no inherent memory idle, then largest decoupling distance."""
+    if len(pool) == 1:
+        return pool[0][0]
     best = min(e[1] for e in pool)
     ties = [e for e in pool if e[1] <= best + EPS]
     if len(ties) == 1:
         return ties[0][0]
-    # e[6] is the decoupling distance; inherent memory idle is recomputed from the board
+    # e[6] is the decoupling distance; inherent memory idle is read from the board
     return min(ties, key=lambda e: (board.inh[e[0]][board.pos[e[0]]] > 0.0, -e[6]))[0]

@@ -6,6 +6,8 @@ All boards: buffer 100 B, 10 B/s (fill time 10 s). Units are (bytes, compute sec
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sched_helpers import board
 
 from npuweave.schedule import get_scheduler, make_tenant, plan
@@ -136,3 +138,23 @@ def test_interleaving_beats_sequential_on_complementary_pair():
     lw_ = plan("layerweaver", [cnn, nlp], 100, 10.0, requests=1).makespan_s
     seq = plan("sequential", [cnn, nlp], 100, 10.0, requests=1).makespan_s
     assert lw_ < seq and lw_ < 24.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 100), st.floats(0.0, 20.0)), min_size=1,
+                         max_size=3), min_size=2, max_size=4),
+       st.floats(0.0, 10.0), st.floats(0.0, 20.0),
+       st.lists(st.tuples(st.integers(1, 40), st.floats(0.0, 25.0)), max_size=3))
+def test_fast_select_agrees_with_reference(units, t_m, dt, inflight):
+    # the inlined hot-loop select and the plain evaluate-based one pick the same tenant
+    fl = sorted((s, t_m + c) for s, c in inflight if t_m + c <= t_m + dt)
+    fl = [(s, c) for s, c in sorted(fl, key=lambda x: x[1]) if c > t_m]
+    used, keep = 0, []
+    for s, c in fl:
+        if used + s <= 100:
+            keep.append((s, c))
+            used += s
+    b = board(units, state=(t_m, t_m + dt, keep))
+    p = lw(b)
+    p.failsafe = False
+    assert p.select(b) == p.select_reference(b)
