@@ -12,7 +12,7 @@ from functools import cache
 
 from npuweave.cost.prema import prema
 from npuweave.cost.roofline import roofline
-from npuweave.cost.systolic import systolic_ws
+from npuweave.cost.systolic import systolic_ws, systolic_ws_db
 from npuweave.cost.traffic import Formats, weight_bits, weight_tiles
 from npuweave.cost.types import LayerCost
 from npuweave.errors import ConfigError, unknown_name
@@ -24,6 +24,8 @@ CostModel = Callable[[Layer, NPU, int, int], LayerCost]
 _MODELS: dict[str, tuple[CostModel, str]] = {
     "systolic-ws": (systolic_ws, "weight-stationary systolic array, SCALE-Sim v3 fold cycles"
                                  " (default)"),
+    "systolic-ws-db": (systolic_ws_db, "weight-stationary with double-buffered weights: next"
+                                       " fold's weights load while the current one streams"),
     "prema": (prema, "PREMA Algorithm 1: inner/outer tiles, compute overlapped with next fetch"),
     "roofline": (roofline, "max(MACs / peak, bytes / bandwidth): the sanity lower bound"),
 }
@@ -35,7 +37,7 @@ def cost_models() -> dict[str, str]:
     Examples
     --------
     >>> sorted(cost_models())
-    ['prema', 'roofline', 'systolic-ws']
+    ['prema', 'roofline', 'systolic-ws', 'systolic-ws-db']
     """
     return {name: desc for name, (_, desc) in _MODELS.items()}
 

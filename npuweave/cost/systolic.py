@@ -104,6 +104,37 @@ def gemm_cycles(layer: Layer, npu: NPU, batch: int = 1) -> int:
     return rounds * ws_fold_cycles(m, r, c) - min(count, rounds)
 
 
+def gemm_cycles_db(layer: Layer, npu: NPU, batch: int = 1) -> int:
+    """Array cycles with TPU-style double-buffered weights (``systolic-ws-db``).
+
+    The array holds a second weight register per PE, so the next fold's weights shift in while
+    the current fold streams: a fold costs ``max(m, R)`` (a fold shorter than ``R`` rows waits
+    for its successor's weights), and the pipeline's first weight load, skew and drain
+    (``R + (R - 1) + (C - 1)``) are paid once per layer instead of once per fold. With a single
+    fold this equals SCALE-Sim's count exactly; with more it is never larger.
+
+    Examples
+    --------
+    >>> from npuweave.hardware import preset
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> gemm_cycles_db(fc, preset("prema"))  # 2 x max(1, 128) + 128 + 127 + 127, minus one
+    637
+    """
+    shape = batched_gemm(layer, batch)
+    if shape is None:
+        return 0
+    count, m, k, n = shape
+    if count * m * k * n == 0:
+        return 0
+    r, c = npu.pe_rows, npu.pe_cols
+    folds = count * _cdiv(k, r) * _cdiv(n, c)
+    rounds = _cdiv(folds, npu.arrays * npu.cores)
+    if rounds == 1:
+        return ws_fold_cycles(m, r, c) - 1
+    return rounds * max(m, r) + 2 * r + c - 2 - 1
+
+
 def vector_cycles(layer: Layer, npu: NPU, batch: int = 1) -> int:
     """Vector-unit cycles: ``ceil(batch * vector_ops / npu.lanes)``.
 
@@ -130,4 +161,10 @@ def systolic_ws(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCo
     1093
     """
     cycles = gemm_cycles(layer, npu, batch) + vector_cycles(layer, npu, batch)
+    return assemble(layer, npu, batch, weight_bits, cycles)
+
+
+def systolic_ws_db(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
+    """Like ``systolic_ws`` but with double-buffered weights (see ``gemm_cycles_db``)."""
+    cycles = gemm_cycles_db(layer, npu, batch) + vector_cycles(layer, npu, batch)
     return assemble(layer, npu, batch, weight_bits, cycles)

@@ -24,7 +24,7 @@ from npuweave.workload.layer import LayerKind
 
 def test_registry_lists_the_three_models():
     models = cost_models()
-    assert set(models) == {"systolic-ws", "prema", "roofline"}
+    assert set(models) == {"systolic-ws", "systolic-ws-db", "prema", "roofline"}
     assert all(isinstance(d, str) and d for d in models.values())
 
 
