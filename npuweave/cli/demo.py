@@ -36,6 +36,9 @@ def demo(out_dir: str, requests: int) -> None:
     rows, results = compare(DEMO_MODELS, npu, 1, names, requests)
     console.print(report.rich_table(rows, title="STP: higher is better (1 = taking turns); "
                                                 "ANTT: lower is better (1 = no slowdown)"))
+    for name, result in results.items():
+        for note in result.notes:
+            console.print(f"[yellow]note[/] ({name}): {note}")
     out = Path(out_dir)
     png = out / "timeline.png"
     trace = out / "trace.json"

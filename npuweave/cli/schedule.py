@@ -129,25 +129,26 @@ def reproduce() -> None:
               help="single-batch (memory-centric, batch 1) and/or multi-batch (compute-centric, 16).")
 @click.option("--schedulers", "scheduler_list", default=None,
               help="Comma list of schedulers (default: the thesis's set).")
+@click.option("--aimt-sweep", is_flag=True,
+              help="First sweep AI-MT's two thresholds per scenario and use the best setting.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every row as CSV.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False),
               help="Write rows, averages and the thesis's numbers as JSON.")
 @click.option("--seed", default=0, show_default=True, type=int)
 def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str | None,
-                csv_path: str | None, json_path: str | None, seed: int) -> None:
+                aimt_sweep: bool, csv_path: str | None, json_path: str | None, seed: int) -> None:
     """Layerweaver (thesis IV.5): 16 model pairs x 2 scenarios x every scheduler."""
     from npuweave import report
-    from npuweave.experiments import averages, headline, reproduce_layerweaver
-    from npuweave.experiments.layerweaver import SCHEDULERS, THESIS, parse_pairs
+    from npuweave.experiments import averages, headline
+    from npuweave.experiments.layerweaver import SCHEDULERS, THESIS
 
     started = time.perf_counter()
     names = _split(scheduler_list) if scheduler_list else list(SCHEDULERS)
-    scen = _split(scenarios)
-    rows = _with_progress(
-        len(scen) * len(parse_pairs(pairs)) * len(names),
-        lambda step: reproduce_layerweaver(pairs, scen, names, requests, seed=seed, on_step=step),
-    )
+    rows, sweeps = _reproduce(requests, pairs, _split(scenarios), names, aimt_sweep, seed)
     console = _console()
+    for scenario, sw in sweeps.items():
+        console.print(f"AI-MT thresholds for {scenario}: low={sw['low']}, high={sw['high']} "
+                      f"(best geomean STP {sw['stp_geomean']:.3f} of {len(sw['grid'])} settings)")
     console.print(report.rich_table(averages(rows), title="Averages over pairs"))
     console.print(report.rich_table(_versus(headline(rows), THESIS), title="Ours vs thesis"))
     if csv_path:
@@ -155,9 +156,38 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
         click.echo(f"wrote csv: {csv_path}")
     if json_path:
         report.write_rows_json(json_path, {"rows": rows, "averages": averages(rows),
-                                           "headline": headline(rows), "thesis": THESIS})
+                                           "headline": headline(rows), "thesis": THESIS,
+                                           "aimt_sweeps": sweeps})
         click.echo(f"wrote json: {json_path}")
     click.echo(f"{len(rows)} runs in {time.perf_counter() - started:.1f} s")
+
+
+def _reproduce(requests: int, pairs: str, scenarios: list[str], names: list[str],
+               aimt_sweep: bool, seed: int) -> tuple[list[dict], dict[str, dict]]:
+    from npuweave.experiments.layerweaver import (
+        parse_pairs,
+        reproduce_layerweaver,
+        sweep_aimt_thresholds,
+    )
+    from npuweave.sim.sweep import HIGHS, LOWS
+
+    n_pairs = len(parse_pairs(pairs))
+    grid = sum(1 for lo in LOWS for hi in HIGHS if lo < hi) if aimt_sweep and "aimt" in names else 0
+    total = len(scenarios) * n_pairs * (len(names) + grid)
+
+    def work(step: Any) -> tuple[list[dict], dict[str, dict]]:
+        rows, sweeps = [], {}
+        for scenario in scenarios:
+            opts = {}
+            if aimt_sweep and "aimt" in names:
+                sweeps[scenario] = sweep_aimt_thresholds(pairs, scenario, requests, seed=seed,
+                                                         on_step=step)
+                opts["aimt"] = {"low": sweeps[scenario]["low"], "high": sweeps[scenario]["high"]}
+            rows += reproduce_layerweaver(pairs, [scenario], names, requests, opts, seed=seed,
+                                          on_step=step)
+        return rows, sweeps
+
+    return _with_progress(total, work)
 
 
 def _with_progress(total: int, work: Any) -> Any:
