@@ -92,16 +92,23 @@ def gemm_cycles(layer: Layer, npu: NPU, batch: int = 1) -> int:
     >>> gemm_cycles(fc, preset("prema"))  # 2 x 1 folds of (256 + 128 + 1 - 2) cycles, minus one
     765
     """
+    plan = _fold_plan(layer, npu, batch)
+    if plan is None:
+        return 0
+    count, m, rounds = plan
+    return rounds * ws_fold_cycles(m, npu.pe_rows, npu.pe_cols) - min(count, rounds)
+
+
+def _fold_plan(layer: Layer, npu: NPU, batch: int) -> tuple[int, int, int] | None:
+    """``(count, m, rounds)``: GEMM runs, streamed rows per fold, fold times over all arrays."""
     shape = batched_gemm(layer, batch)
     if shape is None:
-        return 0
+        return None
     count, m, k, n = shape
     if count * m * k * n == 0:
-        return 0
-    r, c = npu.pe_rows, npu.pe_cols
-    folds = count * _cdiv(k, r) * _cdiv(n, c)
-    rounds = _cdiv(folds, npu.arrays * npu.cores)
-    return rounds * ws_fold_cycles(m, r, c) - min(count, rounds)
+        return None
+    folds = count * _cdiv(k, npu.pe_rows) * _cdiv(n, npu.pe_cols)
+    return count, m, _cdiv(folds, npu.arrays * npu.cores)
 
 
 def gemm_cycles_db(layer: Layer, npu: NPU, batch: int = 1) -> int:
@@ -121,15 +128,11 @@ def gemm_cycles_db(layer: Layer, npu: NPU, batch: int = 1) -> int:
     >>> gemm_cycles_db(fc, preset("prema"))  # 2 x max(1, 128) + 128 + 127 + 127, minus one
     637
     """
-    shape = batched_gemm(layer, batch)
-    if shape is None:
+    plan = _fold_plan(layer, npu, batch)
+    if plan is None:
         return 0
-    count, m, k, n = shape
-    if count * m * k * n == 0:
-        return 0
+    _, m, rounds = plan
     r, c = npu.pe_rows, npu.pe_cols
-    folds = count * _cdiv(k, r) * _cdiv(n, c)
-    rounds = _cdiv(folds, npu.arrays * npu.cores)
     if rounds == 1:
         return ws_fold_cycles(m, r, c) - 1
     return rounds * max(m, r) + 2 * r + c - 2 - 1
