@@ -22,7 +22,7 @@ from typing import Any
 from npuweave.numbers.config import NumberConfig
 from npuweave.numbers.descriptors import NetworkDescriptor
 from npuweave.numbers.evaluation import Evaluate, Session, resolve_objective
-from npuweave.numbers.format import FIXED, Family, NumberFormat
+from npuweave.numbers.format import FIXED, FLOAT32, Family, NumberFormat
 from npuweave.numbers.space import Slot, profiled_bias
 from npuweave.numbers.tuner import TuneResult
 
@@ -62,10 +62,13 @@ class _Baseline:
         self.session.phase = name
 
     def config(self, assignment: Assignment) -> NumberConfig:
+        """Every slot of the quantized kinds; those not assigned stay FLOAT(32)."""
         items: dict[str, NumberFormat] = {}
-        for slot, fmt in assignment.items():
-            for name in self.net.object_names(slot.layer, slot.kind):
-                items[name] = fmt
+        for kind in self.net.quantize:
+            for i in range(len(self.net.layer_name)):
+                fmt = assignment.get(Slot(i, kind), FLOAT32)
+                for name in self.net.object_names(i, kind):
+                    items[name] = fmt
         return NumberConfig(items)
 
     def acc(self, assignment: Assignment) -> float:
