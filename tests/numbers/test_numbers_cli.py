@@ -1,0 +1,74 @@
+"""``npuweave numbers``: quantize, tune, info, demo; user errors exit 2 in one line."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from npuweave.cli.numbers import numbers
+from npuweave.numbers import parse_config
+
+
+def run(args):
+    return CliRunner().invoke(numbers, args, catch_exceptions=False)
+
+
+def test_quantize_prints_stats_and_writes(tmp_path):
+    src, out = tmp_path / "x.npy", tmp_path / "y.npy"
+    np.save(src, np.array([0.3, -0.7, 5.0], np.float32))
+    res = run(["quantize", str(src), "-f", "FIXED 4 1", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "max_abs_error" in res.output and "saturated" in res.output
+    assert np.load(out).tolist() == [0.25, -0.75, 0.875]
+
+
+def test_info_shows_the_tuple():
+    res = run(["info", "EXP", "8"])
+    assert "(1, 7, 0, 63)" in res.output
+
+
+def _write_descriptors(tmp_path):
+    (tmp_path / "fpga.yaml").write_text(
+        'supported_formats:\n  FPGA: ["FLOAT 32", "FLOAT 16", "FIXED 2-16", "EXP 2-6"]\n')
+    (tmp_path / "net.yaml").write_text(textwrap.dedent("""\
+        platform: FPGA
+        layer_name: [fc1, fc2]
+        wgt_size: [100, 50]
+        act_size: [10, 5]
+        layerwise_opt: WGT-ONLY
+    """))
+    (tmp_path / "myeval.py").write_text(textwrap.dedent("""\
+        def evaluate(cfg, subset):
+            return 0.9 if all(f.bits >= 4 for f in cfg.values()) else 0.3
+    """))
+
+
+@pytest.mark.parametrize("method", ["libnumber", "ristretto", "stripes"])
+def test_tune_writes_config_and_log(tmp_path, monkeypatch, method):
+    _write_descriptors(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out, log = tmp_path / "opt_conf.txt", tmp_path / "log.csv"
+    res = run(["tune", "--network", str(tmp_path / "net.yaml"), "--platform",
+               str(tmp_path / "fpga.yaml"), "--evaluate", "myeval:evaluate", "-o", str(out),
+               "--log", str(log), "--baseline", method])
+    assert res.exit_code == 0, res.output
+    cfg = parse_config(out, register=False)
+    assert min(f.bits for f in cfg.values()) >= 4
+    assert log.read_text().startswith("iteration,phase,subset,accuracy,objective")
+
+
+def test_user_errors_exit_2_in_one_line(tmp_path):
+    (tmp_path / "net.yaml").write_text("platform: FPGA\nlayer_name: [a]\nerr_margin: 3\n")
+    (tmp_path / "p.yaml").write_text("supported_formats: {FPGA: [FIXED 8]}\n")
+    for args in (["numbers", "info", "FLAOT", "8"],
+                 ["numbers", "quantize", str(tmp_path / "none.npy"), "-f", "FIXED 8"],
+                 ["numbers", "tune", "-n", str(tmp_path / "net.yaml"), "-p",
+                  str(tmp_path / "p.yaml")]):
+        proc = subprocess.run([sys.executable, "-m", "npuweave", *args], capture_output=True,
+                              text=True)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+        assert "Traceback" not in proc.stderr
