@@ -17,6 +17,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+from npuweave.errors import ConfigError
 from npuweave.workload.graph import Graph, Op, Tensor
 from npuweave.workload.layer import Geometry, Layer, LayerKind
 
@@ -26,7 +27,7 @@ from npuweave.workload.lower import lower
 
 __all__ = [
     "Geometry", "Graph", "Layer", "LayerKind", "Op", "Tensor",
-    "load_graph", "load_layers", "lower", "zoo_names",
+    "load_graph", "load_layers", "lower", "parse_model_spec", "zoo_names",
 ]
 
 
@@ -39,18 +40,54 @@ def zoo_names() -> list[str]:
 
 def _is_path(spec: str | Path) -> bool:
     s = str(spec)
-    return s.endswith(".onnx") or "/" in s or Path(s).is_file()
+    return isinstance(spec, Path) or s.endswith(".onnx") or "/" in s or Path(s).is_file()
+
+
+def _value(text: str) -> object:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return None if text.lower() == "none" else text
+
+
+def parse_model_spec(spec: str) -> tuple[str, dict[str, object]]:
+    """Split ``"bert-base:seq_len=32:..."`` into the zoo name and its builder parameters.
+
+    Examples
+    --------
+    >>> parse_model_spec("bert-base:seq_len=32")
+    ('bert-base', {'seq_len': 32})
+    >>> parse_model_spec("resnet50")
+    ('resnet50', {})
+    """
+    name, *pairs = spec.split(":")
+    params: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"model spec {spec!r}: parameter {pair!r} is not key=value; "
+                              f"write e.g. bert-base:seq_len=32")
+        params[key.strip()] = _value(value.strip())
+    return name, params
 
 
 def load_graph(spec: str | Path, **params: object) -> Graph:
-    """Build a ``Graph`` from a zoo name (``params`` go to the zoo builder) or an ONNX path."""
+    """Build a ``Graph`` from a zoo spec or an ONNX path.
+
+    A zoo spec is a name with optional builder parameters, ``"bert-base:seq_len=32"``;
+    keyword ``params`` add to (and override) them. For ONNX files ``params`` go to
+    ``import_onnx`` (``batch=``, ``dims=``).
+    """
     if _is_path(spec):
         from npuweave.workload.onnx_import import import_onnx
 
         return import_onnx(spec, **params)  # type: ignore[arg-type]
     from npuweave.workload import zoo
 
-    return zoo.build(str(spec), **params)
+    name, inline = parse_model_spec(str(spec))
+    return zoo.build(name, **{**inline, **params})
 
 
 @cache
