@@ -13,9 +13,9 @@ Two searches share it (registered by name in ``SEARCHES``):
 * ``dp``: dynamic programming over contiguous groups. ``best[j]`` is the cheapest plan of
   layers ``0..j``; the last group ``i..j`` is grown from ``j`` toward the head, at most
   ``DP_MAX_LAYERS`` layers, and the growth stops at the first infeasible ``i`` (a longer
-  group is assumed infeasible too). The greedy groups are candidates as well, so the DP
-  plan is never estimated slower than the greedy one. Cost = estimated seconds, ties
-  broken by DRAM bytes.
+  group is assumed infeasible too). The greedy groups (allocated, so costed exactly)
+  are candidates as well, so the DP plan is never slower than the greedy one. Cost =
+  estimated seconds, ties broken by DRAM bytes.
 
 Both searches judge feasibility by the peak-live bound (cheap); the groups they pick are then
 allocated for real, and a group whose allocation fails is marked infeasible and the search
@@ -123,7 +123,9 @@ def search_greedy(ctx: Context, barrier: list[bool], alone: list[LayerGroup]) ->
 def search_dp(ctx: Context, barrier: list[bool], alone: list[LayerGroup]) -> Spans:
     """Dynamic programming over contiguous groups, minimizing (seconds, DRAM bytes)."""
     n = len(barrier)
-    greedy_start = {j: i for i, j in search_greedy(ctx, barrier, alone)}
+    # the greedy plan, allocated and costed exactly, is a candidate path: DP never loses to it
+    greedy_start = {g.first + len(g.layers) - 1: g.first
+                    for g in finalize(ctx, "greedy", barrier, alone)}
     best: list[tuple[float, int]] = [(0.0, 0)] * (n + 1)  # best[j + 1]: layers 0..j
     start = [0] * n
     for j in range(n):
@@ -160,14 +162,25 @@ SEARCHES: dict[str, Callable[[Context, list[bool], list[LayerGroup]], Spans]] = 
 
 def finalize(ctx: Context, method: str, barrier: list[bool],
              alone: list[LayerGroup]) -> list[LayerGroup]:
-    """Run the search, allocate its groups; on an allocation failure, forbid it and rerun."""
+    """Run the search and allocate its groups for real.
+
+    When a picked group cannot be allocated, or only at another slicing than its peak-live
+    estimate (so another cost), the estimate is replaced by the real outcome and the search
+    runs again, until every picked group is exactly what the search costed.
+    """
     while True:
         groups: list[LayerGroup] = []
         for first, last in SEARCHES[method](ctx, barrier, alone):
-            g = alone[first] if first == last else plan_group(ctx, first, last, place=True)
-            if isinstance(g, Failure):
-                ctx.memo[(first, last, False)] = g
+            if first == last:
+                groups.append(alone[first])
+                continue
+            placed = plan_group(ctx, first, last, place=True)
+            probe = ctx.memo[(first, last, False)]
+            assert isinstance(probe, LayerGroup)
+            if isinstance(placed, Failure) or (placed.n_slices, placed.h_slices) != (
+                    probe.n_slices, probe.h_slices):
+                ctx.memo[(first, last, False)] = placed
                 break
-            groups.append(g)
+            groups.append(placed)
         else:
             return groups
