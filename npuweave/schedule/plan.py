@@ -69,6 +69,9 @@ def plan(policy: str | Policy, tenants: Sequence[Tenant], buffer_bytes: int, dra
          requests: int = 1, window_s: float | None = None, **opts: object) -> Schedule:
     """Schedule ``requests`` closed-loop requests per tenant with ``policy`` (a name or object).
 
+    Long Layerweaver runs go through the compiled kernel (``npuweave.schedule.kernel``) when
+    numba is installed; the decisions and predicted times are the same (see ``plan_using``).
+
     Examples
     --------
     >>> from npuweave.schedule.tiling import make_tenant
@@ -76,12 +79,41 @@ def plan(policy: str | Policy, tenants: Sequence[Tenant], buffer_bytes: int, dra
     >>> plan("sequential", [a], buffer_bytes=10, dram_bw=10.0, requests=2).compute_end_s
     (3.0, 6.0)
     """
+    return plan_using("auto", policy, tenants, buffer_bytes, dram_bw, requests, window_s, **opts)
+
+
+def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffer_bytes: int,
+               dram_bw: float, requests: int = 1, window_s: float | None = None,
+               **opts: object) -> Schedule:
+    """``plan`` on a chosen path: ``"python"`` (the reference: ``policy.select`` and
+    ``Board.commit`` per decision), ``"kernel"`` (Layerweaver only: the whole loop in
+    ``npuweave.schedule.kernel``, compiled when numba is installed) or ``"auto"``: the kernel
+    when numba is installed, the policy is exactly ``Layerweaver`` and the run is expected to
+    take at least ``KERNEL_MIN_DECISIONS`` decisions (below that, numba's import and cache
+    load, about 0.3 s, cost more than they save), else the reference.
+
+    Examples
+    --------
+    >>> from npuweave.schedule.tiling import make_tenant
+    >>> ts = [make_tenant("a", [4.0], [10], 100), make_tenant("b", [0.5], [40], 100)]
+    >>> plan_using("kernel", "layerweaver", ts, 100, 10.0, 3) == plan_using(
+    ...     "python", "layerweaver", ts, 100, 10.0, 3)
+    True
+    """
     if isinstance(policy, str):
         from npuweave.schedule.registry import get_scheduler
 
         policy = get_scheduler(policy, **opts)
     board = Board(tenants, buffer_bytes, dram_bw)
     notes = start_streams(board, policy, requests, window_s)
+    labels = tuple(x.label for x in tenants)
+    path = _choose(path, policy, board, requests, window_s)
+    if path == "kernel":
+        from npuweave.schedule import kernel
+
+        cols = kernel.run_board(board, policy.failsafe, requests, window_s,  # type: ignore
+                                _expected_decisions(board, requests, window_s))
+        return Schedule(labels, *(tuple(c) for c in cols), tuple(notes), policy.name)
     order, fs, fe, cs, ce = [], [], [], [], []
     select, commit = policy.select, board.commit
     while board.active:
@@ -92,5 +124,43 @@ def plan(policy: str | Policy, tenants: Sequence[Tenant], buffer_bytes: int, dra
         fe.append(b)
         cs.append(c)
         ce.append(d)
-    return Schedule(tuple(x.label for x in tenants), tuple(order), tuple(fs), tuple(fe),
-                    tuple(cs), tuple(ce), tuple(notes), policy.name)
+    return Schedule(labels, tuple(order), tuple(fs), tuple(fe), tuple(cs), tuple(ce),
+                    tuple(notes), policy.name)
+
+
+# "auto" uses the kernel from this many expected decisions on (about 0.5 s of reference time)
+KERNEL_MIN_DECISIONS = 100_000
+
+
+def _choose(path: str, policy: Policy, board: Board, requests: int | None,
+            window_s: float | None) -> str:
+    if path not in ("auto", "python", "kernel"):
+        raise ValueError(f'path must be "auto", "python" or "kernel", got {path!r}')
+    from npuweave.schedule.layerweaver import Layerweaver
+
+    fits = type(policy) is Layerweaver and all(s <= board.buf for u in board.size for s in u)
+    fits = fits and (requests is None or isinstance(requests, int))
+    if path == "kernel" and not fits:
+        raise ValueError(f"the kernel runs Layerweaver on units that fit the buffer only, "
+                         f"not {policy.name!r} here; use path='python'")
+    if path != "auto":
+        return path
+    if not fits or _expected_decisions(board, requests, window_s) < KERNEL_MIN_DECISIONS:
+        return "python"
+    from npuweave.schedule import kernel
+
+    return "kernel" if kernel.available() else "python"
+
+
+def _expected_decisions(board: Board, requests: int | None, window_s: float | None) -> int:
+    """Decisions a closed-loop run will take (an upper estimate with a time window: request
+    ``r`` of a tenant cannot finish before ``(r + 1) * max(compute, fetch time)``)."""
+    n = 0
+    for t in board.active:
+        units = len(board.size[t])
+        if window_s is None:
+            n += units * max(1, requests or 1)
+        else:
+            busy = max(sum(board.comp[t]), sum(board.ftime[t]))
+            n += units * (int(window_s / busy) + 2 if busy > 0 else 1 << 20)
+    return n
