@@ -157,7 +157,8 @@ def test_shell_evaluator_runs_the_command(tmp_path):
     hw = platform_from_dict({"supported_formats": {"hw": ["FLOAT 32", "FIXED 3-5"]}})
     res = tune(net, hw)
     assert min(f.bits for f in res.config.values()) == 4
-    bad = ShellEvaluator(f"{sys.executable} -c 'print(1)'", "false", r"Accuracy: (\S+)")
+    bad = ShellEvaluator(f"{sys.executable} -c 'print(1)'", "false", r"Accuracy: (\S+)",
+                         config_path=str(tmp_path / "bad_cfg.txt"))
     with pytest.raises(TunerError, match="matched nothing"):
         bad(res.config, "small")
     with pytest.raises(TunerError, match="exited with"):
