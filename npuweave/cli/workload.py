@@ -107,6 +107,12 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, qu
         from npuweave.numbers import parse_config
 
         fmt = parse_config(Path(formats))
+        names = {layer.name for layer in layers}
+        unknown = sorted({key.rsplit(".", 1)[0] for key in fmt} - names)
+        if unknown:
+            console().print(f"[yellow]note:[/] {formats}: {len(unknown)} name(s) match no layer of"
+                            f" {graph.name} and are ignored: {', '.join(unknown[:5])}"
+                            + (" ..." if len(unknown) > 5 else ""))
     costs = run_profile(layers, npu, batch=batch, formats=fmt, model=cost_model)
     rows = profile_rows(layers, costs)
     total = sum(costs)

@@ -113,3 +113,16 @@ def test_zoo_export_roundtrip(tmp_path, capsys):
     code, out, _ = run(["zoo", "export", "bert-base", str(path)], capsys)
     assert code == 0 and path.exists()
     assert lower(import_onnx(path)) == list(load_layers("bert-base"))
+
+
+def test_profile_with_number_formats(tmp_path, capsys):
+    layers = load_layers("resnet50")
+    cfg = tmp_path / "fmt.txt"
+    cfg.write_text(f"{layers[0].name}.weight FIXED 8 4\nno_such_layer.weight FIXED 8 4\n")
+    out_json = tmp_path / "p.json"
+    code, out, _ = run(["profile", "resnet50", "--formats", str(cfg), "--json", str(out_json),
+                        "--quiet"], capsys)
+    assert code == 0 and "no_such_layer" in out
+    rows = json.loads(out_json.read_text())["layers"]
+    assert rows[0]["weight_bytes"] == layers[0].weight_elems  # 8-bit: one byte per weight
+    assert rows[1]["weight_bytes"] == 2 * layers[1].weight_elems
