@@ -22,6 +22,7 @@ allocated again by plain first fit before the allocation is declared failed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from npuweave.compile.layergroup.model import Buffer, BufferKind
@@ -34,14 +35,21 @@ def align(nbytes: int) -> int:
     return -(-nbytes // ALIGN) * ALIGN
 
 
-def peak_live(buffers: tuple[Buffer, ...] | list[Buffer]) -> int:
+def peak_live(buffers: Iterable[Buffer]) -> int:
     """Largest total size live at one timestep: no allocation can use less LMEM."""
-    if not buffers:
+    return peak_of((b.start, b.end, b.bytes) for b in buffers)
+
+
+def peak_of(lives: Iterable[tuple[int, int, int]]) -> int:
+    """``peak_live`` of plain ``(start, end, bytes)`` triples."""
+    lives = list(lives)
+    if not lives:
         return 0
-    delta = [0] * (max(b.end for b in buffers) + 2)
-    for b in buffers:
-        delta[b.start] += align(b.bytes)
-        delta[b.end + 1] -= align(b.bytes)
+    delta = [0] * (max(end for _, end, _ in lives) + 2)
+    for start, end, nbytes in lives:
+        size = -(-nbytes // ALIGN) * ALIGN
+        delta[start] += size
+        delta[end + 1] -= size
     peak = live = 0
     for d in delta:
         live += d

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from npuweave.compile.layergroup.allocate import allocate, peak_live
+from npuweave.compile.layergroup.allocate import allocate, peak_of
 from npuweave.compile.layergroup.backward import propagate_ranges, too_much_duplication
 from npuweave.compile.layergroup.cost import ComputeCache, SliceWork, pipeline_seconds
 from npuweave.compile.layergroup.model import Buffer, GroupStatus, LayerGroup
 from npuweave.compile.layergroup.slicing import Rows, n_pieces, rows, split_range
 from npuweave.compile.layergroup.span import GroupSpan
 from npuweave.compile.layergroup.tensors import ModelView
-from npuweave.compile.layergroup.timestep import assign_timesteps
+from npuweave.compile.layergroup.timestep import lifetimes
 from npuweave.hardware import NPU
 
 SCRATCH_BYTES_PER_ELEM = 4  # 32-bit partial sums
@@ -87,8 +87,8 @@ def try_slicing(ctx: Context, span: GroupSpan, n_count: int, h_slices: int, *,
                 weights: bool = True) -> LayerGroup | Failure:
     """Run one slicing of ``span`` through every rule; a ``LayerGroup`` when it works.
 
-    ``place=False`` stops before allocation: the group's buffers stay unplaced (address -1)
-    and only the peak-live bound has been checked. ``weights=False`` leaves weights out.
+    ``place=False`` stops before allocation: only the peak-live bound is checked and the
+    returned group has no buffers (its cost and DRAM bytes are exact). ``weights=False`` leaves weights out.
     """
     view = ctx.view
     ranges = [propagate_ranges(view, span, h_slices, k) for k in range(h_slices)]
@@ -98,13 +98,14 @@ def try_slicing(ctx: Context, span: GroupSpan, n_count: int, h_slices: int, *,
             return Failure(f"backward-H duplication of {bad!r} exceeds h/2")
     n = -(-ctx.batch // n_count)
     act, wts, scratch = _sizes(ctx, span, ranges, n, weights)
-    sliced = n_count * h_slices > 1
-    buffers = assign_timesteps(view, span, act, wts, scratch, sliced)
-    peak = peak_live(buffers)
+    lives = lifetimes(view, span, act, wts, scratch, sliced=n_count * h_slices > 1)
+    peak = peak_of((start, end, size) for _, _, size, start, end, _ in lives)
     if peak > ctx.npu.lmem_bytes:
         return Failure("LMEM too small", peak)
+    buffers: tuple[Buffer, ...] = ()
     if place:
-        placed = allocate(buffers, ctx.npu.lmem_bytes, ctx.npu.lmem_banks)
+        unplaced = tuple(Buffer(i, *life) for i, life in enumerate(lives))
+        placed = allocate(unplaced, ctx.npu.lmem_bytes, ctx.npu.lmem_banks)
         if placed is None:
             return Failure("allocation failed", peak)
         buffers = placed

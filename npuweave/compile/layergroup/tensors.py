@@ -48,14 +48,18 @@ class ModelView:
     tensors: dict[str, TensorInfo]
     inputs: tuple[tuple[str, ...], ...]  # per layer: tensor names, in the layer's order
     unsupported: tuple[str, ...]  # per layer: "" if the grouping understands it, else why
+    whole: tuple[bool, ...]  # per layer: needs its whole input height (refuses H slicing)
 
     def output(self, i: int) -> TensorInfo:
         return self.tensors[self.layers[i].name]
 
     def whole_h(self, i: int) -> bool:
         """True when layer ``i`` needs its whole input height (it refuses H slicing)."""
-        layer = self.layers[i]
-        return not layer.splittable_h or layer.kind in (LayerKind.GEMM, LayerKind.MATMUL)
+        return self.whole[i]
+
+
+def needs_whole_h(layer: Layer) -> bool:
+    return not layer.splittable_h or layer.kind in (LayerKind.GEMM, LayerKind.MATMUL)
 
 
 def unsupported_reason(layer: Layer) -> str:
@@ -82,7 +86,7 @@ def _output_h(layer: Layer, in_h: int) -> int:
     if g is not None:  # a fused global pool leaves fewer elements than out_chw says
         c, h, w = g.out_chw
         return h if layer.out_elems == c * h * w else 1
-    if not layer.splittable_h or layer.kind in (LayerKind.GEMM, LayerKind.MATMUL):
+    if needs_whole_h(layer):
         return 1
     return in_h if in_h > 0 and layer.out_elems % in_h == 0 else 1
 
@@ -124,4 +128,5 @@ def analyze_layers(layers: tuple[Layer, ...] | list[Layer]) -> ModelView:
         found[layer.name] = [i, max(layer.out_elems, 1), _output_h(layer, in_h), []]
     tensors = {n: TensorInfo(n, p, e, max(h, 1), tuple(c)) for n, (p, e, h, c) in found.items()}
     reasons = tuple(unsupported_reason(layer) for layer in layers)
-    return ModelView(layers, tensors, tuple(inputs), reasons)
+    whole = tuple(needs_whole_h(layer) for layer in layers)
+    return ModelView(layers, tensors, tuple(inputs), reasons, whole)

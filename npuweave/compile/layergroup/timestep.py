@@ -49,31 +49,41 @@ def _activation(view: ModelView, span: GroupSpan, tensor: str) -> tuple[int, int
     return k, end, tuple(sorted({k, *reads}))
 
 
-def assign_timesteps(view: ModelView, span: GroupSpan, act_bytes: dict[str, int],
-                     weight_bytes: dict[int, int], scratch_bytes: dict[int, int],
-                     sliced: bool) -> tuple[Buffer, ...]:
-    """The group's buffers with ids and lifetimes (addresses still unset).
+Lifetime = tuple[str, BufferKind, int, int, int, tuple[int, ...]]  # name kind bytes start end uses
+
+
+def lifetimes(view: ModelView, span: GroupSpan, act_bytes: dict[str, int],
+              weight_bytes: dict[int, int], scratch_bytes: dict[int, int],
+              sliced: bool) -> list[Lifetime]:
+    """Every buffer of the group as a plain tuple, in id order (cheap: used by the searches).
 
     ``act_bytes`` maps tensor names, ``weight_bytes`` and ``scratch_bytes`` layer indices, to
     their LMEM size for one slice; zero-sized entries get no buffer.
     """
     last = span.timesteps - 1
-    out: list[Buffer] = []
+    out: list[Lifetime] = []
     seen: set[str] = set()
-
-    def add(name: str, kind: BufferKind, size: int, life: tuple[int, int, tuple]) -> None:
-        if size > 0:
-            out.append(Buffer(len(out), name, kind, size, life[0], life[1], life[2]))
-
+    act, weight, scratch = BufferKind.ACTIVATION, BufferKind.WEIGHT, BufferKind.SCRATCH
     for i in breadth_first(view, span):
         k = span.step(i)
         for t in view.inputs[i]:
-            if t in span.inputs and t not in seen:
+            if t in span.inputs and t not in seen and act_bytes.get(t, 0) > 0:
                 seen.add(t)
-                add(t, BufferKind.ACTIVATION, act_bytes.get(t, 0), _activation(view, span, t))
+                out.append((t, act, act_bytes[t], *_activation(view, span, t)))
         name = view.layers[i].name
-        w_life = (0, last, (k,)) if sliced else (k - 1, k, (k,))
-        add(f"{name}.weight", BufferKind.WEIGHT, weight_bytes.get(i, 0), w_life)
-        add(name, BufferKind.ACTIVATION, act_bytes.get(name, 0), _activation(view, span, name))
-        add(f"{name}.scratch", BufferKind.SCRATCH, scratch_bytes.get(i, 0), (k, k, (k,)))
-    return tuple(out)
+        if weight_bytes.get(i, 0) > 0:
+            start, end = (0, last) if sliced else (k - 1, k)
+            out.append((f"{name}.weight", weight, weight_bytes[i], start, end, (k,)))
+        if act_bytes.get(name, 0) > 0:
+            out.append((name, act, act_bytes[name], *_activation(view, span, name)))
+        if scratch_bytes.get(i, 0) > 0:
+            out.append((f"{name}.scratch", scratch, scratch_bytes[i], k, k, (k,)))
+    return out
+
+
+def assign_timesteps(view: ModelView, span: GroupSpan, act_bytes: dict[str, int],
+                     weight_bytes: dict[int, int], scratch_bytes: dict[int, int],
+                     sliced: bool) -> tuple[Buffer, ...]:
+    """The group's buffers with ids and lifetimes (addresses still unset); see ``lifetimes``."""
+    rows = lifetimes(view, span, act_bytes, weight_bytes, scratch_bytes, sliced)
+    return tuple(Buffer(i, *row) for i, row in enumerate(rows))
