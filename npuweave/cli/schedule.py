@@ -135,35 +135,60 @@ def reproduce() -> None:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False),
               help="Write rows, averages and the thesis's numbers as JSON.")
 @click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--cost-model", default="systolic-ws", show_default=True,
+              help="Per-layer cost model (see npuweave.cost.cost_models()).")
+@click.option("--seq-len", type=int, default=None,
+              help="Tokens per request of BB, BL and XL only [default: the zoo's].")
 def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str | None,
-                aimt_sweep: bool, csv_path: str | None, json_path: str | None, seed: int) -> None:
+                aimt_sweep: bool, csv_path: str | None, json_path: str | None, seed: int,
+                cost_model: str, seq_len: int | None) -> None:
     """Layerweaver (thesis IV.5): 16 model pairs x 2 scenarios x every scheduler."""
     from npuweave import report
     from npuweave.experiments import averages, headline
-    from npuweave.experiments.layerweaver import SCHEDULERS, THESIS
+    from npuweave.experiments.layerweaver import SCHEDULERS, THESIS, check_config
 
     started = time.perf_counter()
+    check_config(cost_model, seq_len)
     names = _split(scheduler_list) if scheduler_list else list(SCHEDULERS)
-    rows, sweeps = _reproduce(requests, pairs, _split(scenarios), names, aimt_sweep, seed)
+    config = {"cost_model": cost_model, "seq_len": seq_len, "requests": requests,
+              "seed": seed, "pairs": pairs, "scenarios": _split(scenarios),
+              "aimt_sweep": aimt_sweep}
     console = _console()
+    console.print(_header(config))
+    rows, sweeps = _reproduce(config, names)
     for scenario, sw in sweeps.items():
         console.print(f"AI-MT thresholds for {scenario}: low={sw['low']}, high={sw['high']} "
                       f"(best geomean STP {sw['stp_geomean']:.3f} of {len(sw['grid'])} settings)")
     console.print(report.rich_table(averages(rows), title="Averages over pairs"))
-    console.print(report.rich_table(_versus(headline(rows), THESIS), title="Ours vs thesis"))
+    title = "Ours vs thesis" + ("" if _is_default(config) else " (sensitivity study)")
+    console.print(report.rich_table(_versus(headline(rows), THESIS), title=title))
     if csv_path:
         report.write_csv(csv_path, rows)
         click.echo(f"wrote csv: {csv_path}")
     if json_path:
-        report.write_rows_json(json_path, {"rows": rows, "averages": averages(rows),
+        report.write_rows_json(json_path, {"config": config, "rows": rows,
+                                           "averages": averages(rows),
                                            "headline": headline(rows), "thesis": THESIS,
                                            "aimt_sweeps": sweeps})
         click.echo(f"wrote json: {json_path}")
     click.echo(f"{len(rows)} runs in {time.perf_counter() - started:.1f} s")
 
 
-def _reproduce(requests: int, pairs: str, scenarios: list[str], names: list[str],
-               aimt_sweep: bool, seed: int) -> tuple[list[dict], dict[str, dict]]:
+def _is_default(config: dict[str, Any]) -> bool:
+    return config["cost_model"] == "systolic-ws" and config["seq_len"] is None
+
+
+def _header(config: dict[str, Any]) -> str:
+    """One line naming the configuration, so a saved log says what it reproduced."""
+    seq = ("zoo default" if config["seq_len"] is None else str(config["seq_len"]))
+    kind = ("defaults: the reproduction" if _is_default(config)
+            else "not the defaults: a sensitivity study")
+    return (f"Layerweaver reproduction: cost model {config['cost_model']}, seq_len {seq} "
+            f"(BB, BL, XL), {config['requests']} requests/stream, pairs {config['pairs']}, "
+            f"seed {config['seed']} ({kind})")
+
+
+def _reproduce(config: dict[str, Any], names: list[str]) -> tuple[list[dict], dict[str, dict]]:
     from npuweave.experiments.layerweaver import (
         parse_pairs,
         reproduce_layerweaver,
@@ -171,6 +196,9 @@ def _reproduce(requests: int, pairs: str, scenarios: list[str], names: list[str]
     )
     from npuweave.sim.sweep import HIGHS, LOWS
 
+    pairs, scenarios, aimt_sweep = config["pairs"], config["scenarios"], config["aimt_sweep"]
+    requests, seed = config["requests"], config["seed"]
+    common = {"seed": seed, "cost_model": config["cost_model"], "seq_len": config["seq_len"]}
     n_pairs = len(parse_pairs(pairs))
     grid = sum(1 for lo in LOWS for hi in HIGHS if lo < hi) if aimt_sweep and "aimt" in names else 0
     total = len(scenarios) * n_pairs * (len(names) + grid)
@@ -180,11 +208,11 @@ def _reproduce(requests: int, pairs: str, scenarios: list[str], names: list[str]
         for scenario in scenarios:
             opts = {}
             if aimt_sweep and "aimt" in names:
-                sweeps[scenario] = sweep_aimt_thresholds(pairs, scenario, requests, seed=seed,
-                                                         on_step=step)
+                sweeps[scenario] = sweep_aimt_thresholds(pairs, scenario, requests,
+                                                         on_step=step, **common)
                 opts["aimt"] = {"low": sweeps[scenario]["low"], "high": sweeps[scenario]["high"]}
-            rows += reproduce_layerweaver(pairs, [scenario], names, requests, opts, seed=seed,
-                                          on_step=step)
+            rows += reproduce_layerweaver(pairs, [scenario], names, requests, opts,
+                                          on_step=step, **common)
         return rows, sweeps
 
     return _with_progress(total, work)

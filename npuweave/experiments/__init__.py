@@ -19,12 +19,13 @@ from npuweave.experiments.layerweaver import (
     all_pairs,
     averages,
     headline,
+    model_spec,
     parse_pairs,
     reproduce_layerweaver,
 )
 
 __all__ = [
     "ROW_METRICS", "SCENARIOS", "THESIS", "all_pairs", "averages", "compare", "evaluate",
-    "headline", "parse_pairs", "reproduce_layerweaver", "resolve_schedulers",
+    "headline", "model_spec", "parse_pairs", "reproduce_layerweaver", "resolve_schedulers",
     "scheduler_names", "standalone_lookup",
 ]

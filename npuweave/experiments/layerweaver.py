@@ -20,6 +20,8 @@ from npuweave.experiments.compare import evaluate, resolve_schedulers, standalon
 
 COMPUTE_MODELS = {"IC": "inceptionv3", "MN": "mobilenetv2", "RN": "resnet50", "RX": "resnext50"}
 MEMORY_MODELS = {"BB": "bert-base", "BL": "bert-large", "NCF": "ncf", "XL": "xlnet"}
+#: The models a ``seq_len`` applies to (tokens per request).
+TRANSFORMERS = ("BB", "BL", "XL")
 ABBREVIATIONS = {**COMPUTE_MODELS, **MEMORY_MODELS}
 #: The thesis's three baselines (IV.5.B); they all score STP 1 on a pair of streams.
 BASELINES = ("compute-only", "memory-only", "fair")
@@ -76,16 +78,54 @@ def parse_pairs(spec: str | Iterable[str] | None) -> list[tuple[str, str]]:
     return pairs
 
 
+def check_config(cost_model: str, seq_len: int | None) -> None:
+    """Reject an unknown cost model (the registry's error) or a ``seq_len`` below 1."""
+    from npuweave.cost import get_cost_model
+
+    get_cost_model(cost_model)
+    if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int)
+                                or seq_len < 1):
+        raise ConfigError(f"seq_len (--seq-len) must be an integer >= 1, got {seq_len!r}; "
+                          "use e.g. 32, or leave it out for the zoo's default")
+
+
+def model_spec(abbreviation: str, seq_len: int | None = None) -> str:
+    """Zoo spec of a pair member: ``"bert-base:seq_len=32"`` for a transformer, else its name.
+
+    Examples
+    --------
+    >>> model_spec("BB", 32), model_spec("RN", 32), model_spec("XL")
+    ('bert-base:seq_len=32', 'resnet50', 'xlnet')
+    """
+    name = ABBREVIATIONS[abbreviation]
+    if seq_len is None or abbreviation not in TRANSFORMERS:
+        return name
+    return f"{name}:seq_len={seq_len}"
+
+
+def _effective_seq_len(pair: tuple[str, str], seq_len: int | None) -> int | None:
+    """The tokens per request of the pair's transformer (``None`` when it has none)."""
+    from npuweave.workload import zoo
+
+    for abbreviation in pair:
+        if abbreviation in TRANSFORMERS:
+            return seq_len if seq_len is not None else zoo.defaults(ABBREVIATIONS[abbreviation])[
+                "seq_len"]
+    return None
+
+
 def _run_one(pair: tuple[str, str], scenario: Scenario, scheduler: str, requests: int,
-             opts: Mapping[str, Any], seed: int, cost_model: str) -> dict[str, Any]:
+             opts: Mapping[str, Any], seed: int, cost_model: str,
+             seq_len: int | None = None) -> dict[str, Any]:
     from npuweave.hardware import preset
     from npuweave.sim import run_streams
 
-    models = [ABBREVIATIONS[pair[0]], ABBREVIATIONS[pair[1]]]
+    models = [model_spec(pair[0], seq_len), model_spec(pair[1], seq_len)]
     npu = preset(scenario.npu)
     result = run_streams(models, npu, batch=scenario.batch, scheduler=scheduler,
                          requests=requests, seed=seed, cost_model=cost_model, **opts)
     row = {"scenario": scenario.name, "npu": scenario.npu, "batch": scenario.batch,
+           "cost_model": cost_model, "seq_len": _effective_seq_len(pair, seq_len),
            "pair": "+".join(pair), "scheduler": scheduler}
     metrics = evaluate(result, standalone_lookup(models, npu, cost_model), METRICS)
     row.update({k: v for k, v in metrics.items() if k != "scheduler"})
@@ -102,6 +142,7 @@ def sweep_aimt_thresholds(
     seed: int = 0,
     cost_model: str = "systolic-ws",
     on_step: Callable[[dict[str, Any]], None] | None = None,
+    seq_len: int | None = None,
 ) -> dict[str, Any]:
     """One AI-MT setting for a whole scenario: the ``(low, high)`` with the best geomean STP.
 
@@ -118,7 +159,7 @@ def sweep_aimt_thresholds(
                 continue
             opts = {"aimt": {"low": lo, "high": hi}}
             rows = reproduce_layerweaver(pairs, [scenario], ["aimt"], requests, opts, seed,
-                                         cost_model, on_step)
+                                         cost_model, on_step, seq_len)
             grid.append((lo, hi, _geomean(r["stp"] for r in rows)))
     lo, hi, best = max(grid, key=lambda g: g[2] or 0.0)
     return {"low": lo, "high": hi, "stp_geomean": best, "grid": grid}
@@ -133,12 +174,17 @@ def reproduce_layerweaver(
     seed: int = 0,
     cost_model: str = "systolic-ws",
     on_step: Callable[[dict[str, Any]], None] | None = None,
+    seq_len: int | None = None,
 ) -> list[dict[str, Any]]:
     """Run every (scenario, pair, scheduler); one row of metrics each.
 
     ``scheduler_opts`` maps a scheduler name to its options (e.g. the AI-MT thresholds, see
     ``sweep_aimt_thresholds``); ``on_step(row)`` is called after each run. Nothing is tuned
     here: every scheduler runs with its registered defaults unless options are passed in.
+    ``cost_model`` names a registered cost model (``npuweave.cost.cost_models()``);
+    ``seq_len`` sets the tokens per request of the transformers (BB, BL, XL) only, ``None``
+    keeping the zoo's default. Both are recorded in every row (``seq_len`` as the value the
+    pair's transformer ran with, ``None`` for pairs without one).
 
     Examples
     --------
@@ -148,6 +194,7 @@ def reproduce_layerweaver(
     """
     if requests < 1:
         raise ConfigError(f"requests must be >= 1, got {requests}")
+    check_config(cost_model, seq_len)
     chosen = parse_pairs(pairs)
     names = resolve_schedulers(list(schedulers))
     for s in scenarios:
@@ -158,7 +205,8 @@ def reproduce_layerweaver(
         for pair in chosen:
             for name in names:
                 opts = (scheduler_opts or {}).get(name, {})
-                row = _run_one(pair, SCENARIOS[s], name, requests, opts, seed, cost_model)
+                row = _run_one(pair, SCENARIOS[s], name, requests, opts, seed, cost_model,
+                               seq_len)
                 row["options"] = ", ".join(f"{k}={v}" for k, v in opts.items())
                 rows.append(row)
                 if on_step is not None:

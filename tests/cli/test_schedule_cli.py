@@ -101,10 +101,66 @@ def test_reproduce_one_pair_writes_csv(tmp_path, capsys):
     )
     assert code == 0
     lines = out_csv.read_text().strip().splitlines()
-    assert len(lines) == 3 and lines[0].startswith("scenario,npu,batch,pair,scheduler,stp")
-    assert "Ours vs thesis" in out
+    assert len(lines) == 3
+    assert lines[0].startswith("scenario,npu,batch,cost_model,seq_len,pair,scheduler,stp")
+    assert "Ours vs thesis" in out and "(sensitivity study)" not in out
+    assert "cost model systolic-ws, seq_len zoo default" in out
 
 
 def test_reproduce_bad_pair_exits_2(capsys):
     code, _, err = run_cli(["reproduce", "layerweaver", "--pairs", "RN+QQ"], capsys)
     assert code == 2 and "QQ" in err and "NCF" in err
+
+
+def test_reproduce_cost_model_and_seq_len_reach_csv_json_and_header(tmp_path, capsys):
+    out_csv, out_json = tmp_path / "lw.csv", tmp_path / "lw.json"
+    code, out, _ = run_cli(
+        ["reproduce", "layerweaver", "--pairs", "RN+BB", "--scenarios", "single-batch",
+         "--schedulers", "sequential,layerweaver", "--requests", "2", "--cost-model", "roofline",
+         "--seq-len", "32", "--csv", str(out_csv), "--json", str(out_json)], capsys,
+    )
+    assert code == 0
+    assert "cost model roofline, seq_len 32 (BB, BL, XL)" in out.splitlines()[0]
+    assert "Ours vs thesis (sensitivity study)" in out
+    header, *rows = out_csv.read_text().strip().splitlines()
+    cols = header.split(",")
+    assert len(rows) == 2
+    for row in rows:
+        fields = dict(zip(cols, row.split(","), strict=False))
+        assert fields["cost_model"] == "roofline" and fields["seq_len"] == "32"
+    doc = json.loads(out_json.read_text())
+    assert doc["config"]["cost_model"] == "roofline" and doc["config"]["seq_len"] == 32
+    assert {(r["cost_model"], r["seq_len"]) for r in doc["rows"]} == {("roofline", 32)}
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--cost-model", "nope"], ["nope", "systolic-ws-db", "roofline"]),
+    (["--seq-len", "0"], ["--seq-len", "0"]),
+    (["--seq-len", "-5"], ["--seq-len", "-5"]),
+])
+def test_reproduce_bad_options_exit_2_with_one_line(capsys, args, words):
+    code, out, err = run_cli(["reproduce", "layerweaver", "--pairs", "RN+BB", *args], capsys)
+    assert code == 2 and out == ""  # rejected before any run or progress bar
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:")
+    assert all(w in lines[0] for w in words)
+
+
+def test_demo_two_parts_write_into_out_only(tmp_path, monkeypatch, capsys):
+    cwd, out_dir = tmp_path / "cwd", tmp_path / "nested" / "demo"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    code, out, _ = run_cli(["demo", "--out", str(out_dir), "--requests", "2"], capsys)
+    assert code == 0
+    assert list(cwd.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == [
+        "cwd", "nested"]
+    names = sorted(p.name for p in out_dir.iterdir())  # no temporary files left behind
+    assert names == ["part1-timeline.png", "part1-trace.json", "part2-timeline.png",
+                     "part2-trace.json"]
+    for png in out_dir.glob("*.png"):
+        assert png.read_bytes()[:4] == b"\x89PNG"
+    part1, part2 = out.split("Part 2")
+    assert "Part 1" in part1 and "failsafe" in part1
+    assert "bert-base:seq_len=32" in part2 and "roofline" in part2
+    for name in schedulers():
+        assert name in part1 and name in part2
