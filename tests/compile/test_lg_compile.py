@@ -103,6 +103,8 @@ def test_bad_npu_and_options():
         compile_groups(chain(1), toy_npu(), batch=0)
     with pytest.raises(UnknownNameError, match="dp, greedy"):
         compile_groups(chain(1), toy_npu(), method="beam")
+    with pytest.raises(UnknownNameError, match="cost model"):
+        compile_groups(chain(1), toy_npu(), cost_model="no-such-model")
 
 
 def test_json_format():

@@ -84,7 +84,8 @@ def compile_groups(layers: tuple[Layer, ...] | list[Layer], npu: NPU, *, batch: 
     npu : an NPU with ``lmem_bytes`` and ``lmem_banks``.
     batch : samples per inference (N is sliced first, down to one sample).
     method : ``"dp"`` (cheapest estimated time) or ``"greedy"`` (the seed's tail-to-head).
-    cost_model : ``layer_cost`` model name, or a callable ``(layer, npu, n) -> seconds``.
+    cost_model : a ``layer_cost`` model name (``npuweave.cost.cost_models()``) or a callable
+        ``(layer, npu, n) -> compute seconds``.
 
     Examples
     --------

@@ -24,31 +24,24 @@ from npuweave.workload.layer import Layer
 ComputeFn = Callable[[Layer, NPU, int], float]
 
 
-def _layer_cost_compute(model: str) -> ComputeFn:
-    from npuweave.cost import layer_cost  # type: ignore[attr-defined]
+def compute_model(model: str | ComputeFn) -> ComputeFn:
+    """Resolve a cost-model name (``npuweave.cost.cost_models()``) or pass a callable through.
+
+    Examples
+    --------
+    >>> compute_model("roofline").__name__
+    'compute'
+    """
+    if callable(model):
+        return model
+    from npuweave.cost import get_cost_model, layer_cost
+
+    get_cost_model(model)  # unknown names fail here, once, with the list of valid ones
 
     def compute(layer: Layer, npu: NPU, n: int) -> float:
         return layer_cost(layer, npu, n, model=model).compute_s
 
     return compute
-
-
-def roofline_compute(layer: Layer, npu: NPU, n: int) -> float:
-    """Compute seconds with perfect PE and vector-unit utilization (a simple stand-in)."""
-    cycles = n * layer.macs / npu.macs_per_cycle + n * layer.vector_ops / npu.lanes
-    return cycles / npu.clock_hz
-
-
-def compute_model(model: str | ComputeFn) -> ComputeFn:
-    """Resolve a cost-model name (``layer_cost``'s ``model``) or a callable."""
-    if callable(model):
-        return model
-    if model == "roofline-ideal":
-        return roofline_compute
-    try:
-        return _layer_cost_compute(model)
-    except ImportError:  # the cost package is not built yet: keep the compiler usable
-        return roofline_compute
 
 
 @dataclass
