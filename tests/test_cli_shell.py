@@ -22,3 +22,27 @@ def test_unknown_command_exits_2():
     )
     assert proc.returncode == 2
     assert "No such command" in proc.stderr
+
+
+def test_usage_errors_are_one_line():
+    proc = subprocess.run(
+        [sys.executable, "-m", "npuweave", "profile", "resnet50", "--batch", "two"],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "--batch" in proc.stderr
+    assert "npuweave profile --help" in proc.stderr
+
+
+def test_atomic_files_get_normal_permissions(tmp_path):
+    import os
+
+    from npuweave.fileio import write_text
+
+    mask = os.umask(0o022)
+    try:
+        write_text(tmp_path / "a.txt", "x")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]

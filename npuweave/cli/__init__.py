@@ -77,8 +77,12 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
+    except click.UsageError as err:
+        where = err.ctx.command_path if err.ctx is not None else "npuweave"
+        click.echo(f"error: {err.format_message()} (see '{where} --help')", err=True)
+        sys.exit(2)
     except click.ClickException as err:
-        err.show()
+        click.echo(f"error: {err.format_message()}", err=True)
         sys.exit(2)
     except OSError as err:
         click.echo(f"error: {err}", err=True)
