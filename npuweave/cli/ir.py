@@ -9,6 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from npuweave.cli._console import console
 from npuweave.compile import gemini
 from npuweave.compile.gemini.units import parse_bandwidth, parse_frequency
 from npuweave.compile.gemini.validate import check_docs
@@ -19,7 +20,7 @@ _CLOCK = click.option("--clock", default="1GHz", show_default=True,
 
 
 def _console() -> Console:
-    return Console(width=max(Console().width, 100), soft_wrap=False)
+    return console()
 
 
 def _mib(n: float) -> str:

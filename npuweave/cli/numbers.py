@@ -12,10 +12,9 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from npuweave.cli._console import console
 from npuweave.errors import ConfigError
 from npuweave.fileio import atomic_open
-
-_console = Console()
 
 
 def _fmt(spec: str):
@@ -45,7 +44,7 @@ def info(spec: tuple[str, ...]) -> None:
         ("specials / saturate", f"{fmt.specials.value} / {fmt.saturate}"),
     ):
         t.add_row(key, str(value))
-    _console.print(t)
+    console().print(t)
 
 
 @numbers.command()
@@ -78,11 +77,11 @@ def quantize(source: Path, spec: str, rounding: str, exp_domain: str, seed: int,
     t.add_column("value", justify="right")
     for key, value in stats.items():
         t.add_row(key, f"{value:.6g}" if math.isfinite(value) else str(value))
-    _console.print(t)
+    console().print(t)
     if out is not None:
         with atomic_open(out, "wb") as fh:
             np.save(fh, y)
-        _console.print(f"wrote {out}")
+        console().print(f"wrote {out}")
 
 
 @numbers.command()
@@ -130,10 +129,10 @@ def tune(network_path: Path, platform_path: Path, evaluate_ref: str | None, out:
               f"objective {res.objective:g} ({res.reduction:.2f}x smaller), "
               f"{res.iterations} configurations tried")
     write_config(res.config, out, header=header)
-    _console.print(header)
+    console().print(header)
     if res.stopped_early:
-        _console.print(f"[yellow]stopped after {max_evaluations} evaluations[/yellow]")
-    _console.print(f"wrote {out} and {log_path}")
+        console().print(f"[yellow]stopped after {max_evaluations} evaluations[/yellow]")
+    console().print(f"wrote {out} and {log_path}")
 
 
 @numbers.command()
@@ -163,7 +162,7 @@ def demo(margins: tuple[float, ...], seed: int, out_dir: Path | None) -> None:
                   f"{r.result.baseline_accuracy:.4f}")
         if out_dir is not None:
             write_config(r.result.config, Path(out_dir) / f"digits_{r.method}_{r.margin:g}.txt")
-    _console.print(t)
+    console().print(t)
 
 
 def _import_callable(ref: str):

@@ -17,12 +17,10 @@ from npuweave.errors import ConfigError
 
 
 def _console() -> Any:
-    """A rich console; piped or captured output gets wide lines instead of wrapped cells."""
-    import sys
+    """The shared full-width console (piped output gets wide lines, not wrapped cells)."""
+    from npuweave.cli._console import console
 
-    from rich.console import Console
-
-    return Console(width=None if sys.stdout.isatty() else 160)
+    return console()
 
 
 def _split(text: str) -> list[str]:
