@@ -30,7 +30,7 @@ def _jit(fn):
 
 
 @_jit
-def _fetch_end(fl_s, fl_c, head, tail, t_m, free, size, bw):
+def _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, size, bw):
     """``Board.fetch_end`` for a fetch that does not fit in the free space."""
     t = t_m + free / bw
     need = size - free
@@ -42,12 +42,12 @@ def _fetch_end(fl_s, fl_c, head, tail, t_m, free, size, bw):
         if need <= s:
             return t + need / bw
         need -= s
-        t += s / bw
+        t += fl_f[j]  # = s / bw, stored when the unit entered the list
     return np.inf  # unreachable for units that fit the buffer (tiling guarantees it)
 
 
 @_jit
-def _fetch_window(fl_s, fl_c, head, tail, free, bw, t0, t1):
+def _fetch_window(fl_s, fl_c, fl_f, head, tail, free, bw, t0, t1):
     """``Board.fetch_window`` with ``free = BufSize - used - size`` precomputed."""
     j = head
     while j < tail and fl_c[j] <= t0:
@@ -67,9 +67,9 @@ def _fetch_window(fl_s, fl_c, head, tail, free, bw, t0, t1):
             break
         if t < c:
             t = c
-        if t + s / bw >= t1:
+        if t + fl_f[j] >= t1:
             return got + (t1 - t) * bw
-        t += s / bw
+        t += fl_f[j]
         got += s
         j += 1
     return got
@@ -77,7 +77,7 @@ def _fetch_window(fl_s, fl_c, head, tail, free, bw, t0, t1):
 
 @_jit
 def _select(k, active, pos, off, size, comp, ftime, inh, compute_kind, maxft, t_m, t_c, free,
-            fl_s, fl_c, head, tail, bw, ev_tot, ev_dd, ev_ok):
+            fl_s, fl_c, fl_f, head, tail, bw, ev_tot, ev_dd, ev_fe, ev_ok):
     """``Layerweaver.select`` (starvation filter, least total, both tie-breaks)."""
     all_ci = True
     all_mem = True
@@ -89,7 +89,8 @@ def _select(k, active, pos, off, size, comp, ftime, inh, compute_kind, maxft, t_
         if sz <= free:
             fe = t_m + ftime[u]
         else:
-            fe = _fetch_end(fl_s, fl_c, head, tail, t_m, free, sz, bw)
+            fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
+        ev_fe[t] = fe
         ce = (t_c if t_c > fe else fe) + comp[u]
         h = inh[u]
         mem = h
@@ -98,7 +99,8 @@ def _select(k, active, pos, off, size, comp, ftime, inh, compute_kind, maxft, t_
         else:
             ci = 0.0
             if fe < t_c and h + (t_c - fe) > 0.0:
-                mem = h + _fetch_window(fl_s, fl_c, head, tail, free - sz, bw, fe, t_c) / bw
+                mem = h + _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe,
+                                             t_c) / bw
         charged = (mem if mem > 0.0 else 0.0) - (h if h > 0.0 else 0.0)
         pi = maxft - (ce - fe)
         ev_tot[t] = ci + charged + (pi if pi > 0.0 else 0.0)
@@ -164,7 +166,7 @@ def _grow(a, n):
 
 @_jit
 def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, failsafe,
-               active, pos, req, arrival, t_m, t_c, fl_s, fl_c, head, tail, used,
+               active, pos, req, arrival, t_m, t_c, fl_s, fl_c, fl_f, head, tail, used,
                requests, window, has_window, cap):
     """Run the board to the end; return ``(n, tenant, request, unit, fs, fe, cs, ce)``.
 
@@ -180,6 +182,7 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
     o_ce = np.empty(cap, np.float64)
     ev_tot = np.empty(k, np.float64)
     ev_dd = np.empty(k, np.float64)
+    ev_fe = np.empty(k, np.float64)
     ev_ok = np.empty(k, np.bool_)
     nact = 0
     maxft = 0.0
@@ -190,6 +193,7 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
     n = 0
     while nact > 0:
         free = buf - used
+        chose = False  # whether ev_fe holds the fetch ends of this state
         if nact == 1:
             t = 0
             while not active[t]:
@@ -198,7 +202,9 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
             t = _fcfs(k, active, pos, arrival)
         else:
             t = _select(k, active, pos, off, size, comp, ftime, inh, compute_kind, maxft, t_m,
-                        t_c, free, fl_s, fl_c, head, tail, bw, ev_tot, ev_dd, ev_ok)
+                        t_c, free, fl_s, fl_c, fl_f, head, tail, bw, ev_tot, ev_dd, ev_fe,
+                        ev_ok)
+            chose = True
         # -- Board.commit --
         i = pos[t]
         u = off[t] + i
@@ -206,10 +212,12 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
         fs = t_m
         if sz == 0:
             fe = fs
+        elif chose:
+            fe = ev_fe[t]
         elif sz <= free:
             fe = t_m + ftime[u]
         else:
-            fe = _fetch_end(fl_s, fl_c, head, tail, t_m, free, sz, bw)
+            fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
         cs = t_c if t_c > fe else fe
         ce = cs + comp[u]
         while head < tail and fl_c[head] <= fe:
@@ -219,10 +227,11 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
             if head > 0:
                 fl_s[:tail - head] = fl_s[head:tail]
                 fl_c[:tail - head] = fl_c[head:tail]
+                fl_f[:tail - head] = fl_f[head:tail]
                 tail -= head
                 head = 0
             else:
-                fl_s, fl_c = _grow(fl_s, tail), _grow(fl_c, tail)
+                fl_s, fl_c, fl_f = _grow(fl_s, tail), _grow(fl_c, tail), _grow(fl_f, tail)
         if n == cap:  # only when the decision count was underestimated (time windows)
             o_t, o_r, o_i = _grow(o_t, n), _grow(o_r, n), _grow(o_i, n)
             o_fs, o_fe = _grow(o_fs, n), _grow(o_fe, n)
@@ -231,6 +240,7 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
         if sz > 0 and ce > fe:
             fl_s[tail] = sz
             fl_c[tail] = ce
+            fl_f[tail] = ftime[u]
             tail += 1
             used += sz
         t_m = fe
@@ -276,8 +286,10 @@ def run_board(board, failsafe: bool, requests: int | None, window_s: float | Non
     fl = list(b.fl)
     cap_fl = max(len(fl), 16) + min(cap, 1 << 16)
     fl_s, fl_c = np.zeros(cap_fl, np.int64), np.zeros(cap_fl, np.float64)
+    fl_f = np.zeros(cap_fl, np.float64)
     fl_s[:len(fl)] = [s for s, _ in fl]
     fl_c[:len(fl)] = [c for _, c in fl]
+    fl_f[:len(fl)] = [s / b.bw for s, _ in fl]
     active = np.zeros(k, np.bool_)
     active[b.active] = True
     out = run_kernel(
@@ -285,7 +297,7 @@ def run_board(board, failsafe: bool, requests: int | None, window_s: float | Non
         np.array([x == "compute" for x in b.kind], np.bool_), np.array(b.mft, np.float64),
         b.buf, b.bw, bool(failsafe), active, np.array(b.pos, np.int64),
         np.array(b.req, np.int64), np.array(b.arrival, np.float64), float(b.t_m),
-        float(b.t_c), fl_s, fl_c, 0, len(fl), b.used,
+        float(b.t_c), fl_s, fl_c, fl_f, 0, len(fl), b.used,
         -1 if requests is None else int(requests),
         0.0 if window_s is None else float(window_s), window_s is not None, max(cap, 1))
     n = out[0]
