@@ -2,9 +2,12 @@
 
 Run: ``python benchmarks/bench_schedule.py [--quick]``. Prints two tables (median of repeats):
 
-1. the Layerweaver scheduler alone (``npuweave.schedule.plan``: the greedy loop on the
-   predicted state, no engine) for k = 2, 4, 8 tenants and N total scheduled units;
-   ``us/dec/k`` flat across k and ``us/dec`` flat across N show cost linear in k and in N;
+1. the Layerweaver scheduler alone (``plan``: the greedy loop on the predicted state, no
+   engine) for k = 2, 4, 8 tenants and N total scheduled units, on both paths in the same run:
+   ``ref`` is the pure-Python reference (``plan_using("python", ...)``), ``fast`` the compiled
+   kernel (``plan_using("kernel", ...)``, numba), ``x`` the speed-up; ``us/dec/k`` flat across
+   k and ``us/dec`` flat across N show cost linear in k and in N. The kernel's one-off JIT
+   compile (or cache load) is timed separately, before the table;
 2. the full simulation (``run_tenants``: policy + event-driven engine) per unit, for
    layerweaver and the cheapest policy (sequential) as a baseline measured in the same run.
 
@@ -20,7 +23,8 @@ import random
 import statistics
 import time
 
-from npuweave.schedule import make_tenant, plan
+from npuweave.schedule import kernel, make_tenant
+from npuweave.schedule.plan import plan_using
 from npuweave.sim.streams import run_tenants
 
 BUF = 48 * 2**20
@@ -56,17 +60,28 @@ def median_time(fn, repeats: int) -> float:
 
 
 def bench_scheduler(ks, totals, repeats):
-    print("Layerweaver scheduler alone (plan: select + commit per unit)")
-    print(f"{'k':>3} {'N units':>9} {'decisions/us':>13} {'us/dec':>8} {'us/dec/k':>9}")
+    t0 = time.perf_counter()
+    plan_using("kernel", "layerweaver", tenants(2), BUF, BW, 1)
+    how = "numba" if kernel.available() else "numba missing: plain Python"
+    print(f"Kernel first call (JIT compile or cache load, {how}): "
+          f"{time.perf_counter() - t0:.2f} s wall")
+    print("\nLayerweaver scheduler alone (plan: select + commit per unit), ref = Python "
+          "reference, fast = kernel")
+    print(f"{'k':>3} {'N units':>9} {'ref dec/us':>11} {'fast dec/us':>12} {'x':>6} "
+          f"{'ref us/dec':>11} {'fast us/dec':>12} {'fast us/dec/k':>14}")
     for k in ks:
         ts = tenants(k)
         for n in totals:
             reqs = max(1, n // (k * LAYERS))
             units = reqs * k * LAYERS
-            sec = median_time(lambda ts=ts, reqs=reqs: plan("layerweaver", ts, BUF, BW, reqs),
-                              repeats)
-            us = sec * 1e6 / units
-            print(f"{k:>3} {units:>9} {1 / us:>13.3f} {us:>8.2f} {us / k:>9.2f}")
+            us = {}
+            for path in ("python", "kernel"):
+                sec = median_time(lambda ts=ts, reqs=reqs, p=path:
+                                  plan_using(p, "layerweaver", ts, BUF, BW, reqs), repeats)
+                us[path] = sec * 1e6 / units
+            ref, fast = us["python"], us["kernel"]
+            print(f"{k:>3} {units:>9} {1 / ref:>11.3f} {1 / fast:>12.3f} {ref / fast:>6.1f} "
+                  f"{ref:>11.2f} {fast:>12.3f} {fast / k:>14.3f}")
 
 
 def bench_sim(ks, total, repeats):

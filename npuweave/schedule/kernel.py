@@ -269,10 +269,10 @@ def available() -> bool:
 
 
 def run_board(board, failsafe: bool, requests: int | None, window_s: float | None,
-              cap: int) -> tuple[list, list, list, list, list]:
+              cap: int) -> tuple[tuple, ...]:
     """Run ``board`` (requests already issued) to the end with Layerweaver's rule, as
     ``plan`` would; return ``order, fetch starts, fetch ends, compute starts, compute ends``
-    as lists. ``cap`` is the expected number of decisions (the arrays grow past it)."""
+    as tuples. ``cap`` is the expected number of decisions (the arrays grow past it)."""
     b = board
     k = len(b.tenants)
     off = np.zeros(k + 1, np.int64)
@@ -301,5 +301,5 @@ def run_board(board, failsafe: bool, requests: int | None, window_s: float | Non
         -1 if requests is None else int(requests),
         0.0 if window_s is None else float(window_s), window_s is not None, max(cap, 1))
     n = out[0]
-    order = list(zip(out[1][:n].tolist(), out[2][:n].tolist(), out[3][:n].tolist()))
-    return order, *(a[:n].tolist() for a in out[4:])
+    order = tuple(zip(out[1][:n].tolist(), out[2][:n].tolist(), out[3][:n].tolist()))
+    return (order, *(tuple(a[:n].tolist()) for a in out[4:]))

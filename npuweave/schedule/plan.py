@@ -113,7 +113,7 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
 
         cols = kernel.run_board(board, policy.failsafe, requests, window_s,  # type: ignore
                                 _expected_decisions(board, requests, window_s))
-        return Schedule(labels, *(tuple(c) for c in cols), tuple(notes), policy.name)
+        return Schedule(labels, *cols, tuple(notes), policy.name)
     order, fs, fe, cs, ce = [], [], [], [], []
     select, commit = policy.select, board.commit
     while board.active:
