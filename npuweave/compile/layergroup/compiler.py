@@ -1,18 +1,19 @@
 """The front door: ``compile_groups(layers, npu)`` -> ``GroupPlan``.
 
 Passes, in order: ``analyze_layers`` (tensor graph, heights, unsupported layers), run every
-layer alone (the layer-by-layer baseline, which also proves that each layer's smallest slice
-fits), the group search named by ``method``, then attach each group's baseline.
+layer alone at its cheapest slicing (the layer-by-layer baseline, which also proves that
+each layer's smallest slice fits), the group search named by ``method``, then attach each group's baseline.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from npuweave.compile.layergroup.choose import plan_group
 from npuweave.compile.layergroup.cost import ComputeCache, ComputeFn, compute_model
 from npuweave.compile.layergroup.evaluate import Context, Failure, try_slicing
 from npuweave.compile.layergroup.model import GroupPlan, GroupStatus, LayerGroup
-from npuweave.compile.layergroup.search import SEARCHES, finalize, plan_group
+from npuweave.compile.layergroup.search import SEARCHES, finalize
 from npuweave.compile.layergroup.span import make_span
 from npuweave.compile.layergroup.tensors import analyze_layers
 from npuweave.errors import ConfigError, InfeasibleError, unknown_name

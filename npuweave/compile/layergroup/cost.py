@@ -9,14 +9,16 @@ with ``fill`` = loading slice 0's inputs and the first layer's weights (nothing 
 with yet), ``dma_s`` = load of slice ``s + 1`` + store of slice ``s - 1`` (+ the remaining
 weights during slice 0, loaded one step ahead as the timestep rules say), and ``drain`` = the
 last slice's store. Compute per slice comes from the cost model (``npuweave.cost.layer_cost``)
-at the slice's sample count, scaled by the fraction of output rows the slice computes
-(halo rows included, so duplicated work is paid for).
+run on the slice itself: the layer cut to the output rows the slice computes (halo rows
+included, so duplicated work is paid for) at the slice's sample count. Per-call overheads of
+the model (a systolic array's weight fill and drain per fold) are therefore paid once per
+slice, which is what stops the slicing search from cutting a layer into single rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from npuweave.hardware import NPU
 from npuweave.workload.layer import Layer
@@ -44,19 +46,55 @@ def compute_model(model: str | ComputeFn) -> ComputeFn:
     return compute
 
 
+def _part(value: int, rows: int, h: int) -> int:
+    return max(1, -(-value * rows // h)) if value else 0
+
+
+def slice_layer(layer: Layer, rows: int, h: int) -> Layer:
+    """``layer`` cut to ``rows`` of its ``h`` output rows: the per-row work scales down.
+
+    The GEMM's streamed rows ``m`` (output pixels), MACs, vector ops and activation sizes
+    shrink by ``rows / h`` (rounded up); weights do not. With ``rows >= h`` the layer itself.
+
+    Examples
+    --------
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> c = Layer("c", LayerKind.CONV, ("Conv",), (1, 64, 9, 4), 2304, 256, 40, 576, 256)
+    >>> slice_layer(c, 2, 8).gemm, slice_layer(c, 2, 8).macs
+    ((1, 16, 9, 4), 576)
+    """
+    if rows >= h:
+        return layer
+    gemm = layer.gemm
+    if gemm is not None:
+        gemm = (gemm[0], _part(gemm[1], rows, h), gemm[2], gemm[3])
+    geometry = layer.geometry
+    if geometry is not None:
+        c, _, w = geometry.out_chw
+        geometry = replace(geometry, out_chw=(c, rows, w))
+    return replace(layer, gemm=gemm, macs=_part(layer.macs, rows, h),
+                   vector_ops=_part(layer.vector_ops, rows, h),
+                   in_elems=_part(layer.in_elems, rows, h),
+                   out_elems=_part(layer.out_elems, rows, h), geometry=geometry)
+
+
 @dataclass
 class ComputeCache:
-    """Memoizes compute seconds per (layer index, samples) for one compile run."""
+    """Memoizes compute seconds per (layer index, samples, output rows) for one compile run."""
 
     layers: tuple[Layer, ...]
     npu: NPU
     fn: ComputeFn
-    memo: dict[tuple[int, int], float] = field(default_factory=dict)
+    memo: dict[tuple[int, int, int], float] = field(default_factory=dict)
 
-    def __call__(self, i: int, n: int) -> float:
-        key = (i, n)
+    def __call__(self, i: int, n: int, rows: int = 1, h: int = 1) -> float:
+        """Seconds of layer ``i`` for ``n`` samples and ``rows`` of its ``h`` output rows."""
+        if rows <= 0:
+            return 0.0
+        rows = min(rows, h)
+        key = (i, n, rows if rows < h else 0)
         if key not in self.memo:
-            self.memo[key] = self.fn(self.layers[i], self.npu, n)
+            self.memo[key] = self.fn(slice_layer(self.layers[i], rows, h), self.npu, n)
         return self.memo[key]
 
 

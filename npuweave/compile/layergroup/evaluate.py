@@ -31,6 +31,8 @@ class Context:
     batch: int
     compute: ComputeCache
     memo: dict[tuple[int, int, bool], LayerGroup | Failure] = field(default_factory=dict)
+    candidates: dict[tuple[int, int], tuple[list[LayerGroup], Failure]] = field(
+        default_factory=dict)
 
     @property
     def eb(self) -> int:
@@ -59,7 +61,7 @@ def _sizes(ctx: Context, span: GroupSpan, ranges: list[dict[str, Rows]], n: int,
 def _slice_work(ctx: Context, span: GroupSpan, r: dict[str, Rows], n: int,
                 h_slices: int, k: int) -> SliceWork:
     view, eb = ctx.view, ctx.eb
-    compute = sum(ctx.compute(i, n) * rows(r.get(view.layers[i].name)) / view.output(i).h
+    compute = sum(ctx.compute(i, n, rows(r.get(view.layers[i].name)), view.output(i).h)
                   for i in span.indices)
     load = sum(rows(r.get(t)) * view.tensors[t].row_elems for t in span.inputs)
     store = sum(rows(split_range(view.tensors[t].h, h_slices, k)) * view.tensors[t].row_elems

@@ -1,12 +1,7 @@
 """Group search: split the layer sequence into contiguous groups.
 
-``plan_group`` finds the slicing of one candidate group: N first (fewest slices that fit,
-down to one sample per slice), then H (the fewest H slices whose peak-live bound fits, found
-by doubling then bisection, then up to ``H_RETRIES`` more slices if allocation fails). More
-H slices only add duplication, so a group that breaks the h/2 rule at its fewest fitting H
-slices fails.
-
-Two searches share it (registered by name in ``SEARCHES``):
+``choose.plan_group`` gives one candidate group at its cheapest slicing (several N and H
+slice counts are costed, see ``choose``). Two searches share it (registered by name in ``SEARCHES``):
 
 * ``greedy``: the seed's tail-to-head walk. Start a group at the last layer and grow it
   toward the head while it stays feasible; then start the next group just before it.
@@ -14,8 +9,9 @@ Two searches share it (registered by name in ``SEARCHES``):
   layers ``0..j``; the last group ``i..j`` is grown from ``j`` toward the head, at most
   ``DP_MAX_LAYERS`` layers, and the growth stops at the first infeasible ``i`` (a longer
   group is assumed infeasible too). The greedy groups (allocated, so costed exactly)
-  are candidates as well, so the DP plan is never slower than the greedy one. Cost =
-  estimated seconds, ties broken by DRAM bytes.
+  are candidates as well, so the DP plan is never slower than the greedy one; every layer
+  alone is a candidate, so it is never slower than layer by layer either. Cost = estimated
+  seconds, ties broken by DRAM bytes.
 
 Both searches judge feasibility by the peak-live bound (cheap); the groups they pick are then
 allocated for real, and a group whose allocation fails is marked infeasible and the search
@@ -27,76 +23,13 @@ their smallest slice, are barriers: they run alone, ungrouped, with DRAM operand
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-from npuweave.compile.layergroup.evaluate import Context, Failure, try_slicing
+from npuweave.compile.layergroup.choose import plan_group
+from npuweave.compile.layergroup.evaluate import Context, Failure
 from npuweave.compile.layergroup.model import LayerGroup
-from npuweave.compile.layergroup.slicing import n_slice_counts
-from npuweave.compile.layergroup.span import GroupSpan, make_span
 
-H_RETRIES = 8
 DP_MAX_LAYERS = 64
-DUPLICATION = "backward-H duplication"
-
-
-def _probe(ctx: Context, span: GroupSpan, h: int, check_dup: bool) -> str:
-    """"fits", "big" (needs more H slices) or "dup" (needs fewer) at ``h`` H slices."""
-    r = try_slicing(ctx, span, ctx.batch, h, check_dup=check_dup, place=False)
-    if isinstance(r, LayerGroup):
-        return "fits"
-    return "dup" if r.reason.startswith(DUPLICATION) else "big"
-
-
-def _fewest_fitting_h(ctx: Context, span: GroupSpan, h_max: int, check_dup: bool) -> int:
-    """Smallest H-slice count that is not "big" (assumes "big" is monotone); 0 if none."""
-    lo, h = 1, 2
-    while True:
-        h = min(h, h_max)
-        if _probe(ctx, span, h, check_dup) != "big":
-            break
-        if h == h_max:
-            return 0
-        lo, h = h, 2 * h
-    hi = h
-    while hi - lo > 1:  # invariant: lo is "big", hi is not
-        mid = (lo + hi) // 2
-        if _probe(ctx, span, mid, check_dup) == "big":
-            lo = mid
-        else:
-            hi = mid
-    return hi
-
-
-def slicings(ctx: Context, span: GroupSpan, check_dup: bool) -> Iterator[tuple[int, int]]:
-    """Candidate (N slice count, H slice count) pairs, in the order they are tried."""
-    for count in n_slice_counts(ctx.batch):
-        yield count, 1
-    h_max = 1 if span.whole_h else ctx.view.output(span.last).h
-    if h_max < 2:
-        return
-    h = _fewest_fitting_h(ctx, span, h_max, check_dup)
-    if h:
-        yield from ((ctx.batch, hh) for hh in range(h, min(h + H_RETRIES, h_max) + 1))
-
-
-def plan_group(ctx: Context, first: int, last: int, place: bool = True) -> LayerGroup | Failure:
-    """The group ``first .. last`` with its slicing, or why it cannot run (memoized).
-
-    With ``place=False`` the LMEM is checked by the peak-live bound only (buffers unplaced).
-    """
-    key = (first, last, place)
-    if key not in ctx.memo:
-        span = make_span(ctx.view, first, last)
-        check_dup = last > first  # a lone layer re-reads halos but recomputes nothing
-        result: LayerGroup | Failure = Failure("does not fit LMEM at any slicing")
-        for count, h in slicings(ctx, span, check_dup):
-            r = try_slicing(ctx, span, count, h, check_dup=check_dup, place=place)
-            if isinstance(r, LayerGroup) or r.reason.startswith(DUPLICATION):
-                result = r
-                break
-            result = r
-        ctx.memo[key] = result
-    return ctx.memo[key]
 
 
 Spans = list[tuple[int, int]]
