@@ -5,6 +5,11 @@ with zeros, fed by a small int64 initializer holding its dims. The file stays ti
 is a few kilobytes), passes the ONNX checker, runs in any ONNX runtime, and the importer
 reads every weight back as a constant of the same shape.
 
+Small constants whose values the graph records in ``graph.meta["const_values"]`` (the zoo's
+``Clip`` bounds of ReLU6, the attention scale ``1/sqrt(d)``, reshape shapes, split sizes,
+position ids) are written as real initializers with those values, in the tensor's dtype and
+shape; a recorded constant of more than ``MAX_VALUE_ELEMS`` elements stays a zero fill.
+
 Constants whose *values* decide shapes (a Reshape target, Unsqueeze axes, Slice bounds...)
 are written as real initializers derived from the tensor shapes around the op; attributes
 that the target opset moved to inputs (``axes``, ``split``, ``pads``, ``shape``, Clip bounds)
@@ -24,6 +29,8 @@ from npuweave.fileio import write_bytes
 from npuweave.workload.graph import Graph, Op
 
 DEFAULT_OPSET = 17
+#: Recorded constants up to this many elements are written with their values.
+MAX_VALUE_ELEMS = 4096
 _IR_FOR_OPSET = [(21, 10), (19, 9), (15, 8), (13, 7), (12, 7), (10, 5), (9, 4), (7, 3)]
 
 Shapes = Callable[[str], tuple[int, ...]]
@@ -128,6 +135,7 @@ class _Writer:
         self.nodes: list[onnx.NodeProto] = []
         self.inits: list[onnx.TensorProto] = []
         self.done: dict[str, tuple] = {}
+        self.recorded: dict = graph.meta.get("const_values", {})
 
     def shape(self, name: str) -> tuple[int, ...]:
         return self.graph.tensors[name].shape
@@ -153,6 +161,14 @@ class _Writer:
         self.nodes.append(helper.make_node("ConstantOfShape", [dims], [name],
                                            name=f"{name}__const", value=fill))
 
+    def recorded_value(self, name: str) -> np.ndarray | None:
+        """The recorded values of a small constant, shaped and typed as its tensor."""
+        values = self.recorded.get(name)
+        t = self.graph.tensors[name]
+        if values is None or len(values) != t.numel or t.numel > MAX_VALUE_ELEMS:
+            return None
+        return np.asarray(values, dtype=np.dtype(t.dtype)).reshape(t.shape)
+
     def op(self, op: Op) -> None:
         op, moved = _move_attrs(op, self.opset)
         derived = {} if moved else _derived_values(op, self.shape)
@@ -161,7 +177,10 @@ class _Writer:
             if slot in moved:
                 inputs[slot] = self.value(name, moved[slot])
             elif name and name in self.graph.tensors and self.graph.tensors[name].const:
-                if slot in derived:
+                recorded = self.recorded_value(name)
+                if recorded is not None:
+                    inputs[slot] = self.value(name, recorded)
+                elif slot in derived:
                     inputs[slot] = self.value(name, np.asarray(derived[slot], dtype=np.int64))
                 else:
                     self.weight(name)
@@ -171,7 +190,8 @@ class _Writer:
 
 
 def to_onnx(graph: Graph, opset: int | None = None) -> onnx.ModelProto:
-    """Write a graph as an ONNX model (weights as zero-filled ``ConstantOfShape``).
+    """Write a graph as an ONNX model (weights as zero-filled ``ConstantOfShape``, recorded
+    small constants with their values).
 
     Parameters
     ----------
@@ -201,7 +221,9 @@ def to_onnx(graph: Graph, opset: int | None = None) -> onnx.ModelProto:
     ir = next(ir for since, ir in _IR_FOR_OPSET if opset >= since)
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
                               producer_name="npuweave", ir_version=ir)
-    meta = {"source": graph.source, **{k: v for k, v in graph.meta.items() if k != "opset"}}
+    # the opset has its own field and recorded constants are in the file as initializers
+    meta = {"source": graph.source,
+            **{k: v for k, v in graph.meta.items() if k not in ("opset", "const_values")}}
     helper.set_model_props(model, {f"npuweave.{k}": str(v) for k, v in meta.items()})
     return model
 
@@ -216,4 +238,4 @@ def save_onnx(graph: Graph, path: str | os.PathLike[str], opset: int | None = No
     write_bytes(path, to_onnx(graph, opset).SerializeToString())
 
 
-__all__ = ["DEFAULT_OPSET", "save_onnx", "to_onnx"]
+__all__ = ["DEFAULT_OPSET", "MAX_VALUE_ELEMS", "save_onnx", "to_onnx"]

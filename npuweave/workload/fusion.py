@@ -7,23 +7,36 @@ Rules (one pass over the ops in topological order, linear in the graph size):
 * A main op (Conv, Gemm, MatMul, LSTM/GRU/RNN, embedding Gather) and a Concat always start
   a new group.
 * A vector op joins the group of one of its inputs when that group is still *open*, i.e.
-  every pending use of every tensor the group has produced is an input of this op. That
-  covers sole-consumer chains (Conv -> BN -> Relu -> MaxPool) and residual Adds (the Add
-  joins the group of the input produced last). Otherwise it starts a vector group of its
-  own; so ``x * sigmoid(x)`` after a Conv becomes Conv, then (Sigmoid, Mul): the Sigmoid is
-  not the Conv's only reader, and a layer keeps a single output.
-* A group that anything outside it reads is closed.
+  nothing outside it reads it yet and every pending use of every tensor it has produced is
+  an input of this op. That covers sole-consumer chains (Conv -> BN -> Relu -> MaxPool) and
+  residual Adds (the Add joins the group of the input produced last). Otherwise it starts a
+  vector group of its own.
+* Windowed pooling (``opinfo.POOL_OPS``) never joins a group headed by a Concat: a layer's
+  ``geometry`` maps output rows to rows of its *first* input, and a Concat layer has several
+  inputs at the pre-pool resolution. The pool becomes a vector layer of its own (with the
+  pool's geometry); global pooling, which needs whole rows anyway, still fuses.
+* **Branches re-join their source.** A vector group *S* whose every input comes from one
+  group *G* (say ``sigmoid(x)``, or the mean and variance chain of a decomposed LayerNorm)
+  merges back into *G* when an op reads both and nothing else reads either: *G*'s only
+  other reader is *S* (or several such branches), every pending use of *G* and *S* is an
+  input of this op, and the op then joins *G*. So ``x * sigmoid(x)`` after a Conv is one
+  layer (Conv, Sigmoid, Mul), and a ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add
+  LayerNorm fuses whole into the layer before it. A branch with an outside reader keeps
+  its own layer, so every layer still has a single output.
+* A group that anything outside it reads is closed (its ``readers`` are not empty).
 
 Groups are ordered by their last op, which keeps the layer list topologically sorted: a
-group's outputs are only read once its last op has run.
+group's outputs are only read once its last op has run. Merged groups keep their ops in
+graph order.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from heapq import merge
 
 from npuweave.workload.graph import Graph, Op
-from npuweave.workload.opinfo import FREE_OPS, JOIN_OPS, MAIN_OPS
+from npuweave.workload.opinfo import FREE_OPS, JOIN_OPS, MAIN_OPS, POOL_OPS
 
 GRAPH_INPUT = -1
 
@@ -36,8 +49,14 @@ class Group:
     ops: list[Op]
     last: int            # position of the last member in graph.ops
     pending: int = 0     # uses of the group's tensors not yet seen
-    closed: bool = False
     members: set[str] = field(default_factory=set)
+    readers: set[int] = field(default_factory=set)  # other groups reading it (closed if any)
+    sources: set[int] = field(default_factory=set)  # other groups (or inputs) it reads
+    merged_into: int | None = None                  # set when a branch re-joined its source
+
+    @property
+    def closed(self) -> bool:
+        return bool(self.readers)
 
 
 def role(op: Op, graph: Graph) -> str:
@@ -88,6 +107,74 @@ class Fusion:
     roles: dict[str, str]
 
 
+class _Partition:
+    """Groups under construction; merged groups forward to the group they joined."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.groups: list[Group] = []
+        self.owner: dict[str, int] = {t: GRAPH_INPUT for t in graph.inputs}
+        self.position: dict[str, int] = {}
+
+    def find(self, g: int) -> int:
+        while g != GRAPH_INPUT and self.groups[g].merged_into is not None:
+            g = self.groups[g].merged_into  # type: ignore[assignment]
+        return g
+
+    def edges(self, op: Op) -> dict[int, int]:
+        """How many of ``op``'s data inputs each (live) group provides."""
+        edges: dict[int, int] = {}
+        for t in op.inputs:
+            if t and not _is_const(self.graph, t):
+                g = self.find(self.owner.get(t, GRAPH_INPUT))
+                edges[g] = edges.get(g, 0) + 1
+        return edges
+
+    def add(self, op: Op, target: Group, edges: dict[int, int], out_uses: int) -> None:
+        for g, n in edges.items():
+            if g != target.index:
+                target.sources.add(g)
+            if g != GRAPH_INPUT:
+                self.groups[g].pending -= n
+                if g != target.index:
+                    self.groups[g].readers.add(target.index)
+        target.ops.append(op)
+        target.members.add(op.name)
+        target.last = self.position[op.name]
+        target.pending += out_uses
+        for t in op.outputs:
+            if t:
+                self.owner[t] = target.index
+
+    def alias(self, op: Op, edges: dict[int, int], out_uses: int) -> None:
+        """A free op passes its data input's group on to its outputs."""
+        data = next(t for t in op.inputs if t and not _is_const(self.graph, t))
+        src = self.find(self.owner.get(data, GRAPH_INPUT))
+        for g, n in edges.items():
+            if g != GRAPH_INPUT:
+                self.groups[g].pending -= n
+                if g != src:
+                    self.groups[g].readers.add(src)
+        if src != GRAPH_INPUT:
+            self.groups[src].pending += out_uses
+        for t in op.outputs:
+            if t:
+                self.owner[t] = src
+
+    def absorb(self, into: Group, branch: Group) -> None:
+        """Merge ``branch`` into ``into``, keeping graph order."""
+        into.ops = list(merge(into.ops, branch.ops, key=lambda o: self.position[o.name]))
+        into.members |= branch.members
+        into.pending += branch.pending
+        into.readers.discard(branch.index)
+        into.sources |= branch.sources - {into.index}
+        into.last = max(into.last, branch.last)
+        branch.merged_into = into.index
+
+    def owners(self) -> dict[str, int]:
+        return {t: self.find(g) for t, g in self.owner.items()}
+
+
 def fuse(graph: Graph) -> Fusion:
     """Partition ``graph.ops`` into fused groups (see the module docstring for the rules).
 
@@ -100,65 +187,70 @@ def fuse(graph: Graph) -> Fusion:
     [['fc', 'act']]
     """
     uses = use_counts(graph)
-    owner: dict[str, int] = {t: GRAPH_INPUT for t in graph.inputs}
-    groups: list[Group] = []
+    part = _Partition(graph)
     roles: dict[str, str] = {}
     for pos, op in enumerate(graph.ops):
+        part.position[op.name] = pos
         r = roles[op.name] = role(op, graph)
         if r == "const":
             continue
-        edges: dict[int, int] = {}
-        for t in op.inputs:
-            if t and not _is_const(graph, t):
-                g = owner.get(t, GRAPH_INPUT)
-                edges[g] = edges.get(g, 0) + 1
+        edges = part.edges(op)
         out_uses = sum(uses.get(t, 0) for t in op.outputs if t)
         if r == "free":
-            _alias(op, graph, owner, groups, edges, out_uses)
+            part.alias(op, edges, out_uses)
             continue
-        target = _open_group(groups, edges) if r == "vector" else None
+        target = None
+        if r == "vector":
+            if _rejoin_branches(part, edges, op):
+                edges = part.edges(op)
+            target = _open_group(part.groups, edges, op)
         if target is None:
-            target = Group(len(groups), [], pos)
-            groups.append(target)
-        for g, n in edges.items():
-            if g != GRAPH_INPUT:
-                groups[g].pending -= n
-                groups[g].closed |= g != target.index
-        target.ops.append(op)
-        target.members.add(op.name)
-        target.last = pos
-        target.pending += out_uses
-        for t in op.outputs:
-            if t:
-                owner[t] = target.index
-    ordered = sorted(groups, key=lambda g: g.last)
-    return Fusion(ordered, owner, roles)
+            target = Group(len(part.groups), [], pos)
+            part.groups.append(target)
+        part.add(op, target, edges, out_uses)
+    live = [g for g in part.groups if g.merged_into is None]
+    return Fusion(sorted(live, key=lambda g: g.last), part.owners(), roles)
 
 
-def _alias(op: Op, graph: Graph, owner: dict[str, int], groups: list[Group],
-           edges: dict[int, int], out_uses: int) -> None:
-    """A free op passes its data input's group on to its outputs."""
-    data = next(t for t in op.inputs if t and not _is_const(graph, t))
-    src = owner.get(data, GRAPH_INPUT)
-    for g, n in edges.items():
-        if g != GRAPH_INPUT:
-            groups[g].pending -= n
-            if g != src:
-                groups[g].closed = True
-    if src != GRAPH_INPUT:
-        groups[src].pending += out_uses
-    for t in op.outputs:
-        if t:
-            owner[t] = src
+def _takes(grp: Group, op: Op) -> bool:
+    """Whether ``op`` may fuse into ``grp`` (no windowed pooling after a Concat)."""
+    return not (op.op_type in POOL_OPS and grp.ops[0].op_type in JOIN_OPS)
 
 
-def _open_group(groups: list[Group], edges: dict[int, int]) -> Group | None:
+def _is_branch(part: _Partition, grp: Group, source: int, n: int) -> bool:
+    """A vector group fed by ``source`` alone whose remaining uses are ``n`` inputs of the
+    op at hand (so nothing else will ever read it)."""
+    return (grp.ops[0].op_type not in MAIN_OPS | JOIN_OPS and not grp.readers
+            and grp.pending == n and {part.find(s) for s in grp.sources} == {source})
+
+
+def _rejoin_branches(part: _Partition, edges: dict[int, int], op: Op) -> bool:
+    """Merge branch groups back into their source when ``op`` closes the diamond.
+
+    Only when ``op`` reads nothing but the source, its branches and graph inputs, so that it
+    then joins the merged group and no branch output leaves it.
+    """
+    inner = set(edges) - {GRAPH_INPUT}
+    for g in inner:
+        grp = part.groups[g]
+        branches = {s for s in inner - {g} if _is_branch(part, part.groups[s], g, edges[s])}
+        if (branches and inner == branches | {g} and grp.pending == edges[g]
+                and grp.readers <= branches and _takes(grp, op)
+                and all(_takes(grp, o) for s in branches for o in part.groups[s].ops)):
+            for s in sorted(branches):
+                part.absorb(grp, part.groups[s])
+            return True
+    return False
+
+
+def _open_group(groups: list[Group], edges: dict[int, int], op: Op) -> Group | None:
     """The open input group, produced last, whose pending uses are all this op's inputs."""
     best: Group | None = None
     for g, n in edges.items():
         if g == GRAPH_INPUT:
             continue
         grp = groups[g]
-        if not grp.closed and grp.pending == n and (best is None or grp.last > best.last):
+        if (not grp.closed and grp.pending == n and _takes(grp, op)
+                and (best is None or grp.last > best.last)):
             best = grp
     return best

@@ -11,9 +11,17 @@ After a nonlinearity, a BatchNormalization keeps 2 parameters per channel (scale
 other constant operands count in full, scalars never. Attention (MATMUL) and VECTOR layers
 hold no weights, as ``Layer`` specifies.
 
+A fold needs the op to be the only reader of its input: in a fused diamond such as
+``x * sigmoid(x)`` or a decomposed LayerNorm (see ``fusion``), the conv's output is read
+twice and an Add/Mul on one branch must not be folded into the shared weights.
+
 Geometry: a conv's, or a pooling layer's; when pooling is fused after a conv the layer's
 geometry is the composition (effective kernel ``kc + (kp - 1) * sc``, stride ``sc * sp``,
-pads ``pc + pp * sc``), so that output rows still map to input rows for H-slicing.
+pads ``pc + pp * sc``), so that output rows still map to input rows for H-slicing. A
+geometry always describes the layer's *first* input, which is why windowed pooling never
+fuses into a Concat layer (its several inputs are at the pre-pool resolution): a Concat
+then MaxPool lowers to a pass-through Concat layer and a pooling layer with the pool's
+geometry (``in_chw`` = the concat output), both of which the layer-group compiler slices.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from dataclasses import replace
 from math import prod
 
 from npuweave.workload.dims import HeadDims, geometry, head_dims
-from npuweave.workload.fusion import GRAPH_INPUT, Fusion, Group, fuse
+from npuweave.workload.fusion import GRAPH_INPUT, Fusion, Group, fuse, use_counts
 from npuweave.workload.graph import Graph, Op
 from npuweave.workload.layer import Geometry, Layer, LayerKind
 from npuweave.workload.opinfo import (
@@ -52,7 +60,8 @@ def lower(graph: Graph) -> list[Layer]:
     fusion = fuse(graph)
     exits = _exits(graph, fusion)
     names = {g.index: g.ops[0].name for g in fusion.groups}
-    return [_layer(graph, fusion, grp, exits, names) for grp in fusion.groups]
+    uses = use_counts(graph)
+    return [_layer(graph, fusion, grp, exits, names, uses) for grp in fusion.groups]
 
 
 def _exits(graph: Graph, fusion: Fusion) -> set[str]:
@@ -81,12 +90,12 @@ def _exits(graph: Graph, fusion: Fusion) -> set[str]:
 
 
 def _layer(graph: Graph, fusion: Fusion, grp: Group, exits: set[str],
-           names: dict[int, str]) -> Layer:
+           names: dict[int, str], uses: dict[str, int]) -> Layer:
     head = grp.ops[0]
     hd = head_dims(graph, head)
     if hd.kind == LayerKind.VECTOR:
         hd = replace(hd, geometry=_pool_geometry(graph, head))
-    weights, vec, geom = _fused(graph, grp, hd)
+    weights, vec, geom = _fused(graph, grp, hd, uses)
     external = _external_inputs(graph, fusion, grp)
     outs = [t for op in grp.ops for t in op.outputs if t in exits]
     out_elems = sum(graph.tensors[t].numel for t in outs) or graph.tensors[head.outputs[0]].numel
@@ -120,7 +129,8 @@ def _external_inputs(graph: Graph, fusion: Fusion, grp: Group) -> list[tuple[str
     return list(seen.items())
 
 
-def _fused(graph: Graph, grp: Group, hd: HeadDims) -> tuple[int, int, Geometry | None]:
+def _fused(graph: Graph, grp: Group, hd: HeadDims,
+           uses: dict[str, int]) -> tuple[int, int, Geometry | None]:
     """Weights, vector ops and geometry of the head plus its fused ops."""
     affine = hd.kind in (LayerKind.CONV, LayerKind.GEMM) and hd.channels > 0
     weights, vec, needs_bias, geom = hd.weight_elems, hd.vector_ops, False, hd.geometry
@@ -128,7 +138,7 @@ def _fused(graph: Graph, grp: Group, hd: HeadDims) -> tuple[int, int, Geometry |
     for op in members:
         consts = [t for t in op.inputs if t and graph.tensors[t].const]
         data = [t for t in op.inputs if t and not graph.tensors[t].const]
-        folds = (affine and len(data) == 1
+        folds = (affine and len(data) == 1 and uses.get(data[0], 0) == 1
                  and op.op_type in SCALE_FOLD_OPS | SHIFT_FOLD_OPS
                  and all(graph.tensors[t].numel in (1, hd.channels) for t in consts))
         affine = folds

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import onnx
 import pytest
 
@@ -109,3 +110,30 @@ def test_save_is_atomic_and_leaves_no_temp(tmp_path):
     path = tmp_path / "out" / "m.onnx"
     save_onnx(_transformer_block(), path)
     assert path.is_file() and os.listdir(path.parent) == ["m.onnx"]
+
+
+def _initializers(model: onnx.ModelProto) -> dict:
+    return {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
+
+
+def test_recorded_constants_are_written_with_their_values():
+    from npuweave.workload import zoo
+
+    model = to_onnx(zoo.build("mobilenetv2"))
+    inits = _initializers(model)
+    clips = [n for n in model.graph.node if n.op_type == "Clip"]
+    # ReLU6 after the stem conv (1), the first bottleneck's depthwise conv (t = 1, no
+    # expansion: 1), expansion and depthwise of the other 16 bottlenecks (32), the last 1x1 (1)
+    assert len(clips) == 1 + 1 + 2 * 16 + 1
+    for clip in clips:
+        assert inits[clip.input[1]] == 0.0 and inits[clip.input[2]] == 6.0
+    # weights stay zero fills: only dims and recorded scalars are stored
+    assert max(np.prod(i.dims) for i in model.graph.initializer) <= 4
+    assert sum(n.op_type == "ConstantOfShape" for n in model.graph.node) > 100
+
+    model = to_onnx(zoo.build("bert-base", seq_len=16))
+    inits = _initializers(model)
+    scales = [inits[t] for n in model.graph.node if n.op_type == "Mul"
+              for t in n.input if t in inits and "scale" in t]
+    assert len(scales) == 12  # one 1/sqrt(d_head) per encoder layer, d_head = 768 / 12 = 64
+    assert all(float(s) == pytest.approx(1 / 8) and s.dtype == np.float32 for s in scales)

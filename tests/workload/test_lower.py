@@ -186,16 +186,42 @@ def test_residual_add_joins_branch_produced_last_and_free_ops_vanish():
     assert layers[2].inputs == ("c",) and layers[2].gemm == (1, 1, 128, 10)
 
 
-def test_swish_splits_after_the_conv_and_keeps_one_output_per_layer():
+def test_swish_fuses_into_the_conv_with_one_output():
     b = Builder()
     x = b.input("x", (1, 4, 8, 8))
     c = b.op("Conv", [x, b.const("w", (4, 4, 1, 1))], (1, 4, 8, 8), name="conv")
     sg = b.op("Sigmoid", [c], (1, 4, 8, 8), name="sig")
     b.op("Mul", [c, sg], (1, 4, 8, 8))
-    conv, swish = lower(b.graph())
-    assert conv.ops == ("Conv",) and conv.out_elems == 256
-    assert swish.ops == ("Sigmoid", "Mul") and swish.inputs == ("conv",)
-    assert swish.in_elems == 256 and swish.vector_ops == 2 * 256
+    (conv,) = lower(b.graph())
+    # both readers of the conv output are in the fused chain: one layer, one output
+    assert conv.ops == ("Conv", "Sigmoid", "Mul") and conv.out_elems == 256
+    assert conv.in_elems == 256 and conv.vector_ops == 2 * 256 and conv.weight_elems == 16
+
+
+def test_swish_with_an_outside_reader_of_the_gate_stays_apart():
+    b = Builder()
+    x = b.input("x", (1, 4, 8, 8))
+    c = b.op("Conv", [x, b.const("w", (4, 4, 1, 1))], (1, 4, 8, 8), name="conv")
+    sg = b.op("Sigmoid", [c], (1, 4, 8, 8), name="sig")
+    m = b.op("Mul", [c, sg], (1, 4, 8, 8), name="mul")
+    n = b.op("Neg", [sg], (1, 4, 8, 8), name="neg")
+    layers = lower(b.graph(m, n))
+    assert [lay.ops for lay in layers] == [("Conv",), ("Sigmoid",), ("Mul",), ("Neg",)]
+
+
+def test_hard_swish_branch_is_not_folded_into_the_bias():
+    # x * clip(x + 3, 0, 6) / 6: the Add reads the conv output that the Mul reads too, so
+    # it must not fold into a bias of the conv
+    b = Builder()
+    x = b.input("x", (1, 4, 8, 8))
+    c = b.op("Conv", [x, b.const("w", (4, 4, 1, 1))], (1, 4, 8, 8), name="conv")
+    a = b.op("Add", [c, b.const("three", ())], (1, 4, 8, 8))
+    cl = b.op("Clip", [a, b.const("lo", ()), b.const("hi", ())], (1, 4, 8, 8))
+    d = b.op("Div", [cl, b.const("six", ())], (1, 4, 8, 8))
+    b.op("Mul", [c, d], (1, 4, 8, 8))
+    (layer,) = lower(b.graph())
+    assert layer.ops == ("Conv", "Add", "Clip", "Div", "Mul")
+    assert layer.weight_elems == 16 and layer.vector_ops == 4 * 256
 
 
 def test_bn_after_nonlinearity_is_not_folded():
