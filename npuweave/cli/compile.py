@@ -69,8 +69,7 @@ def compile_() -> None:
 def groups(model: str, npu_spec: str, method: str, batch: int, json_path: str | None,
            png_path: str | None) -> None:
     """Partition MODEL (zoo name or .onnx) into layer groups that run out of LMEM."""
-    from rich.console import Console
-
+    from npuweave.cli._console import console as shared_console
     from npuweave.compile.layergroup import compile_groups, plan_to_dict
     from npuweave.fileio import write_json
     from npuweave.hardware import get_npu
@@ -79,7 +78,7 @@ def groups(model: str, npu_spec: str, method: str, batch: int, json_path: str | 
     npu = get_npu(npu_spec)
     name = Path(model).stem if model.endswith(".onnx") else model
     plan = compile_groups(load_layers(model), npu, batch=batch, method=method, model=name)
-    console = Console()
+    console = shared_console()  # full width when piped, like every other command
     console.print(_group_table(plan))
     console.print(_totals_table(plan))
     for g in plan.ungrouped:

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from npuweave.compile.layergroup.allocate import align
 from npuweave.compile.layergroup.evaluate import Context, Failure, try_slicing
 from npuweave.compile.layergroup.model import LayerGroup
-from npuweave.compile.layergroup.slicing import n_slice_counts
+from npuweave.compile.layergroup.slicing import n_pieces, n_slice_counts
 from npuweave.compile.layergroup.span import GroupSpan, make_span
 
 H_RETRIES = 8  # extra H counts tried, one by one, when no costed slicing allocates
@@ -115,20 +116,57 @@ def _h_walk(ctx: Context, span: GroupSpan, at: Evaluate,
     return failure
 
 
-def slicing_candidates(ctx: Context, span: GroupSpan,
-                       check_dup: bool) -> tuple[list[LayerGroup], Failure]:
+def lower_bound(ctx: Context, span: GroupSpan, n_count: int, h_slices: int) -> float:
+    """Seconds no slicing with ``n_count`` N slices (and ``h_slices`` > 1: any H slicing)
+    can beat: the compute of every slice back to back plus the unhidden first weight load,
+    and for whole-height slices the first load and the last store as well.
+
+    Cutting a layer into H slices never lowers its summed compute (each slice pays the
+    model's per-call overheads), so the whole layer's compute bounds its H slices.
+    """
+    view, eb = ctx.view, ctx.eb
+    pieces = n_pieces(ctx.batch, n_count)
+    seconds = sum(pieces.count(n) * ctx.compute.span_sum(span.first, span.last, n)
+                  for n in set(pieces))
+    nbytes = view.layers[span.first].weight_elems * eb
+    if h_slices == 1:
+        nbytes += sum(view.tensors[t].elems for t in span.inputs) * pieces[0] * eb
+        nbytes += sum(view.tensors[t].elems for t in span.outputs) * pieces[-1] * eb
+    return seconds + nbytes / ctx.npu.dram_bw
+
+
+def slicing_candidates(ctx: Context, span: GroupSpan, check_dup: bool,
+                       prune: bool = False) -> tuple[list[LayerGroup], Failure]:
     """Slicings whose peak-live bound fits, cheapest first (ties: fewer DRAM bytes, then
-    fewer slices), and the failure to report when there is none."""
+    fewer slices), and the failure to report when there is none. ``prune`` skips the
+    slicings whose ``lower_bound`` cannot beat the best found (the first entry is the same).
+    """
     at = _evaluator(ctx, span, check_dup)
     found: list[LayerGroup] = []
     failure = Failure("does not fit LMEM at any slicing")
-    for count in n_slice_counts(ctx.batch):
+    # a sliced group keeps every weight resident: when they alone overflow LMEM, only the
+    # unsliced run can fit (a cheap bound that skips most slicings of long groups)
+    resident = sum(align(ctx.view.layers[i].weight_elems * ctx.eb) for i in span.indices)
+    counts = n_slice_counts(ctx.batch) if resident <= ctx.npu.lmem_bytes else [1]
+    best = float("inf")
+    bound = lower_bound if prune else (lambda *_: -1.0)
+    for count in counts:
+        if bound(ctx, span, count, 1) >= best:
+            continue  # cannot beat a slicing already found
         r = at(count, 1)
         if isinstance(r, LayerGroup):
             found.append(r)
+            best = min(best, r.seconds)
         else:
             failure = r
-    failure = _h_walk(ctx, span, at, found) or failure
+    if (resident <= ctx.npu.lmem_bytes and ctx.no_h.get(span.last, -1) < span.first
+            and bound(ctx, span, ctx.batch, 2) < best):
+        failure = _h_walk(ctx, span, at, found) or failure
+        two = at(ctx.batch, 2) if not span.whole_h and check_dup else None
+        if isinstance(two, Failure) and two.reason.startswith(DUPLICATION):
+            # growing the group toward the head only adds halo: no H slicing of any
+            # longer group with this last layer passes the h/2 rule either
+            ctx.no_h[span.last] = max(ctx.no_h.get(span.last, -1), span.first)
     found.sort(key=lambda g: (g.seconds, g.dram_bytes, g.slices))
     return found, failure
 
@@ -155,19 +193,20 @@ def _allocate_first(ctx: Context, span: GroupSpan, check_dup: bool,
 def plan_group(ctx: Context, first: int, last: int, place: bool = True) -> LayerGroup | Failure:
     """The group ``first .. last`` at its cheapest slicing, or why it cannot run (memoized).
 
-    With ``place=False`` the LMEM is checked by the peak-live bound only (buffers unplaced);
-    with ``place=True`` the cheapest slicing that really allocates is returned.
+    With ``place=False`` the LMEM is checked by the peak-live bound only (buffers unplaced)
+    and slicings that cannot beat the best one found are skipped; with ``place=True`` (only
+    for the groups a search picked) every candidate is costed and allocated in cost order,
+    and the cheapest that really allocates is returned.
     """
     key = (first, last, place)
     if key not in ctx.memo:
         span = make_span(ctx.view, first, last)
         check_dup = last > first  # a lone layer re-reads halos but recomputes nothing
-        cands = ctx.candidates.get((first, last))
-        if cands is None:
-            cands = ctx.candidates[(first, last)] = slicing_candidates(ctx, span, check_dup)
-        found, failure = cands
-        if not place:
-            ctx.memo[key] = found[0] if found else failure
+        found, failure = slicing_candidates(ctx, span, check_dup, prune=not place)
+        if not found:
+            ctx.memo[key] = failure
+        elif not place:
+            ctx.memo[key] = found[0]
         else:
-            ctx.memo[key] = _allocate_first(ctx, span, check_dup, found) if found else failure
+            ctx.memo[key] = _allocate_first(ctx, span, check_dup, found)
     return ctx.memo[key]

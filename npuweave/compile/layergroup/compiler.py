@@ -1,8 +1,9 @@
 """The front door: ``compile_groups(layers, npu)`` -> ``GroupPlan``.
 
 Passes, in order: ``analyze_layers`` (tensor graph, heights, unsupported layers), run every
-layer alone at its cheapest slicing (the layer-by-layer baseline, which also proves that
-each layer's smallest slice fits), the group search named by ``method``, then attach each group's baseline.
+layer alone at its fastest (its cheapest slicing, or streaming its weights from DRAM when
+that is faster: the layer-by-layer baseline, which also proves that each layer's smallest
+slice fits), the group search named by ``method``, then attach each group's baseline.
 """
 
 from __future__ import annotations
@@ -10,7 +11,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from npuweave.compile.layergroup.choose import plan_group
-from npuweave.compile.layergroup.cost import ComputeCache, ComputeFn, compute_model
+from npuweave.compile.layergroup.cost import (
+    ComputeCache,
+    ComputeFn,
+    SliceWork,
+    compute_model,
+    pipeline_seconds,
+)
 from npuweave.compile.layergroup.evaluate import Context, Failure, try_slicing
 from npuweave.compile.layergroup.model import GroupPlan, GroupStatus, LayerGroup
 from npuweave.compile.layergroup.search import SEARCHES, finalize
@@ -19,6 +26,8 @@ from npuweave.compile.layergroup.tensors import analyze_layers
 from npuweave.errors import ConfigError, InfeasibleError, unknown_name
 from npuweave.hardware import NPU
 from npuweave.workload.layer import Layer
+
+STREAM_FASTER = "streaming its weights is faster than any LMEM slicing"
 
 
 def check_npu(npu: NPU) -> None:
@@ -36,36 +45,45 @@ def check_npu(npu: NPU) -> None:
 
 
 def run_ungrouped(ctx: Context, i: int, reason: str) -> LayerGroup:
-    """Layer ``i`` alone with DRAM operands: weights, inputs and output stream through."""
+    """Layer ``i`` alone with DRAM operands, its weights streaming through LMEM.
+
+    The same pipeline formula as a group with one slice whose weights all arrive while it
+    computes: fill = its inputs, then max(compute, weight load), drain = its output.
+    """
     view, eb = ctx.view, ctx.eb
     layer = view.layers[i]
-    acts = sum(view.tensors[t].elems for t in set(view.inputs[i])) + view.output(i).elems
-    dram = layer.weight_elems * eb + ctx.batch * acts * eb
-    seconds = max(ctx.compute(i, ctx.batch), dram / ctx.npu.dram_bw)
-    return LayerGroup((layer.name,), i, GroupStatus.UNGROUPED, reason, dram_bytes=dram,
+    ins = sum(view.tensors[t].elems for t in set(view.inputs[i])) * ctx.batch * eb
+    out = view.output(i).elems * ctx.batch * eb
+    w = layer.weight_elems * eb
+    work = [SliceWork(ctx.compute(i, ctx.batch), ins, out)]
+    seconds = pipeline_seconds(work, 0, w, ctx.npu.dram_bw)
+    return LayerGroup((layer.name,), i, GroupStatus.UNGROUPED, reason, dram_bytes=w + ins + out,
                       seconds=seconds, inputs=tuple(dict.fromkeys(view.inputs[i])),
                       outputs=(layer.name,))
 
 
-def run_alone(ctx: Context, i: int) -> LayerGroup:
-    """Layer ``i`` as a one-layer group; ungrouped if the grouping cannot handle it.
+def run_alone(ctx: Context, i: int) -> tuple[LayerGroup, bool]:
+    """Layer ``i`` alone at its fastest: its cheapest slicing, or streaming its weights.
 
-    Raises ``InfeasibleError`` when even one sample and one output row (plus the input
-    rows that row reads) do not fit the LMEM.
+    Returns the run and whether the layer is a barrier (it cannot join any group: the
+    grouping does not understand it, or its weights do not fit LMEM beside its smallest
+    slice). Raises ``InfeasibleError`` when even one sample and one output row (plus the
+    input rows that row reads) do not fit the LMEM.
     """
     reason = ctx.view.unsupported[i]
     if reason:
-        return run_ungrouped(ctx, i, reason)
+        return run_ungrouped(ctx, i, reason), True
     g = plan_group(ctx, i, i)
     if isinstance(g, LayerGroup):
-        return g
+        streamed = run_ungrouped(ctx, i, STREAM_FASTER)
+        return (streamed if streamed.seconds < g.seconds else g), False
     span = make_span(ctx.view, i, i)
     h_min = 1 if span.whole_h else max(ctx.view.output(i).h, 1)
     bare = try_slicing(ctx, span, ctx.batch, h_min, check_dup=False, place=False, weights=False)
     if isinstance(bare, LayerGroup):
         w = ctx.view.layers[i].weight_elems * ctx.eb
         return run_ungrouped(ctx, i, f"weights ({w} B) do not fit LMEM beside its smallest "
-                                     "slice; weights stream from DRAM")
+                                     "slice; weights stream from DRAM"), True
     name = ctx.view.layers[i].name
     assert isinstance(bare, Failure)
     raise InfeasibleError(
@@ -103,8 +121,9 @@ def compile_groups(layers: tuple[Layer, ...] | list[Layer], npu: NPU, *, batch: 
         raise unknown_name("layer-group search", method, list(SEARCHES))
     view = analyze_layers(layers)
     ctx = Context(view, npu, batch, ComputeCache(view.layers, npu, compute_model(cost_model)))
-    alone = [run_alone(ctx, i) for i in range(len(view.layers))]
-    barrier = [g.status is GroupStatus.UNGROUPED for g in alone]
+    runs = [run_alone(ctx, i) for i in range(len(view.layers))]
+    alone = [g for g, _ in runs]
+    barrier = [b for _, b in runs]
     groups = []
     for g in finalize(ctx, method, barrier, alone):
         base = alone[g.first:g.first + len(g.layers)]

@@ -86,6 +86,16 @@ class ComputeCache:
     npu: NPU
     fn: ComputeFn
     memo: dict[tuple[int, int, int], float] = field(default_factory=dict)
+    prefix: dict[int, list[float]] = field(default_factory=dict)
+
+    def span_sum(self, first: int, last: int, n: int) -> float:
+        """Whole-layer seconds of layers ``first .. last`` at ``n`` samples (prefix sums)."""
+        if n not in self.prefix:
+            acc = [0.0]
+            for i in range(len(self.layers)):
+                acc.append(acc[-1] + self(i, n))
+            self.prefix[n] = acc
+        return self.prefix[n][last + 1] - self.prefix[n][first]
 
     def __call__(self, i: int, n: int, rows: int = 1, h: int = 1) -> float:
         """Seconds of layer ``i`` for ``n`` samples and ``rows`` of its ``h`` output rows."""

@@ -31,8 +31,7 @@ class Context:
     batch: int
     compute: ComputeCache
     memo: dict[tuple[int, int, bool], LayerGroup | Failure] = field(default_factory=dict)
-    candidates: dict[tuple[int, int], tuple[list[LayerGroup], Failure]] = field(
-        default_factory=dict)
+    no_h: dict[int, int] = field(default_factory=dict)  # last -> first: H slicing breaks h/2
 
     @property
     def eb(self) -> int:
@@ -72,8 +71,9 @@ def _slice_work(ctx: Context, span: GroupSpan, r: dict[str, Rows], n: int,
 def _grouped(ctx: Context, span: GroupSpan, ranges: list[dict[str, Rows]], n_count: int,
              buffers: tuple[Buffer, ...], weights: dict[int, int]) -> LayerGroup:
     h = len(ranges)
-    work = [_slice_work(ctx, span, r, n, h, k) for n in n_pieces(ctx.batch, n_count)
-            for k, r in enumerate(ranges)]
+    per_n = {n: [_slice_work(ctx, span, r, n, h, k) for k, r in enumerate(ranges)]
+             for n in set(n_pieces(ctx.batch, n_count))}  # N slices of equal size work alike
+    work = [w for n in n_pieces(ctx.batch, n_count) for w in per_n[n]]
     first_w = weights[span.first]
     other_w = sum(weights.values()) - first_w
     seconds = pipeline_seconds(work, first_w, other_w, ctx.npu.dram_bw)
