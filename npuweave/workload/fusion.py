@@ -26,14 +26,14 @@ Rules (one pass over the ops in topological order, linear in the graph size):
 * A group that anything outside it reads is closed (its ``readers`` are not empty).
 
 Groups are ordered by their last op, which keeps the layer list topologically sorted: a
-group's outputs are only read once its last op has run. Merged groups keep their ops in
-graph order.
+group's outputs are only read once its last op has run. A merge only redirects the branch
+to its source (union-find); each group's op list is built in graph order at the end, so the
+pass stays linear however the branches nest.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from heapq import merge
 
 from npuweave.workload.graph import Graph, Op
 from npuweave.workload.opinfo import FREE_OPS, JOIN_OPS, MAIN_OPS, POOL_OPS
@@ -53,6 +53,8 @@ class Group:
     readers: set[int] = field(default_factory=set)  # other groups reading it (closed if any)
     sources: set[int] = field(default_factory=set)  # other groups (or inputs) it reads
     merged_into: int | None = None                  # set when a branch re-joined its source
+    head: str = ""       # op type of the first op
+    pools: bool = False  # holds windowed pooling (which never joins a Concat layer)
 
     @property
     def closed(self) -> bool:
@@ -114,12 +116,17 @@ class _Partition:
         self.graph = graph
         self.groups: list[Group] = []
         self.owner: dict[str, int] = {t: GRAPH_INPUT for t in graph.inputs}
-        self.position: dict[str, int] = {}
+        self.group_of: dict[str, int] = {}
 
     def find(self, g: int) -> int:
-        while g != GRAPH_INPUT and self.groups[g].merged_into is not None:
-            g = self.groups[g].merged_into  # type: ignore[assignment]
-        return g
+        """The live group that ``g`` was merged into (with path compression)."""
+        root = g
+        while root != GRAPH_INPUT and (nxt := self.groups[root].merged_into) is not None:
+            root = nxt
+        while g != root:
+            grp = self.groups[g]
+            g, grp.merged_into = grp.merged_into, root  # type: ignore[assignment]
+        return root
 
     def edges(self, op: Op) -> dict[int, int]:
         """How many of ``op``'s data inputs each (live) group provides."""
@@ -130,7 +137,8 @@ class _Partition:
                 edges[g] = edges.get(g, 0) + 1
         return edges
 
-    def add(self, op: Op, target: Group, edges: dict[int, int], out_uses: int) -> None:
+    def add(self, op: Op, pos: int, target: Group, edges: dict[int, int],
+            out_uses: int) -> None:
         for g, n in edges.items():
             if g != target.index:
                 target.sources.add(g)
@@ -138,9 +146,10 @@ class _Partition:
                 self.groups[g].pending -= n
                 if g != target.index:
                     self.groups[g].readers.add(target.index)
-        target.ops.append(op)
-        target.members.add(op.name)
-        target.last = self.position[op.name]
+        target.head = target.head or op.op_type
+        target.pools |= op.op_type in POOL_OPS
+        self.group_of[op.name] = target.index
+        target.last = pos
         target.pending += out_uses
         for t in op.outputs:
             if t:
@@ -162,10 +171,9 @@ class _Partition:
                 self.owner[t] = src
 
     def absorb(self, into: Group, branch: Group) -> None:
-        """Merge ``branch`` into ``into``, keeping graph order."""
-        into.ops = list(merge(into.ops, branch.ops, key=lambda o: self.position[o.name]))
-        into.members |= branch.members
+        """Merge ``branch`` into ``into`` (its ops are collected in ``live_groups``)."""
         into.pending += branch.pending
+        into.pools |= branch.pools
         into.readers.discard(branch.index)
         into.sources |= branch.sources - {into.index}
         into.last = max(into.last, branch.last)
@@ -173,6 +181,17 @@ class _Partition:
 
     def owners(self) -> dict[str, int]:
         return {t: self.find(g) for t, g in self.owner.items()}
+
+    def live_groups(self) -> list[Group]:
+        """Unmerged groups with their ops in graph order, ordered by their last op."""
+        for op in self.graph.ops:
+            g = self.group_of.get(op.name)
+            if g is not None:
+                grp = self.groups[self.find(g)]
+                grp.ops.append(op)
+                grp.members.add(op.name)
+        live = [g for g in self.groups if g.merged_into is None]
+        return sorted(live, key=lambda g: g.last)
 
 
 def fuse(graph: Graph) -> Fusion:
@@ -190,7 +209,6 @@ def fuse(graph: Graph) -> Fusion:
     part = _Partition(graph)
     roles: dict[str, str] = {}
     for pos, op in enumerate(graph.ops):
-        part.position[op.name] = pos
         r = roles[op.name] = role(op, graph)
         if r == "const":
             continue
@@ -207,20 +225,20 @@ def fuse(graph: Graph) -> Fusion:
         if target is None:
             target = Group(len(part.groups), [], pos)
             part.groups.append(target)
-        part.add(op, target, edges, out_uses)
-    live = [g for g in part.groups if g.merged_into is None]
-    return Fusion(sorted(live, key=lambda g: g.last), part.owners(), roles)
+        part.add(op, pos, target, edges, out_uses)
+    return Fusion(part.live_groups(), part.owners(), roles)
 
 
-def _takes(grp: Group, op: Op) -> bool:
-    """Whether ``op`` may fuse into ``grp`` (no windowed pooling after a Concat)."""
-    return not (op.op_type in POOL_OPS and grp.ops[0].op_type in JOIN_OPS)
+def _takes(grp: Group, pools: bool) -> bool:
+    """Whether ops (with windowed pooling if ``pools``) may fuse into ``grp``: no windowed
+    pooling after a Concat."""
+    return not (pools and grp.head in JOIN_OPS)
 
 
 def _is_branch(part: _Partition, grp: Group, source: int, n: int) -> bool:
     """A vector group fed by ``source`` alone whose remaining uses are ``n`` inputs of the
     op at hand (so nothing else will ever read it)."""
-    return (grp.ops[0].op_type not in MAIN_OPS | JOIN_OPS and not grp.readers
+    return (grp.head not in MAIN_OPS | JOIN_OPS and not grp.readers
             and grp.pending == n and {part.find(s) for s in grp.sources} == {source})
 
 
@@ -235,8 +253,9 @@ def _rejoin_branches(part: _Partition, edges: dict[int, int], op: Op) -> bool:
         grp = part.groups[g]
         branches = {s for s in inner - {g} if _is_branch(part, part.groups[s], g, edges[s])}
         if (branches and inner == branches | {g} and grp.pending == edges[g]
-                and grp.readers <= branches and _takes(grp, op)
-                and all(_takes(grp, o) for s in branches for o in part.groups[s].ops)):
+                and grp.readers <= branches
+                and _takes(grp, op.op_type in POOL_OPS or any(part.groups[s].pools
+                                                               for s in branches))):
             for s in sorted(branches):
                 part.absorb(grp, part.groups[s])
             return True
@@ -250,7 +269,7 @@ def _open_group(groups: list[Group], edges: dict[int, int], op: Op) -> Group | N
         if g == GRAPH_INPUT:
             continue
         grp = groups[g]
-        if (not grp.closed and grp.pending == n and _takes(grp, op)
+        if (not grp.closed and grp.pending == n and _takes(grp, op.op_type in POOL_OPS)
                 and (best is None or grp.last > best.last)):
             best = grp
     return best

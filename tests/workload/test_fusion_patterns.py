@@ -158,3 +158,22 @@ def test_zoo_googlenet_pools_after_concat_are_sliceable():
     # 224 input, stage 3 at 28: 3b -> 480 x 14 x 14, 4e -> 832 x 7 x 7 (ceil mode)
     assert [lay.geometry.out_chw for lay in pools] == [(480, 14, 14), (832, 7, 7)]
     assert all(unsupported_reason(lay) == "" for lay in pools + list(concats.values()))
+
+
+def _swish_chain(n: int) -> Graph:
+    ts = {"x": Tensor("x", (1, 4, 4, 4)), "w": Tensor("w", (4, 4, 1, 1), const=True),
+          "y0": Tensor("y0", (1, 4, 4, 4))}
+    ops = [Op("conv", "Conv", ("x", "w"), ("y0",))]
+    for i in range(n):
+        ts[f"s{i}"] = Tensor(f"s{i}", (1, 4, 4, 4))
+        ts[f"y{i + 1}"] = Tensor(f"y{i + 1}", (1, 4, 4, 4))
+        ops += [Op(f"sig{i}", "Sigmoid", (f"y{i}",), (f"s{i}",)),
+                Op(f"mul{i}", "Mul", (f"y{i}", f"s{i}"), (f"y{i + 1}",))]
+    return Graph("chain", ops, ts, ["x"], [f"y{n}"])
+
+
+def test_repeated_diamonds_fuse_into_one_layer_in_graph_order():
+    (layer,) = lower(_swish_chain(300))
+    members = dict(layer.attrs)["members"]
+    assert len(members) == 1 + 2 * 300 and members[:3] == ("conv", "sig0", "mul0")
+    assert layer.vector_ops == 2 * 300 * 64 and layer.out_elems == 64
