@@ -71,4 +71,4 @@ def test_dp_never_worse_than_baseline_or_greedy(n, c, h, lmem, batch):
         assume(False)
     assert dp.seconds <= dp.baseline_seconds * EPS
     assert dp.seconds <= greedy.seconds * EPS
-    assert dp.baseline_seconds == greedy.baseline_seconds
+    assert dp.baseline_seconds == pytest.approx(greedy.baseline_seconds)  # same runs, summed

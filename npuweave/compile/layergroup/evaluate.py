@@ -1,8 +1,7 @@
 """Try one candidate group at one slicing: ranges, h/2 rule, buffers, allocation, cost.
 
-``try_slicing`` is the unit of work of both searches; ``plan_group`` picks the slicing of a
-candidate group (N first, down to one sample, then H) and returns a ``LayerGroup`` or the
-reason it failed.
+``try_slicing`` is the unit of work of both searches; ``choose.plan_group`` costs several
+slicings of a candidate group with it and keeps the cheapest that allocates.
 """
 
 from __future__ import annotations
