@@ -151,9 +151,14 @@ def run_streams(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,
 
 
 def standalone_time(model: ModelSpec, npu: NPU, batch: int = 1,
-                    cost_model: str = "systolic-ws") -> float:
-    """Seconds one request of ``model`` takes alone on the same engine (fetches overlapped
-    with computation as the buffer allows).
+                    cost_model: str = "systolic-ws", steady: bool = True) -> float:
+    """Seconds one request of ``model`` takes alone on the same engine.
+
+    ``steady=True`` (the default, what closed-loop metrics need) gives the steady-state time
+    per request of the model running alone back to back: weights are static, so the engine
+    prefetches the next request's weights while the current one computes, and a request in a
+    stream alone finishes that much sooner than a cold one. Normalizing by it makes a model
+    alone score NTT = 1 and STP = 1. ``steady=False`` gives one cold request (empty buffer).
 
     Examples
     --------
@@ -161,8 +166,17 @@ def standalone_time(model: ModelSpec, npu: NPU, batch: int = 1,
     >>> from npuweave.hardware import NPU
     >>> npu = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0,
     ...           weight_buffer=100, act_buffer=1)
-    >>> standalone_time(("m", [LayerCost(compute_s=2.0, weight_bytes=10)] * 2), npu)
+    >>> m = ("m", [LayerCost(compute_s=2.0, weight_bytes=10)] * 2)
+    >>> standalone_time(m, npu, steady=False)  # fetch 1 s, then compute 2 + 2 s
     5.0
+    >>> standalone_time(m, npu)  # later requests' fetches hide behind compute
+    4.0
     """
-    return run_streams([model], npu, batch, "sequential", requests=1,
-                       cost_model=cost_model).makespan_s
+    if not steady:
+        return run_streams([model], npu, batch, "sequential", requests=1,
+                           cost_model=cost_model).makespan_s
+    # Three requests: the first is cold; the distance between the first and the third finish
+    # spans two steady-state periods.
+    result = run_streams([model], npu, batch, "sequential", requests=3, cost_model=cost_model)
+    finishes = sorted(r.finish_s for r in result.requests)
+    return (finishes[2] - finishes[0]) / 2

@@ -16,10 +16,15 @@ NLP = ("nlp", [LayerCost(compute_s=0.5, weight_bytes=40)] * 2)
 
 
 def test_standalone_time_by_hand():
-    # cnn: fetch 0-1, compute 1-5; next fetches overlap: 5-9, 9-13 -> 13 s
-    assert standalone_time(CNN, NPU_) == 13.0
-    # nlp: fetch 0-4, compute 4-4.5; fetch 4-8, compute 8-8.5
-    assert standalone_time(NLP, NPU_) == 8.5
+    # cold: cnn: fetch 0-1, compute 1-5; next fetches overlap: 5-9, 9-13 -> 13 s
+    assert standalone_time(CNN, NPU_, steady=False) == 13.0
+    # cold: nlp: fetch 0-4, compute 4-4.5; fetch 4-8, compute 8-8.5
+    assert standalone_time(NLP, NPU_, steady=False) == 8.5
+    # steady state: cnn's next request's fetches hide under compute, period = 3 x 4 s
+    assert standalone_time(CNN, NPU_) == 12.0
+    # steady state: nlp's DMA never idles after the first request: 2 x 40 B / 10 B/s = 8 s
+    # (r2 fetches 8-12 and 12-16, r3 16-20 and 20-24 -> finishes 8.5, 16.5, 24.5)
+    assert standalone_time(NLP, NPU_) == 8.0
 
 
 def test_closed_loop_reissues_at_finish():
