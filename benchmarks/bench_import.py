@@ -10,12 +10,10 @@ over it); ``us/op`` (lowering time per graph op) shows that ``lower`` stays line
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import onnx
+from _timing import median_seconds
 
 from npuweave.workload import zoo
 from npuweave.workload.lower import lower
@@ -24,21 +22,12 @@ from npuweave.workload.onnx_import import import_onnx
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 
 
-def median_s(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def bench_onnx(path: Path, repeats: int) -> dict:
     graph = import_onnx(path)
-    load = median_s(lambda: onnx.load(str(path)), repeats)
-    imp = median_s(lambda: import_onnx(path), repeats)
-    low = median_s(lambda: lower(graph), repeats)
-    total = median_s(lambda: lower(import_onnx(path)), repeats)
+    load = median_seconds(lambda: onnx.load(str(path)), repeats)
+    imp = median_seconds(lambda: import_onnx(path), repeats)
+    low = median_seconds(lambda: lower(graph), repeats)
+    total = median_seconds(lambda: lower(import_onnx(path)), repeats)
     return {"model": path.stem.removeprefix("light_"), "source": "onnx light",
             "ops": len(graph.ops), "layers": len(lower(graph)), "base": load, "make": imp,
             "lower": low, "total": total}
@@ -46,9 +35,9 @@ def bench_onnx(path: Path, repeats: int) -> dict:
 
 def bench_zoo(name: str, repeats: int) -> dict:
     graph = zoo.build(name)
-    build = median_s(lambda: zoo.build(name), repeats)
-    low = median_s(lambda: lower(graph), repeats)
-    total = median_s(lambda: lower(zoo.build(name)), repeats)
+    build = median_seconds(lambda: zoo.build(name), repeats)
+    low = median_seconds(lambda: lower(graph), repeats)
+    total = median_seconds(lambda: lower(zoo.build(name)), repeats)
     return {"model": name, "source": "zoo", "ops": len(graph.ops), "layers": len(lower(graph)),
             "base": None, "make": build, "lower": low, "total": total}
 

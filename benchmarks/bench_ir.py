@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
-from collections.abc import Callable
 from pathlib import Path
+
+from _timing import median_seconds
 
 from npuweave.compile import gemini
 
@@ -21,25 +20,16 @@ DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "gemini-
 TARGET_S = 0.5
 
 
-def median_s(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def bench(path: Path, repeats: int) -> list[tuple[str, float]]:
     ir = gemini.load(path)
     return [
-        ("json.load (baseline)", median_s(lambda: json.loads(path.read_bytes()), repeats)),
-        ("load", median_s(lambda: gemini.load(path), repeats)),
-        ("validate", median_s(lambda: gemini.validate(ir), repeats)),
-        ("load + validate", median_s(lambda: gemini.validate(gemini.load(path)), repeats)),
-        ("summarize", median_s(lambda: gemini.summarize(ir), repeats)),
-        ("simulate 16GB/s", median_s(lambda: gemini.simulate(ir, 16e9), repeats)),
-        ("dumps", median_s(lambda: gemini.dumps(ir), repeats)),
+        ("json.load (baseline)", median_seconds(lambda: json.loads(path.read_bytes()), repeats)),
+        ("load", median_seconds(lambda: gemini.load(path), repeats)),
+        ("validate", median_seconds(lambda: gemini.validate(ir), repeats)),
+        ("load + validate", median_seconds(lambda: gemini.validate(gemini.load(path)), repeats)),
+        ("summarize", median_seconds(lambda: gemini.summarize(ir), repeats)),
+        ("simulate 16GB/s", median_seconds(lambda: gemini.simulate(ir, 16e9), repeats)),
+        ("dumps", median_seconds(lambda: gemini.dumps(ir), repeats)),
     ]
 
 

@@ -9,15 +9,19 @@ for FLOAT and FIXED nearest-even.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 import warnings
 
 import numpy as np
+from _timing import median_seconds
 from rich.console import Console
 from rich.table import Table
 
 from npuweave.numbers import EXP, FIXED, FLOAT, quantize
+
+
+def _median_warm(fn, repeats: int) -> float:
+    return median_seconds(fn, repeats, warmup=True)  # page in the output buffers first
+
 
 CASES = [
     ("FLOAT 16 (e5m10)", FLOAT(16), "nearest-even", "log"),
@@ -35,16 +39,6 @@ CASES = [
 ]
 
 
-def _median_seconds(fn, repeats: int) -> float:
-    fn()  # warm-up: page in the output buffers
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=10_000_000)
@@ -52,10 +46,10 @@ def main() -> None:
     args = ap.parse_args()
     x = np.random.default_rng(0).standard_normal(args.n).astype(np.float32)
     rng = np.random.default_rng(1)
-    ref_rint = _median_seconds(lambda: np.rint(x), args.repeats)
+    ref_rint = _median_warm(lambda: np.rint(x), args.repeats)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ref_f16 = _median_seconds(lambda: x.astype(np.float16), args.repeats)
+        ref_f16 = _median_warm(lambda: x.astype(np.float16), args.repeats)
     table = Table(title=f"quantize() throughput, {args.n / 1e6:g} M float32 values, "
                         f"median of {args.repeats}")
     for col in ("format", "rounding", "ms", "M values/s", "x np.rint"):
@@ -65,7 +59,7 @@ def main() -> None:
     table.add_row("reference: astype(float16)", "-", f"{ref_f16 * 1e3:.1f}",
                   f"{args.n / ref_f16 / 1e6:.0f}", f"{ref_f16 / ref_rint:.2f}")
     for name, fmt, rounding, domain in CASES:
-        t = _median_seconds(lambda f=fmt, r=rounding, d=domain: quantize(
+        t = _median_warm(lambda f=fmt, r=rounding, d=domain: quantize(
             x, f, r, rng=rng, exp_domain=d), args.repeats)
         table.add_row(name, rounding, f"{t * 1e3:.1f}", f"{args.n / t / 1e6:.0f}",
                       f"{t / ref_rint:.2f}")
