@@ -63,13 +63,11 @@ def quantize(source: Path, spec: str, rounding: str, exp_domain: str, seed: int,
     from npuweave.numbers import quantization_error
     from npuweave.numbers import quantize as q
 
-    fmt = _fmt(spec)
     try:
-        x = np.load(source, allow_pickle=False)
-    except (OSError, ValueError) as err:
-        raise ConfigError(f"cannot read {str(source)!r} as a .npy array: {err}") from None
-    if not np.issubdtype(x.dtype, np.number):
-        raise ConfigError(f"{source}: dtype {x.dtype} is not numeric")
+        fmt = _fmt(spec)
+    except ConfigError as err:
+        raise ConfigError(f"--format {spec!r}: {err}") from None
+    x = _load_npy(source)
     y = q(x, fmt, rounding, seed=seed, exp_domain=exp_domain)
     stats = quantization_error(x, y, fmt)
     t = Table(title=f"{source.name} -> {fmt.describe()} ({rounding})")
@@ -95,7 +93,8 @@ def quantize(source: Path, spec: str, rounding: str, exp_domain: str, seed: int,
               default=Path("opt_conf.txt"), show_default=True, help="Best configuration file.")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("tune_log.csv"), show_default=True, help="CSV of every configuration.")
-@click.option("--max-evaluations", type=int, default=5000, show_default=True)
+@click.option("--max-evaluations", type=click.IntRange(min=2), default=5000,
+              show_default=True)
 @click.option("--baseline", type=click.Choice(["libnumber", "ristretto", "stripes"]),
               default="libnumber", show_default=True, help="Search algorithm.")
 def tune(network_path: Path, platform_path: Path, evaluate_ref: str | None, out: Path,
@@ -163,6 +162,25 @@ def demo(margins: tuple[float, ...], seed: int, out_dir: Path | None) -> None:
         if out_dir is not None:
             write_config(r.result.config, Path(out_dir) / f"digits_{r.method}_{r.margin:g}.txt")
     console().print(t)
+
+
+def _load_npy(source: Path) -> np.ndarray:
+    """A numeric array from a .npy file; anything else is a one-line ConfigError."""
+    try:
+        with open(source, "rb") as fh:
+            # np.load falls back to unpickling when the magic is missing, whose message
+            # ("pickled data") would mislead; check the header ourselves first
+            if fh.read(6) != b"\x93NUMPY":
+                raise ConfigError(f"{source}: not a .npy file (no NumPy header); save the "
+                                  "array with numpy.save")
+            fh.seek(0)
+            x = np.load(fh, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as err:
+        raise ConfigError(f"cannot read {str(source)!r} as a .npy array: {err}") from None
+    if not (np.issubdtype(x.dtype, np.integer) or np.issubdtype(x.dtype, np.floating)):
+        raise ConfigError(f"{source}: dtype {x.dtype} is not a real number type; "
+                          "quantize takes integer or float arrays")
+    return x
 
 
 def _import_callable(ref: str):

@@ -271,5 +271,10 @@ def _load(path: str | os.PathLike[str]) -> tuple[Any, str]:
                 and (k == "f_obj" or not callable(v))}, str(p)
     try:
         return yaml.safe_load(p.read_text(encoding="utf-8")) or {}, str(p)
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: not a text file; descriptors are YAML or Python") from None
     except yaml.YAMLError as err:
-        raise ConfigError(f"{p}: invalid YAML ({err})") from None
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or type(err).__name__
+        raise ConfigError(f"{p}: invalid YAML{where} ({problem}); fix the syntax") from None

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from npuweave.errors import ConfigError
 from npuweave.numbers.config import NumberConfig
 from npuweave.numbers.descriptors import NetworkDescriptor, PlatformDescriptor
 from npuweave.numbers.evaluation import (
@@ -149,9 +150,15 @@ class _Run:
     def search(self) -> TuneResult:
         s = self.session
         init = self.move_to(self.space.initial())
-        for subset in ("small", "full"):
-            s.phase = "init"
-            s.threshold[self._subset(subset)] = self.acc(init, subset) * (1 - self.net.err_margin)
+        try:
+            for subset in ("small", "full"):
+                s.phase = "init"
+                s.threshold[self._subset(subset)] = (self.acc(init, subset)
+                                                     * (1 - self.net.err_margin))
+        except BudgetExhausted:  # no baseline accuracy means no threshold: nothing to return
+            raise ConfigError(
+                f"max_evaluations={s.max_evaluations} does not cover the baseline evaluations "
+                "(FLOAT(32) on the small and the full set); allow at least 2") from None
         cur = init
         try:
             s.phase = "1-coarse"

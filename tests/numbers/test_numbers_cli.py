@@ -72,3 +72,42 @@ def test_user_errors_exit_2_in_one_line(tmp_path):
         assert proc.returncode == 2, proc.stderr
         assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
         assert "Traceback" not in proc.stderr
+
+
+def _one_line_exit_2(*args):
+    proc = subprocess.run([sys.executable, "-m", "npuweave", "numbers", *args],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+    return proc.stderr
+
+
+def test_quantize_bad_arrays_and_formats_name_the_problem(tmp_path):
+    (tmp_path / "text.npy").write_text("hello")
+    np.save(tmp_path / "obj.npy", np.array([{}, None], dtype=object), allow_pickle=True)
+    np.save(tmp_path / "cplx.npy", np.array([1 + 2j]))
+    np.save(tmp_path / "ok.npy", np.zeros(3, np.float32))
+    assert "not a .npy file" in _one_line_exit_2("quantize", str(tmp_path / "text.npy"),
+                                                 "-f", "FIXED 8")
+    assert "Object arrays" in _one_line_exit_2("quantize", str(tmp_path / "obj.npy"),
+                                               "-f", "FIXED 8")
+    assert "complex128" in _one_line_exit_2("quantize", str(tmp_path / "cplx.npy"),
+                                            "-f", "FIXED 8")
+    err = _one_line_exit_2("quantize", str(tmp_path / "ok.npy"), "-f", "FIXED -3")
+    assert "--format 'FIXED -3'" in err and "-3" in err
+
+
+def test_tune_bad_descriptors_and_budget_exit_2(tmp_path):
+    _write_descriptors(tmp_path)
+    (tmp_path / "list.yaml").write_text("- a\n- b\n")
+    (tmp_path / "syntax.yaml").write_text("platform: [FPGA\n")
+    net, plat = str(tmp_path / "net.yaml"), str(tmp_path / "fpga.yaml")
+    assert "expected a mapping" in _one_line_exit_2("tune", "-n", str(tmp_path / "list.yaml"),
+                                                    "-p", plat)
+    assert "syntax.yaml: invalid YAML at line 2" in _one_line_exit_2(
+        "tune", "-n", str(tmp_path / "syntax.yaml"), "-p", plat)
+    (tmp_path / "bare.yaml").write_text("err_margin: 0.1\n")
+    err = _one_line_exit_2("tune", "-n", str(tmp_path / "bare.yaml"), "-p", plat)
+    assert "'platform'" in err and "'layer_name'" in err  # every missing field at once
+    assert "max-evaluations" in _one_line_exit_2("tune", "-n", net, "-p", plat,
+                                                 "--max-evaluations", "0")

@@ -74,7 +74,8 @@ def test_frozen_and_hashable():
         (lambda: FIXED(8, 5000), "float64"),
         (lambda: EXP(3, 10**6), "float64"),
         (lambda: FLOAT(0), "bit width"),
-        (lambda: FIXED(8, specials=None), ""),
+        (lambda: NumberFormat(Family.FIXED, 1, 0, -3, 0), ">= 0"),  # negative fraction width
+        (lambda: NumberFormat(Family.FIXED, 2, 0, 3, 0), "sign=2"),
         (lambda: NumberFormat(Family.FIXED, 1, 0, 7, 0, Specials.IEEE), "inf/NaN"),
         (lambda: NumberFormat(Family.FLOAT, 1, 5, 2, 15, saturate=False), "saturate"),
         (lambda: NumberFormat(Family.FLOAT, 1, 1, 0, 0, Specials.IEEE), "empty"),

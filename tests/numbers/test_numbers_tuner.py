@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from npuweave.errors import NpuweaveError
+from npuweave.errors import ConfigError, NpuweaveError
 from npuweave.numbers import FIXED, FLOAT32, Family
 from npuweave.numbers.baselines import ristretto, ristretto_format, stripes
 from npuweave.numbers.descriptors import network_from_dict, platform_from_dict
@@ -139,6 +139,13 @@ def test_budget_stops_early_with_best_so_far():
     res = tune(lenet(), FPGA, needs_bits(3), max_evaluations=6)
     assert res.stopped_early and res.iterations <= 7
     assert res.accuracy >= res.threshold
+
+
+def test_budget_below_the_baseline_evaluations_is_a_config_error():
+    # a callable evaluator has a small and a full set: FLOAT(32) is evaluated on both first
+    with pytest.raises(ConfigError, match="max_evaluations=1"):
+        tune(lenet(), FPGA, needs_bits(3), max_evaluations=1)
+    assert tune(lenet(), FPGA, needs_bits(3), max_evaluations=2).stopped_early
 
 
 def test_shell_evaluator_runs_the_command(tmp_path):
