@@ -61,7 +61,8 @@ def compile_() -> None:
               help="NPU preset name or YAML file (needs lmem_bytes and lmem_banks).")
 @click.option("--method", type=click.Choice(["dp", "greedy"]), default="dp", show_default=True,
               help="Group search: dynamic programming or the tail-to-head greedy.")
-@click.option("--batch", type=int, default=1, show_default=True, help="Samples per inference.")
+@click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Samples per inference.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
               help="Write the plan as JSON (format in docs/LAYERGROUP.md).")
 @click.option("--png", "png_path", type=click.Path(dir_okay=False), default=None,

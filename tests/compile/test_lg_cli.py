@@ -37,3 +37,30 @@ def test_npu_without_lmem_exits_2(capsys):
         raise AssertionError("expected exit 2")
     err = capsys.readouterr().err
     assert err.startswith("error: NPU 'prema' has no local memory") and err.count("\n") == 1
+
+
+def _exit_2_one_line(capsys, args):
+    try:
+        main(["compile", "groups", *args])
+    except SystemExit as exc:
+        assert exc.code == 2
+    else:
+        raise AssertionError("expected exit 2")
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    return err
+
+
+def test_bad_npu_and_options_exit_2_naming_the_field(capsys, tmp_path):
+    spec = (tmp_path / "banks0.yaml")
+    spec.write_text("name: b0\npe_rows: 8\npe_cols: 8\nclock_hz: 1 GHz\ndram_bw: 1 GB/s\n"
+                    "weight_buffer: 1 MiB\nact_buffer: 1 MiB\nlmem_bytes: 1 MiB\nlmem_banks: 0\n")
+    err = _exit_2_one_line(capsys, [VGG19, "--npu", str(spec)])
+    assert "banks0.yaml" in err and "lmem_banks" in err
+    assert "no local memory" in _exit_2_one_line(capsys, [VGG19, "--npu", "memory-centric"])
+    assert "'--batch'" in _exit_2_one_line(capsys, [VGG19, "--batch", "0"])
+    small = spec.read_text().replace("lmem_bytes: 1 MiB\nlmem_banks: 0", "lmem_bytes: 4 KiB\n"
+                                     "lmem_banks: 1")
+    spec.write_text(small)
+    err = _exit_2_one_line(capsys, ["resnet50", "--npu", str(spec)])
+    assert "'conv1' needs at least" in err and "bytes" in err
