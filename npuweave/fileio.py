@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from npuweave.errors import ConfigError
+
 
 def _umask() -> int:
     mask = os.umask(0)
@@ -31,19 +33,30 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) ->
     ...     fh.write("a,b\\n")
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _unwritable(target, exc) from None
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, target)
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise _unwritable(target, exc) from None
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _unwritable(target: Path, exc: OSError) -> ConfigError:
+    # the temporary file's name means nothing to the user: name the file they asked for
+    return ConfigError(f"{target}: cannot write ({exc.strerror or exc}); choose a writable path")
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> None:

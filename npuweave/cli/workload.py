@@ -10,7 +10,6 @@ import click
 from rich.table import Table
 
 from npuweave.cli._console import console
-from npuweave.errors import ConfigError
 
 
 @click.command()
@@ -51,11 +50,6 @@ def npus() -> None:
     console().print(table)
 
 
-def _check_batch(batch: int | None) -> None:
-    if batch is not None and batch < 1:
-        raise ConfigError(f"--batch must be >= 1, got {batch}")
-
-
 def profile_rows(layers, costs) -> list[dict[str, object]]:
     """One plain dict per layer: what the table, CSV and JSON show."""
     rows = []
@@ -81,7 +75,8 @@ def _rows_csv(rows: list[dict[str, object]]) -> str:
 @click.argument("model")
 @click.option("--npu", "npu_spec", default="memory-centric", show_default=True,
               help="Preset name or NPU YAML file.")
-@click.option("--batch", type=int, default=None, help="Batch size (default: the model's, else 1).")
+@click.option("--batch", type=click.IntRange(min=1), default=None,
+              help="Batch size (default: the model's, else 1).")
 @click.option("--cost-model", default="systolic-ws", show_default=True,
               help="systolic-ws | prema | roofline")
 @click.option("--formats", type=click.Path(dir_okay=False), default=None,
@@ -97,7 +92,6 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, qu
     from npuweave.hardware import get_npu
     from npuweave.workload import load_graph, lower
 
-    _check_batch(batch)
     npu = get_npu(npu_spec)
     graph = load_graph(model)
     batch = batch or int(graph.meta.get("batch", 1) or 1)
@@ -168,10 +162,15 @@ def zoo() -> None:
 @click.argument("model")
 @click.argument("path", type=click.Path(dir_okay=False))
 def zoo_export(model: str, path: str) -> None:
-    """Write zoo MODEL as an ONNX file at PATH (shapes only, no weight data)."""
+    """Write zoo MODEL (``bert-base`` or ``bert-base:seq_len=32``) as an ONNX file at PATH.
+
+    Shapes only, no weight data; ``npuweave profile PATH`` reads it back to the same layers.
+    """
+    from npuweave.workload import parse_model_spec
     from npuweave.workload import zoo as zoo_mod
     from npuweave.workload.export import save_onnx
 
-    graph = zoo_mod.build(model)
+    name, params = parse_model_spec(model)
+    graph = zoo_mod.build(name, **params)
     save_onnx(graph, path)
     console().print(f"wrote {path} ({graph.name}, {len(graph.ops)} ops)")

@@ -29,17 +29,13 @@ Choices (documented in ``docs/COST_MODEL.md``):
 from __future__ import annotations
 
 from npuweave.cost.systolic import batched_gemm, vector_cycles
-from npuweave.cost.traffic import assemble
+from npuweave.cost.traffic import assemble, cdiv
 from npuweave.cost.types import LayerCost
 from npuweave.hardware.npu import NPU
 from npuweave.workload.layer import Layer
 
 PREMA_ACC = 2048
 """Accumulator-queue depth: activation columns per GEMM_OP."""
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def tile_cycles(cols: int, npu: NPU, weight_bits: int, sharers: int = 1) -> float:
@@ -76,9 +72,9 @@ def prema_cycles(layer: Layer, npu: NPU, batch: int, weight_bits: int,
     if shape is None or 0 in shape:
         return 0
     count, m, k, n = shape
-    tiles = count * _cdiv(n, npu.pe_cols) * _cdiv(k, npu.pe_rows)
+    tiles = count * cdiv(n, npu.pe_cols) * cdiv(k, npu.pe_rows)
     arrays = npu.arrays * npu.cores
-    rounds = _cdiv(tiles, arrays)
+    rounds = cdiv(tiles, arrays)
     sharers = min(arrays, tiles)
     full, rem = divmod(m, acc)
     per_round = (full * tile_cycles(acc, npu, weight_bits, sharers)

@@ -13,11 +13,11 @@ from functools import cache
 from npuweave.cost.prema import prema
 from npuweave.cost.roofline import roofline
 from npuweave.cost.systolic import systolic_ws, systolic_ws_db
-from npuweave.cost.traffic import Formats, weight_bits, weight_tiles
+from npuweave.cost.traffic import Formats, weight_bits, weight_bytes, weight_tiles
 from npuweave.cost.types import LayerCost
-from npuweave.errors import ConfigError, unknown_name
+from npuweave.errors import unknown_name
 from npuweave.hardware.npu import NPU
-from npuweave.workload.layer import Layer, LayerKind
+from npuweave.workload.layer import Layer, LayerKind, check_batch
 
 CostModel = Callable[[Layer, NPU, int, int], LayerCost]
 
@@ -56,12 +56,6 @@ def get_cost_model(name: str) -> CostModel:
         raise unknown_name("cost model", name, list(_MODELS)) from None
 
 
-def _check_batch(batch: object) -> int:
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-        raise ConfigError(f'"batch" must be an integer >= 1, got {batch!r}; use batch=1 or more')
-    return batch
-
-
 @cache
 def _cached(layer: Layer, npu: NPU, batch: int, bits: int, model: str) -> LayerCost:
     return _MODELS[model][0](layer, npu, batch, bits)
@@ -92,7 +86,7 @@ def layer_cost(layer: Layer, npu: NPU, batch: int = 1, formats: Formats = None,
     >>> layer_cost(fc, preset("prema"), formats=8).weight_bytes
     2570
     """
-    batch = _check_batch(batch)
+    batch = check_batch(batch)
     get_cost_model(model)
     return _cached(layer, npu, batch, weight_bits(layer, npu, formats), model)
 
@@ -109,7 +103,7 @@ def profile(layers: Iterable[Layer], npu: NPU, batch: int = 1, formats: Formats 
     >>> [c.macs for c in profile([fc, fc], preset("prema"), batch=4)]
     [10240, 10240]
     """
-    batch = _check_batch(batch)
+    batch = check_batch(batch)
     get_cost_model(model)
     return [_cached(layer, npu, batch, weight_bits(layer, npu, formats), model)
             for layer in layers]
@@ -140,16 +134,15 @@ def unschedulable(layers: Iterable[Layer], npu: NPU, batch: int = 1,
     >>> unschedulable([fc], preset("prema"))
     [('fc6', 'weights 72 MiB > weight buffer 4 MiB: split into 18 weight tiles')]
     """
-    _check_batch(batch)
+    check_batch(batch)
     out = []
     for layer in layers:
         bits = weight_bits(layer, npu, formats)
         tiles = weight_tiles(layer, npu, bits)
         if tiles <= 1:
             continue
-        nbytes = -(-layer.weight_elems * bits // 8)
-        why = (f"weights {_size(nbytes)} > weight buffer {_size(npu.weight_buffer)}: "
-               f"split into {tiles} weight tiles")
+        why = (f"weights {_size(weight_bytes(layer, bits))} > weight buffer "
+               f"{_size(npu.weight_buffer)}: split into {tiles} weight tiles")
         if layer.kind is LayerKind.RECURRENT:
             why += ", fetched again at every time step"
         out.append((layer.name, why))

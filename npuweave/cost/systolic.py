@@ -28,14 +28,10 @@ conservative rule that keeps the compute time an upper bound of both units' work
 
 from __future__ import annotations
 
-from npuweave.cost.traffic import assemble
+from npuweave.cost.traffic import assemble, cdiv
 from npuweave.cost.types import LayerCost
 from npuweave.hardware.npu import NPU
 from npuweave.workload.layer import Layer, LayerKind
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def ws_fold_cycles(m: int, rows: int, cols: int) -> int:
@@ -57,7 +53,7 @@ def ws_gemm_cycles(m: int, k: int, n: int, rows: int, cols: int) -> int:
     >>> ws_gemm_cycles(10, 9, 6, 4, 4)  # 3 x 2 folds of 20 cycles, minus one
     119
     """
-    return _cdiv(k, rows) * _cdiv(n, cols) * ws_fold_cycles(m, rows, cols) - 1
+    return cdiv(k, rows) * cdiv(n, cols) * ws_fold_cycles(m, rows, cols) - 1
 
 
 def batched_gemm(layer: Layer, batch: int) -> tuple[int, int, int, int] | None:
@@ -107,8 +103,8 @@ def _fold_plan(layer: Layer, npu: NPU, batch: int) -> tuple[int, int, int] | Non
     count, m, k, n = shape
     if count * m * k * n == 0:
         return None
-    folds = count * _cdiv(k, npu.pe_rows) * _cdiv(n, npu.pe_cols)
-    return count, m, _cdiv(folds, npu.arrays * npu.cores)
+    folds = count * cdiv(k, npu.pe_rows) * cdiv(n, npu.pe_cols)
+    return count, m, cdiv(folds, npu.arrays * npu.cores)
 
 
 def gemm_cycles_db(layer: Layer, npu: NPU, batch: int = 1) -> int:
@@ -149,7 +145,7 @@ def vector_cycles(layer: Layer, npu: NPU, batch: int = 1) -> int:
     >>> vector_cycles(pool, preset("prema"), batch=2)  # 2000 ops on 128 lanes
     16
     """
-    return _cdiv(batch * layer.vector_ops, npu.lanes)
+    return cdiv(batch * layer.vector_ops, npu.lanes)
 
 
 def systolic_ws(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:

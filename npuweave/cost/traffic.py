@@ -31,8 +31,14 @@ from npuweave.workload.layer import Layer, LayerKind
 Formats = Mapping[str, object] | int | None
 
 
-def _cdiv(a: int, b: int) -> int:
+def cdiv(a: int, b: int) -> int:
+    """Ceiling division of non-negative integers (folds, tiles, whole bytes)."""
     return -(-a // b)
+
+
+def weight_bytes(layer: Layer, bits: int) -> int:
+    """The layer's weights at ``bits`` per element, rounded up to whole bytes."""
+    return cdiv(layer.weight_elems * bits, 8)
 
 
 def _bits_of(value: object, where: str) -> int:
@@ -77,7 +83,7 @@ def weight_tiles(layer: Layer, npu: NPU, bits: int) -> int:
     """
     if layer.kind is LayerKind.EMBEDDING or layer.weight_elems == 0:
         return 0
-    return max(1, _cdiv(_cdiv(layer.weight_elems * bits, 8), max(1, npu.weight_buffer)))
+    return max(1, cdiv(weight_bytes(layer, bits), max(1, npu.weight_buffer)))
 
 
 def weight_traffic(layer: Layer, npu: NPU, batch: int, bits: int) -> tuple[int, int]:
@@ -85,9 +91,9 @@ def weight_traffic(layer: Layer, npu: NPU, batch: int, bits: int) -> tuple[int, 
     if layer.kind is LayerKind.EMBEDDING:
         elems = min(layer.weight_elems, batch * layer.gather_elems) if layer.weight_elems \
             else batch * layer.gather_elems
-        return _cdiv(elems * bits, 8), int(elems > 0)
+        return cdiv(elems * bits, 8), int(elems > 0)
     tiles = weight_tiles(layer, npu, bits)
-    nbytes = _cdiv(layer.weight_elems * bits, 8)
+    nbytes = weight_bytes(layer, bits)
     if tiles > 1 and layer.kind is LayerKind.RECURRENT and layer.gemm is not None:
         steps = layer.gemm[0]
         return nbytes * steps, tiles * steps

@@ -10,6 +10,7 @@ Decimal prefixes (k, M, G, T) are powers of 1000 and binary ones (Ki, Mi, Gi) po
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from functools import cache
 from importlib import resources
@@ -29,7 +30,7 @@ _SIZE_FIELDS = {"weight_buffer", "act_buffer", "extra_act_buffer", "lmem_bytes",
                 "global_mem_bytes"}
 _POSITIVE_INT = {"pe_rows", "pe_cols", "arrays", "cores", "lmem_banks", "precision_bits"}
 _NONNEG_INT = {"dram_latency_cycles", "vector_lanes"}
-_UNIT = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKMGT]?i?)([Bb]|Hz|hz)?(/s)?\s*$")
+_UNIT = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKMGT]?i?)([Bb]|Hz|hz)?(/s)?\s*$")
 _DEC = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _BIN = {"": 1, "k": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 
@@ -47,16 +48,20 @@ def parse_quantity(value: Any, *, binary: bool) -> float:
     if isinstance(value, bool):
         raise ValueError(f"expected a number, got {value!r}")
     if isinstance(value, (int, float)):
-        return float(value)
-    if not isinstance(value, str):
+        number = float(value) if abs(value) < 1e300 else math.inf  # float(10**400) overflows
+    elif isinstance(value, str):
+        m = _UNIT.match(value)
+        if not m:
+            raise ValueError(f"cannot parse {value!r}; write e.g. 225, '225 GB/s', '48 MiB', "
+                             f"'700 MHz'")
+        num, prefix, _unit, _per_s = m.groups()
+        scale = _BIN[prefix[:-1]] if prefix.endswith("i") else (_BIN if binary else _DEC)[prefix]
+        number = float(num) * scale
+    else:
         raise ValueError(f"expected a number or a string with units, got {value!r}")
-    m = _UNIT.match(value)
-    if not m:
-        raise ValueError(f"cannot parse {value!r}; write e.g. 225, '225 GB/s', '48 MiB', '700 MHz'")
-    num, prefix, _unit, _per_s = m.groups()
-    if prefix.endswith("i"):
-        return float(num) * _BIN[prefix[:-1]]
-    return float(num) * (_BIN if binary else _DEC)[prefix]
+    if not math.isfinite(number):  # .inf / .nan in YAML, or 1e400
+        raise ValueError(f"must be a finite number, got {value!r}")
+    return number
 
 
 def _convert(field: str, value: Any) -> Any:
@@ -79,7 +84,7 @@ def _convert(field: str, value: Any) -> Any:
         return value
     if field == "mesh":
         if (not isinstance(value, (list, tuple)) or len(value) != 2
-                or not all(isinstance(v, int) and v >= 1 for v in value)):
+                or not all(type(v) is int and v >= 1 for v in value)):
             raise ValueError(f"must be [rows, cols] of positive integers, got {value!r}")
         return (int(value[0]), int(value[1]))
     if field == "dataflow":
@@ -131,6 +136,8 @@ def load_npu(path: str | Path) -> NPU:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read NPU spec ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: not a text file (not UTF-8); an NPU spec is YAML") from None
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -25,6 +25,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from npuweave.errors import ConfigError
+
+
+def check_batch(batch: object) -> int:
+    """Validate a batch size (samples per inference): an integer of at least 1.
+
+    Layers are per sample; the batch is applied by the cost model and recorded by the importer,
+    and both validate it here.
+
+    Examples
+    --------
+    >>> check_batch(4)
+    4
+    """
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise ConfigError(f'"batch" must be an integer >= 1, got {batch!r}; '
+                          f'use batch=1 or more (--batch 1 on the command line)')
+    return batch
+
 
 class LayerKind(str, Enum):
     CONV = "conv"

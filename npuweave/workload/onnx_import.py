@@ -18,8 +18,9 @@ from pathlib import Path
 import onnx
 from onnx import helper
 
-from npuweave.errors import ConfigError, ModelImportError
+from npuweave.errors import ModelImportError
 from npuweave.workload.graph import Graph, Op, Tensor
+from npuweave.workload.layer import check_batch
 from npuweave.workload.opinfo import RECURRENT_OPS, SUPPORTED_OPS
 from npuweave.workload.shapes import ShapeState, attrs_of, static_shape
 
@@ -48,7 +49,7 @@ def import_onnx(path: str | Path, batch: int | None = None,
     >>> g.meta["batch"], g.tensor(g.inputs[0]).shape  # doctest: +SKIP
     (8, (1, 3, 224, 224))
     """
-    batch = check_batch(batch)
+    batch = None if batch is None else check_batch(batch)
     path = Path(path)
     model = read_model(path)
     opset = _opset(model, path)
@@ -69,23 +70,10 @@ def import_onnx(path: str | Path, batch: int | None = None,
     return graph
 
 
-def check_batch(batch: object) -> int | None:
-    """Validate a batch size: None or an integer of at least 1.
-
-    Examples
-    --------
-    >>> check_batch(4)
-    4
-    """
-    if batch is None:
-        return None
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-        raise ConfigError(f'batch must be an integer >= 1, got {batch!r}; pass e.g. --batch 1')
-    return batch
-
-
 def read_model(path: Path) -> onnx.ModelProto:
     """Load an ONNX file without external data, turning every failure into one line."""
+    if path.is_dir():
+        raise ModelImportError(f"{path}: is a directory, not an ONNX file; give the .onnx file")
     if not path.is_file():
         raise ModelImportError(f"{path}: no such file; check the model path")
     hint = "re-export it (torch.onnx.export, tf2onnx) or check that the download is complete"

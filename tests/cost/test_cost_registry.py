@@ -22,7 +22,7 @@ from npuweave.hardware import preset
 from npuweave.workload.layer import LayerKind
 
 
-def test_registry_lists_the_three_models():
+def test_registry_lists_the_four_models():
     models = cost_models()
     assert set(models) == {"systolic-ws", "systolic-ws-db", "prema", "roofline"}
     assert all(isinstance(d, str) and d for d in models.values())

@@ -6,20 +6,12 @@ import pytest
 
 from npuweave.cost import profile
 from npuweave.hardware import preset, preset_names
-
-
-def _zoo():
-    try:
-        from npuweave.workload import load_layers, zoo_names
-
-        return [(name, load_layers(name)) for name in zoo_names()]
-    except (ImportError, AttributeError) as exc:  # the zoo lands in a parallel change
-        pytest.skip(f"zoo not available yet: {exc}")
+from npuweave.workload import load_layers, zoo_names
 
 
 @pytest.fixture(scope="module")
 def zoo():
-    return _zoo()
+    return [(name, load_layers(name)) for name in zoo_names()]
 
 
 @pytest.mark.parametrize("npu_name", preset_names())

@@ -1,6 +1,7 @@
 """NPU specs: presets reproduce the seeds' numbers; YAML validation reports every bad field."""
 
 import pytest
+import yaml
 
 from npuweave.errors import ConfigError, UnknownNameError
 from npuweave.hardware import (
@@ -49,7 +50,10 @@ def test_npu_is_frozen_and_hashable():
     npu = preset("prema")
     with pytest.raises(AttributeError):
         npu.pe_rows = 3  # type: ignore[misc]
-    assert hash(npu) == hash(preset("prema"))
+    # an equal spec built separately (not the cached preset object) hashes and compares equal
+    twin = npu_from_dict(npu.to_dict(), "twin.yaml")
+    assert twin is not npu and twin == npu and hash(twin) == hash(npu)
+    assert {npu: 1}[twin] == 1
 
 
 @pytest.mark.parametrize(
@@ -79,6 +83,9 @@ def test_validation_reports_every_problem(tmp_path):
     msg = str(exc.value)
     assert str(p) in msg
     assert "'pe_rows'" in msg and "'dram_bw'" in msg and "'colour'" in msg
+    # a signed value is parsed, then rejected for its sign (not as unparseable text)
+    assert "field 'dram_bw': must be > 0, got '-5 GB/s'" in msg
+    assert "field 'pe_rows': must be >= 1, got -4" in msg
     assert "\n" not in msg
 
 
@@ -106,3 +113,21 @@ def test_derived_properties():
     assert npu.macs_per_cycle == 128
     assert npu.ridge_ops_per_byte == pytest.approx(2 * 128e9 / 1e9)
     assert npu.lanes == 4 * 2 * 2
+
+
+@pytest.mark.parametrize("value", [".inf", ".nan", "'1e400 B'", "1" + "0" * 400])
+def test_non_finite_sizes_and_rates_are_rejected(value):
+    base = dict(pe_rows=4, pe_cols=4, clock_hz=1e9, dram_bw=1e9, weight_buffer=1, act_buffer=1)
+    raw = yaml.safe_load(f"act_buffer: {value}\ndram_bw: {value}\n")
+    with pytest.raises(ConfigError) as exc:
+        npu_from_dict({**base, **raw}, "inf.yaml")
+    msg = str(exc.value)
+    assert "field 'act_buffer': must be a finite number" in msg
+    assert "field 'dram_bw': must be a finite number" in msg
+
+
+def test_binary_file_is_a_config_error(tmp_path):
+    p = tmp_path / "blob.yaml"
+    p.write_bytes(b"\xff\xfe\x00\x01")
+    with pytest.raises(ConfigError, match=r"blob\.yaml: not a text file"):
+        load_npu(p)
