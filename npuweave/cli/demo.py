@@ -43,8 +43,6 @@ PARTS = (
              "roofline cost model, where Layerweaver interleaves BB's weight fetches with RN's "
              "computation"),
 )
-#: Kept for callers of the single-part demo.
-DEMO_MODELS = PARTS[0].models
 
 
 def _run_part(number: int, part: DemoPart, out: Path, requests: int, console: Any) -> None:

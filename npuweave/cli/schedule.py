@@ -68,6 +68,7 @@ def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, An
 @click.option("--trace", type=click.Path(dir_okay=False), help="Write a Perfetto/Chrome trace JSON.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write results as JSON.")
 @click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
+              type=click.Path(dir_okay=False, allow_dash=True),
               help="Print the table as CSV, or with a path write it there.")
 def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_with: str | None,
              requests: int, window_s: float | None, seed: int, cost_model: str,
@@ -86,6 +87,9 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
         raise ConfigError("--models is empty; give e.g. --models resnet50,bert-base")
     if batch < 1 or requests < 1:
         raise ConfigError(f"--batch and --requests must be >= 1, got {batch} and {requests}")
+    if window_s is not None and not window_s > 0:
+        raise ConfigError(f"--window-s must be > 0 seconds, got {window_s}; or leave it out "
+                          "and give --requests")
     npu = get_npu(npu_spec)
     rows, results = compare(model_list, npu, batch, names, requests, window_s, seed, cost_model)
     info = {"models": model_list, "npu": npu.name, "batch": batch, "requests": requests,
@@ -143,11 +147,12 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
     """Layerweaver (thesis IV.5): 16 model pairs x 2 scenarios x every scheduler."""
     from npuweave import report
     from npuweave.experiments import averages, headline
-    from npuweave.experiments.layerweaver import SCHEDULERS, THESIS, check_config
+    from npuweave.experiments.layerweaver import SCHEDULERS, THESIS, check_options
 
     started = time.perf_counter()
-    check_config(cost_model, seq_len)
     names = _split(scheduler_list) if scheduler_list else list(SCHEDULERS)
+    # every option is checked before the header and the progress bar appear
+    names = check_options(pairs, _split(scenarios), names, requests, cost_model, seq_len)[1]
     config = {"cost_model": cost_model, "seq_len": seq_len, "requests": requests,
               "seed": seed, "pairs": pairs, "scenarios": _split(scenarios),
               "aimt_sweep": aimt_sweep}

@@ -89,6 +89,31 @@ def check_config(cost_model: str, seq_len: int | None) -> None:
                           "use e.g. 32, or leave it out for the zoo's default")
 
 
+def check_options(pairs: str | Iterable[str] | None, scenarios: Sequence[str],
+                  schedulers: Sequence[str], requests: int, cost_model: str = "systolic-ws",
+                  seq_len: int | None = None) -> tuple[list[tuple[str, str]], list[str]]:
+    """Validate a reproduction's options before any run; return ``(pairs, scheduler names)``.
+
+    The CLI calls this first so that a bad option fails with one line and nothing else printed.
+
+    Examples
+    --------
+    >>> check_options("RN+BB", ["single-batch"], ["layerweaver"], 2)
+    ([('RN', 'BB')], ['layerweaver'])
+    """
+    if isinstance(requests, bool) or not isinstance(requests, int) or requests < 1:
+        raise ConfigError(f"requests (--requests) must be an integer >= 1, got {requests!r}")
+    check_config(cost_model, seq_len)
+    chosen = parse_pairs(pairs)
+    names = resolve_schedulers(list(schedulers))
+    if not scenarios:
+        raise ConfigError("no scenario given; choose from: " + ", ".join(SCENARIOS))
+    for s in scenarios:
+        if s not in SCENARIOS:
+            raise unknown_name("scenario", s, list(SCENARIOS))
+    return chosen, names
+
+
 def model_spec(abbreviation: str, seq_len: int | None = None) -> str:
     """Zoo spec of a pair member: ``"bert-base:seq_len=32"`` for a transformer, else its name.
 
@@ -192,14 +217,7 @@ def reproduce_layerweaver(
     >>> headline(rows)["single-batch"]["stp_gain_vs_baselines"]                  # doctest: +SKIP
     0.0
     """
-    if requests < 1:
-        raise ConfigError(f"requests must be >= 1, got {requests}")
-    check_config(cost_model, seq_len)
-    chosen = parse_pairs(pairs)
-    names = resolve_schedulers(list(schedulers))
-    for s in scenarios:
-        if s not in SCENARIOS:
-            raise unknown_name("scenario", s, list(SCENARIOS))
+    chosen, names = check_options(pairs, scenarios, schedulers, requests, cost_model, seq_len)
     rows = []
     for s in scenarios:
         for pair in chosen:

@@ -191,7 +191,3 @@ class Board:
                 self.on_dispatched(t, r, ce)
             self._next_request(t)
         return r, i, fs, fe, cs, ce
-
-    def mid_request(self, t: int) -> bool:
-        """Whether tenant ``t`` has dispatched part of its current request."""
-        return self.pos[t] > 0

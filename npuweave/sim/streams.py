@@ -172,11 +172,16 @@ def standalone_time(model: ModelSpec, npu: NPU, batch: int = 1,
     >>> standalone_time(m, npu)  # later requests' fetches hide behind compute
     4.0
     """
+    tenant = tenants_for([model], npu, batch, cost_model)[0]
+    return alone_time(tenant, npu.weight_buffer, npu.dram_bw, steady)
+
+
+def alone_time(tenant: Tenant, buffer_bytes: int, dram_bw: float, steady: bool = True) -> float:
+    """``standalone_time`` of an already-costed tenant (see there for ``steady``)."""
     if not steady:
-        return run_streams([model], npu, batch, "sequential", requests=1,
-                           cost_model=cost_model).makespan_s
+        return run_tenants([tenant], buffer_bytes, dram_bw, "sequential", 1).makespan_s
     # Three requests: the first is cold; the distance between the first and the third finish
     # spans two steady-state periods.
-    result = run_streams([model], npu, batch, "sequential", requests=3, cost_model=cost_model)
+    result = run_tenants([tenant], buffer_bytes, dram_bw, "sequential", 3)
     finishes = sorted(r.finish_s for r in result.requests)
     return (finishes[2] - finishes[0]) / 2

@@ -2,7 +2,7 @@
 
 The score of a run is its weighted throughput (thesis IV.5.B "Metric"): every finished request
 counts its model's standalone time, and the sum is divided by the makespan. Higher is better;
-with two streams it is the system throughput (STP) of the run.
+it is the system throughput (STP) measured over the whole run instead of the common window.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from npuweave.cost.types import LayerCost
 from npuweave.hardware.npu import NPU
 from npuweave.schedule.base import Tenant
 from npuweave.sim.result import SimResult
-from npuweave.sim.streams import run_tenants
+from npuweave.sim.streams import alone_time, run_tenants
 from npuweave.sim.tenants import tenants_for
 
 LOWS = (0.0, 0.05, 0.1, 0.2, 0.3)
@@ -34,9 +34,11 @@ class AimtSweep:
 
 def weighted_throughput(tenants: Sequence[Tenant], buffer_bytes: int,
                         dram_bw: float) -> Callable[[SimResult], float]:
-    """Score: sum of standalone times of the finished requests per second of makespan."""
-    alone = {t.label: run_tenants([t], buffer_bytes, dram_bw, "sequential", 1).makespan_s
-             for t in tenants}
+    """Score: sum of standalone times of the finished requests per second of makespan.
+
+    Standalone times are the steady-state ones of ``standalone_time``, the normalizer of STP.
+    """
+    alone = {t.label: alone_time(t, buffer_bytes, dram_bw) for t in tenants}
 
     def score(res: SimResult) -> float:
         work = sum(alone[r.tenant] for r in res.requests)

@@ -56,6 +56,29 @@ def test_bad_numbers_exit_2(capsys, args):
     assert code == 2 and err.startswith("error:")
 
 
+@pytest.mark.parametrize("args, words", [
+    (["--models", ""], ["--models is empty"]),
+    (["--models", ","], ["--models is empty"]),
+    (["--models", "missing/net.onnx"], ["missing/net.onnx"]),
+    (["--models", "ncf", "--window-s", "-1"], ["--window-s", "-1"]),
+    (["--models", "ncf", "--compare", "nope"], ["unknown scheduler 'nope'", "layerweaver"]),
+    (["--models", "ncf", "--timeline", "."], ["--timeline", "directory"]),
+    (["--models", "ncf", "--trace", "."], ["--trace", "directory"]),
+    (["--models", "ncf", "--csv", "."], ["--csv", "directory"]),
+])
+def test_bad_input_exits_2_with_one_error_line(capsys, args, words):
+    code, out, err = run_cli(["schedule", *args], capsys)
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:")
+    assert all(w in lines[0] for w in words)
+
+
+def test_single_tenant_layerweaver_runs_and_says_the_failsafe_applies(capsys):
+    code, out, _ = run_cli(["schedule", "--models", "ncf", "--requests", "2"], capsys)
+    assert code == 0 and "layerweaver failsafe: a single tenant" in out
+
+
 def test_compare_all_prints_every_scheduler_and_writes_json(tmp_path, capsys):
     out_json = tmp_path / "r.json"
     code, out, _ = run_cli(
@@ -108,8 +131,9 @@ def test_reproduce_one_pair_writes_csv(tmp_path, capsys):
 
 
 def test_reproduce_bad_pair_exits_2(capsys):
-    code, _, err = run_cli(["reproduce", "layerweaver", "--pairs", "RN+QQ"], capsys)
-    assert code == 2 and "QQ" in err and "NCF" in err
+    code, out, err = run_cli(["reproduce", "layerweaver", "--pairs", "RN+QQ"], capsys)
+    assert code == 2 and out == ""  # no header or progress bar before the error
+    assert "QQ" in err and "NCF" in err
 
 
 def test_reproduce_cost_model_and_seq_len_reach_csv_json_and_header(tmp_path, capsys):
@@ -137,6 +161,11 @@ def test_reproduce_cost_model_and_seq_len_reach_csv_json_and_header(tmp_path, ca
     (["--cost-model", "nope"], ["nope", "systolic-ws-db", "roofline"]),
     (["--seq-len", "0"], ["--seq-len", "0"]),
     (["--seq-len", "-5"], ["--seq-len", "-5"]),
+    (["--requests", "0"], ["--requests", "0"]),
+    (["--scenarios", "nope"], ["scenario 'nope'", "single-batch"]),
+    (["--scenarios", ","], ["no scenario"]),
+    (["--schedulers", "nope"], ["scheduler 'nope'", "layerweaver"]),
+    (["--pairs", "XX+YY"], ["'XX'", "RN"]),
 ])
 def test_reproduce_bad_options_exit_2_with_one_line(capsys, args, words):
     code, out, err = run_cli(["reproduce", "layerweaver", "--pairs", "RN+BB", *args], capsys)

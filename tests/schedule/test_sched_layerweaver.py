@@ -118,10 +118,23 @@ def test_failsafe_when_all_tenants_are_compute_intensive():
 
 
 def test_failsafe_off_still_interleaves():
-    a = make_tenant("a", [5.0, 5.0], [10, 10], 100)
-    c = make_tenant("c", [3.0, 3.0], [20, 20], 100)
+    # Both compute-intensive: a = (60 B, 1 s), (10 B, 9 s): 10 s vs 7 s; c = (10 B, 6 s),
+    # (60 B, 1 s): 7 s vs 7 s. Largest fetch 6 s. Failsafe off, by hand:
+    #   empty state: a0 lands 6, compute idle 6 + potential 6 - 1 = 5 -> 11; c0 lands 1,
+    #     idle 1 + potential 6 - 6 = 0 -> 1; both cause compute idle, both compute-intensive
+    #     -> least total: c0 (fetch 0-1, compute 1-7)
+    #   t_m 1, t_c 7: a0 and c1 (both 60 B, 1 s) land at 7, distance 1, potential 5: tie,
+    #     neither has inherent idle (1 - 4 < 0), same distance -> lower index a0 (7-8)
+    #   t_m 7, t_c 8: a1 lands 8, distance 9 -> total 0; c1 must wait for space (40 B free,
+    #     then a0's 60 B block at 8): lands 13 -> a1 (fetch 7-8, compute 8-17)
+    #   c1: fetch 8-14, compute 17-18.  Sequential (the failsafe) ends at 23.
+    a = make_tenant("a", [1.0, 9.0], [60, 10], 100)
+    c = make_tenant("c", [6.0, 1.0], [10, 60], 100)
     s = plan("layerweaver", [a, c], 100, 10.0, requests=1, failsafe=False)
     assert any("failsafe off" in n for n in s.notes)
+    assert s.order == ((1, 0, 0), (0, 0, 0), (0, 0, 1), (1, 0, 1))
+    assert s.compute_end_s == (7.0, 8.0, 17.0, 18.0)
+    assert plan("layerweaver", [a, c], 100, 10.0, requests=1).makespan_s == 23.0
 
 
 def test_single_tenant_runs_and_notes_failsafe():
