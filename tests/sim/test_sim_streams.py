@@ -8,6 +8,9 @@ from npuweave.cost import LayerCost
 from npuweave.errors import ConfigError, InfeasibleError, UnknownNameError
 from npuweave.hardware import NPU
 from npuweave.sim import run_streams, standalone_time, sweep_aimt
+from npuweave.sim.streams import run_tenants
+from npuweave.sim.sweep import weighted_throughput
+from npuweave.sim.tenants import tenants_for
 
 NPU_ = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0, weight_buffer=100,
            act_buffer=1)
@@ -100,3 +103,13 @@ def test_sweep_aimt_reports_best_setting():
     assert len(s.rows) == 5  # (0.3, 0.2) skipped
     assert s.score == max(row[2] for row in s.rows)
     assert (s.low, s.high, s.score) in s.rows
+
+
+def test_sweep_score_uses_the_steady_state_normalizer_of_stp():
+    # cnn alone, 3 requests: cold 13 s, then 12 s each -> makespan 37 s. Weighted throughput
+    # = 3 x 12 s (steady standalone) / 37 s; the cold time (13 s) would score a model alone
+    # above 1 (39 / 37).
+    ts = tenants_for([CNN], NPU_, 1)
+    run = run_tenants(ts, NPU_.weight_buffer, NPU_.dram_bw, "sequential", 3)
+    assert run.makespan_s == 37.0
+    assert weighted_throughput(ts, NPU_.weight_buffer, NPU_.dram_bw)(run) == 36.0 / 37.0
