@@ -241,7 +241,11 @@ def _read(src: str | os.PathLike[str]) -> tuple[str, str]:
         path = Path(src)
         if not path.is_file():
             raise ConfigError(f"number config file {str(path)!r} not found; check the path")
-        return path.read_text(encoding="utf-8"), str(path)
+        try:
+            return path.read_text(encoding="utf-8"), str(path)
+        except UnicodeDecodeError:
+            raise ConfigError(f"{path}: not a text file; a number config file has lines like "
+                              f"'conv1.weight FIXED 8 4'") from None
     return src, "<config text>"
 
 

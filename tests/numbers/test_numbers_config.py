@@ -156,3 +156,14 @@ def test_network_errors_all_at_once():
     for needle in ("net.yaml", "platform", "err_margin", "wgt_size", "layerwise_opt",
                    "get_result_regex", "act_max_abs[1]", "colour"):
         assert needle in msg
+
+
+def test_binary_config_file_is_a_one_line_config_error(tmp_path):
+    from npuweave.errors import ConfigError
+    from npuweave.numbers import parse_config
+
+    p = tmp_path / "cfg.txt"
+    p.write_bytes(b"\xff\xfe\x00binary\x9c")
+    with pytest.raises(ConfigError, match="not a text file") as exc:
+        parse_config(p)
+    assert str(p) in str(exc.value) and "\n" not in str(exc.value)

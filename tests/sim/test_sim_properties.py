@@ -15,7 +15,7 @@ from npuweave.schedule import make_tenant, plan, schedulers
 from npuweave.sim.streams import run_tenants
 
 BUF = 100
-PROFILE = settings(max_examples=300, deadline=None,
+PROFILE = settings(max_examples=1000, deadline=None,
                    suppress_health_check=[HealthCheck.too_slow])
 
 unit = st.tuples(st.one_of(st.just(0), st.integers(1, 150)),
