@@ -71,6 +71,19 @@ def _rows_csv(rows: list[dict[str, object]]) -> str:
     return buf.getvalue()
 
 
+def _load_formats(path: str, layers, model: str):
+    """Parse a libnumber config file; say which of its names match no layer of the model."""
+    from npuweave.numbers import parse_config
+
+    fmt = parse_config(Path(path))
+    unknown = sorted({key.rsplit(".", 1)[0] for key in fmt} - {layer.name for layer in layers})
+    if unknown:
+        more = " ..." if len(unknown) > 5 else ""
+        console().print(f"[yellow]note:[/] {path}: {len(unknown)} name(s) match no layer of"
+                        f" {model} and are ignored: {', '.join(unknown[:5])}{more}")
+    return fmt
+
+
 @click.command()
 @click.argument("model")
 @click.option("--npu", "npu_spec", default="memory-centric", show_default=True,
@@ -78,7 +91,7 @@ def _rows_csv(rows: list[dict[str, object]]) -> str:
 @click.option("--batch", type=click.IntRange(min=1), default=None,
               help="Batch size (default: the model's, else 1).")
 @click.option("--cost-model", default="systolic-ws", show_default=True,
-              help="systolic-ws | prema | roofline")
+              help="systolic-ws | systolic-ws-db | prema | roofline")
 @click.option("--formats", type=click.Path(dir_okay=False), default=None,
               help="libnumber configuration file giving per-layer weight formats.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None)
@@ -96,17 +109,7 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, qu
     graph = load_graph(model)
     batch = batch or int(graph.meta.get("batch", 1) or 1)
     layers = lower(graph)
-    fmt = None
-    if formats:
-        from npuweave.numbers import parse_config
-
-        fmt = parse_config(Path(formats))
-        names = {layer.name for layer in layers}
-        unknown = sorted({key.rsplit(".", 1)[0] for key in fmt} - names)
-        if unknown:
-            console().print(f"[yellow]note:[/] {formats}: {len(unknown)} name(s) match no layer of"
-                            f" {graph.name} and are ignored: {', '.join(unknown[:5])}"
-                            + (" ..." if len(unknown) > 5 else ""))
+    fmt = _load_formats(formats, layers, graph.name) if formats else None
     costs = run_profile(layers, npu, batch=batch, formats=fmt, model=cost_model)
     rows = profile_rows(layers, costs)
     total = sum(costs)
