@@ -137,31 +137,35 @@ def tune(network_path: Path, platform_path: Path, evaluate_ref: str | None, out:
 @numbers.command()
 @click.option("--margin", "margins", type=float, multiple=True, default=(0.07, 0.01),
               show_default=True, help="Relative accuracy margin (repeatable).")
+@click.option("--network", type=click.Choice(["mlp", "cnn", "all"]), default="mlp",
+              show_default=True, help="Which digits network to tune.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write each run's CSV log and best configuration here.")
-def demo(margins: tuple[float, ...], seed: int, out_dir: Path | None) -> None:
-    """Tune a small MLP on scikit-learn's digits data (libnumber vs Ristretto)."""
+def demo(margins: tuple[float, ...], network: str, seed: int, out_dir: Path | None) -> None:
+    """Tune small networks on scikit-learn's digits data (libnumber vs Ristretto)."""
     from npuweave.numbers import write_config
-    from npuweave.numbers.demo import run_demo
+    from npuweave.numbers.demo import NETWORKS, run_demo
 
     for m in margins:
         if not 0 <= m < 1:
             raise ConfigError(f"--margin {m} must lie in [0, 1)")
-    with _progress() as (bar, task):
-        rows = run_demo(tuple(margins), seed, out_dir,
-                        progress=lambda row: bar.update(task, advance=1))
-    t = Table(title="digits MLP (64-64-32-10), FPGA formats, WGT-ONLY")
-    for col in ("margin", "method", "act / weights", "F32 params /", "iters", "acc", "base"):
-        t.add_column(col, justify="right" if col not in ("method", "act / weights") else "left",
-                     no_wrap=True)
-    for r in rows:
-        t.add_row(f"{r.margin:g}", r.method, r.formats, f"{r.param_reduction:.2f}x",
-                  str(r.result.iterations), f"{r.result.accuracy:.4f}",
-                  f"{r.result.baseline_accuracy:.4f}")
-        if out_dir is not None:
-            write_config(r.result.config, Path(out_dir) / f"digits_{r.method}_{r.margin:g}.txt")
-    console().print(t)
+    for name in NETWORKS if network == "all" else [network]:
+        model = NETWORKS[name](seed)
+        with _progress() as (bar, task):
+            rows = run_demo(tuple(margins), seed, out_dir, network=name, model=model,
+                            progress=lambda row: bar.update(task, advance=1))
+        t = Table(title=f"{model.title}, FPGA formats, WGT-ONLY")
+        for col in ("margin", "method", "act / weights", "F32 params /", "iters", "acc", "base"):
+            t.add_column(col, no_wrap=True,
+                         justify="left" if col in ("method", "act / weights") else "right")
+        for r in rows:
+            t.add_row(f"{r.margin:g}", r.method, r.formats, f"{r.param_reduction:.2f}x",
+                      str(r.result.iterations), f"{r.result.accuracy:.4f}",
+                      f"{r.result.baseline_accuracy:.4f}")
+            if out_dir is not None:
+                write_config(r.result.config, Path(out_dir) / f"{r.stem}.txt")
+        console().print(t)
 
 
 def _load_npy(source: Path) -> np.ndarray:

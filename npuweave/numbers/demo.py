@@ -1,23 +1,27 @@
-"""An offline end-to-end run: tune a small MLP on scikit-learn's bundled digits data set.
+"""An offline end-to-end run: tune small networks on scikit-learn's bundled digits data set.
 
-The MLP (64 -> 64 -> 32 -> 10, ReLU) is trained once with scikit-learn's ``MLPClassifier``
-(fixed seed); inference is re-done in NumPy with every layer's input and weights quantized
-by the configuration under test. Half of the 1,797 images are the full test set, a fixed 30%
-of those the small set. As in the thesis's evaluation, layer-wise optimization is applied to
-weights only (``WGT-ONLY``) on the thesis's FPGA platform (FLOAT 32/16, FIXED, EXP), with the
-default objective; Ristretto runs on the same model for comparison.
+Two networks, registered by name in ``NETWORKS``: ``mlp`` (64 -> 64 -> 32 -> 10, ReLU), trained
+with scikit-learn's ``MLPClassifier``, and ``cnn`` (conv 3x3x8 -> pool -> conv 3x3x16 -> fc 10,
+see ``npuweave.numbers.cnn``), trained with the NumPy Adam loop there; both use a fixed seed.
+Inference is re-done in NumPy with every layer's input and weights quantized by the
+configuration under test. Half of the 1,797 images are the full test set, a fixed 30% of those
+the small set. As in the thesis's evaluation, layer-wise optimization is applied to weights
+only (``WGT-ONLY``) on the thesis's FPGA platform (FLOAT 32/16, FIXED, EXP), with the default
+objective; Ristretto runs on the same model for comparison.
 """
 
 from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from npuweave.errors import NpuweaveError
+from npuweave.errors import ConfigError, NpuweaveError
+from npuweave.numbers import cnn
 from npuweave.numbers.baselines import ristretto
 from npuweave.numbers.config import NumberConfig
 from npuweave.numbers.descriptors import (
@@ -32,21 +36,28 @@ from npuweave.numbers.tuner import TuneResult, tune
 
 FPGA_FORMATS = ["FLOAT 32", "FLOAT 16", "FIXED 2-32", "EXP 2-9"]
 
+# layer(i, input, weights, bias) -> output of layer i (the next layer's input, or logits)
+Layer = Callable[[int, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
 
 @dataclass
-class DigitsMLP:
-    """Trained weights plus the test data; ``accuracy(config, subset)`` is the evaluator."""
+class DigitsModel:
+    """Trained weights plus the test data; ``accuracy(config, subset)`` is the evaluator.
 
+    ``act_size`` and ``act_max_abs`` are each layer's input elements per image and largest
+    input magnitude on the training set (the profile the tuner starts its biases from).
+    """
+
+    title: str
+    layer_names: list[str]
+    layer: Layer
     weights: list[np.ndarray]
     biases: list[np.ndarray]
     x_test: np.ndarray
     y_test: np.ndarray
     small: np.ndarray  # indices of the small set within the test set
+    act_size: list[int]
     act_max_abs: list[float]
-
-    @property
-    def layer_names(self) -> list[str]:
-        return [f"fc{i + 1}" for i in range(len(self.weights))]
 
     def __post_init__(self) -> None:
         self._cache: dict[tuple[int, NumberFormat], np.ndarray] = {}
@@ -61,9 +72,7 @@ class DigitsMLP:
         h = x
         for i, name in enumerate(self.layer_names):
             h = quantize(h, config.activation(name) or FLOAT32)
-            h = h @ self._weight(i, config.weight(name) or FLOAT32) + self.biases[i]
-            if i < len(self.weights) - 1:
-                np.maximum(h, 0, out=h)
+            h = self.layer(i, h, self._weight(i, config.weight(name) or FLOAT32), self.biases[i])
         return np.argmax(h, axis=1)
 
     def accuracy(self, config: NumberConfig, subset: str) -> float:
@@ -77,7 +86,7 @@ class DigitsMLP:
             "err_margin": err_margin,
             "layerwise_opt": "WGT-ONLY",
             "wgt_size": [int(w.size) for w in self.weights],
-            "act_size": [int(w.shape[0]) for w in self.weights],
+            "act_size": self.act_size,
             "wgt_max_abs": [float(np.max(np.abs(w))) for w in self.weights],
             "act_max_abs": self.act_max_abs,
         }, "<digits demo>")
@@ -87,33 +96,70 @@ def fpga_platform() -> PlatformDescriptor:
     return platform_from_dict({"supported_formats": {"FPGA": FPGA_FORMATS}}, "<fpga>")
 
 
-def train_digits_mlp(seed: int = 0, hidden: tuple[int, ...] = (64, 32)) -> DigitsMLP:
-    """Train the demo MLP (needs scikit-learn; deterministic for a given seed)."""
+def digits_split(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``x_train, x_test, y_train, y_test``: the digits scaled to [0, 1], split in halves."""
     try:
         from sklearn.datasets import load_digits
-        from sklearn.exceptions import ConvergenceWarning
         from sklearn.model_selection import train_test_split
-        from sklearn.neural_network import MLPClassifier
     except ImportError:
         raise NpuweaveError("the digits demo needs scikit-learn: "
                             "pip install 'npuweave[test]' or pip install scikit-learn") from None
     x, y = load_digits(return_X_y=True)
     x = (x / 16.0).astype(np.float32)
-    x_tr, x_te, y_tr, y_te = train_test_split(x, y, test_size=0.5, random_state=seed, stratify=y)
+    return tuple(train_test_split(x, y, test_size=0.5, random_state=seed, stratify=y))
+
+
+def _model(title: str, names: list[str], layer: Layer, weights: list[np.ndarray],
+           biases: list[np.ndarray], x_tr: np.ndarray, x_te: np.ndarray, y_te: np.ndarray,
+           seed: int) -> DigitsModel:
+    """Profile each layer's input on the training set and fix the small test set."""
+    act_size, act_max, h = [], [], x_tr
+    for i in range(len(weights)):
+        act_size.append(int(np.prod(h.shape[1:])))
+        act_max.append(float(np.max(np.abs(h))))
+        h = layer(i, h, weights[i], biases[i])
+    small = np.random.default_rng(seed).permutation(len(y_te))[: int(0.3 * len(y_te))]
+    return DigitsModel(title, names, layer, weights, biases, x_te, y_te, np.sort(small),
+                       act_size, act_max)
+
+
+def _mlp_layers(n: int) -> Layer:
+    def layer(i: int, h: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+        h = h @ w + b
+        return h if i == n - 1 else np.maximum(h, 0, out=h)  # the last layer gives logits
+
+    return layer
+
+
+def train_digits_mlp(seed: int = 0, hidden: tuple[int, ...] = (64, 32)) -> DigitsModel:
+    """Train the demo MLP (needs scikit-learn; deterministic for a given seed)."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.neural_network import MLPClassifier
+
+    x_tr, x_te, y_tr, y_te = digits_split(seed)
     clf = MLPClassifier(hidden_layer_sizes=hidden, max_iter=400, random_state=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf.fit(x_tr, y_tr)
     weights = [w.astype(np.float32) for w in clf.coefs_]
     biases = [b.astype(np.float32) for b in clf.intercepts_]
-    act_max, h = [], x_tr
-    for i, (w, b) in enumerate(zip(weights, biases, strict=True)):
-        act_max.append(float(np.max(np.abs(h))))
-        h = h @ w + b
-        if i < len(weights) - 1:
-            h = np.maximum(h, 0)
-    small = np.random.default_rng(seed).permutation(len(y_te))[: int(0.3 * len(y_te))]
-    return DigitsMLP(weights, biases, x_te, y_te, np.sort(small), act_max)
+    title = f"digits MLP ({'-'.join(str(w.shape[0]) for w in weights)}-10)"
+    return _model(title, [f"fc{i + 1}" for i in range(len(weights))], _mlp_layers(len(weights)),
+                  weights,
+                  biases, x_tr, x_te, y_te, seed)
+
+
+def train_digits_cnn(seed: int = 0) -> DigitsModel:
+    """Train the demo CNN in NumPy (needs scikit-learn for the data; deterministic)."""
+    x_tr, x_te, y_tr, y_te = (a.reshape(-1, 8, 8, 1) if a.ndim == 2 else a
+                              for a in digits_split(seed))
+    weights, biases = cnn.train(x_tr, y_tr, seed)
+    return _model("digits CNN (c3x8-pool-c3x16-fc10)", list(cnn.LAYER_NAMES), cnn.layer,
+                  weights, biases, x_tr, x_te, y_te, seed)
+
+
+NETWORKS: dict[str, Callable[[int], DigitsModel]] = {
+    "mlp": train_digits_mlp, "cnn": train_digits_cnn}
 
 
 def param_reduction(config: NumberConfig, net: NetworkDescriptor) -> float:
@@ -138,27 +184,52 @@ def layer_formats(config: NumberConfig, net: NetworkDescriptor) -> str:
 
 @dataclass(frozen=True)
 class DemoRow:
+    network: str
     margin: float
     method: str
     result: TuneResult
     formats: str
     param_reduction: float
 
+    @property
+    def stem(self) -> str:
+        """File name stem of this run's log and configuration."""
+        return _stem(self.network, self.method, self.margin)
+
+
+def _stem(network: str, method: str, margin: float) -> str:
+    net = "" if network == "mlp" else f"_{network}"  # the MLP keeps its original names
+    return f"digits{net}_{method}_{margin:g}"
+
 
 def run_demo(margins: tuple[float, ...] = (0.07, 0.01), seed: int = 0,
-             out_dir: str | os.PathLike[str] | None = None, progress=None) -> list[DemoRow]:
-    """Tune the digits MLP with libnumber and Ristretto at each margin; logs go to ``out_dir``."""
-    model = train_digits_mlp(seed)
+             out_dir: str | os.PathLike[str] | None = None, progress=None,
+             network: str = "mlp", max_evaluations: int = 5000,
+             model: DigitsModel | None = None) -> list[DemoRow]:
+    """Tune one digits network with libnumber and Ristretto at each margin.
+
+    ``network`` names an entry of ``NETWORKS``; a trained ``model`` may be passed instead of
+    training one. Each run's CSV log goes to ``out_dir`` (``DemoRow.stem`` + ``.csv``).
+
+    Examples
+    --------
+    >>> rows = run_demo((0.07,), network="cnn")  # doctest: +SKIP
+    >>> [(r.method, r.formats) for r in rows]  # doctest: +SKIP
+    """
+    if network not in NETWORKS:
+        raise ConfigError(f"network {network!r} is not one of {sorted(NETWORKS)}")
+    model = model or NETWORKS[network](seed)
     platform = fpga_platform()
     rows = []
     for margin in margins:
         net = model.network(margin)
         for method in ("libnumber", "ristretto"):
-            log = Path(out_dir) / f"digits_{method}_{margin:g}.csv" if out_dir else None
+            log = Path(out_dir) / f"{_stem(network, method, margin)}.csv" if out_dir else None
             if method == "libnumber":
-                res = tune(net, platform, model.accuracy, log_path=log, progress=progress)
+                res = tune(net, platform, model.accuracy, log_path=log, progress=progress,
+                           max_evaluations=max_evaluations)
             else:
                 res = ristretto(net, model.accuracy, log_path=log, progress=progress)
-            rows.append(DemoRow(margin, method, res, layer_formats(res.config, net),
+            rows.append(DemoRow(network, margin, method, res, layer_formats(res.config, net),
                                 param_reduction(res.config, net)))
     return rows
