@@ -7,14 +7,24 @@ interrupted run never leaves a half-written output behind.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
+import shutil
+import signal
+import stat
+import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from npuweave.errors import ConfigError
+
+_TMP_TAG = ".npuweave-tmp-"  # .NAME.npuweave-tmp-PID-RANDOM.tmp: a later run can spot stale ones
+_live_temps: set[str] = set()
+_prev_sigterm: Any = None
 
 
 def _umask() -> int:
@@ -23,35 +33,157 @@ def _umask() -> int:
     return mask
 
 
+def _kind(st: os.stat_result) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(st.st_mode):
+            return name
+    return "not a regular file"
+
+
+def _resolve_target(path: str | os.PathLike[str]) -> tuple[Path, os.stat_result | None]:
+    """The file to write: symlinks followed to their target; refuse anything not a regular file."""
+    given = Path(path)
+    target = Path(os.path.realpath(given))  # write through symlinks (a dangling one is created)
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise _unwritable(given, exc) from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{given}: cannot write here, it is {_kind(st)}; name a regular file "
+                          "(or '-' for standard output where the option allows it)")
+    return target, st
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: someone else's live process
+        return True
+    return True
+
+
+def remove_stale_temps(target: str | os.PathLike[str]) -> list[Path]:
+    """Delete temporary files left beside ``target`` by killed npuweave runs.
+
+    A temporary file is stale when the process id in its name is no longer running.
+
+    Examples
+    --------
+    >>> remove_stale_temps("out.csv")  # doctest: +SKIP
+    []
+    """
+    t = Path(target)
+    removed: list[Path] = []
+    prefix = f".{t.name}{_TMP_TAG}"
+    try:
+        entries = list(t.parent.iterdir()) if t.parent.is_dir() else []
+    except OSError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        pid_text = name[len(prefix):].split("-", 1)[0]
+        if pid_text.isdigit() and not _pid_alive(int(pid_text)):
+            with contextlib.suppress(OSError):
+                entry.unlink()
+                removed.append(entry)
+    return removed
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    for tmp in list(_live_temps):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    _live_temps.clear()
+    signal.signal(signal.SIGTERM, _prev_sigterm if callable(_prev_sigterm) else signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _guard(tmp: str) -> None:
+    """Remember a live temp file; on SIGTERM (main thread only) delete it before dying."""
+    global _prev_sigterm
+    if not _live_temps and threading.current_thread() is threading.main_thread():
+        with contextlib.suppress(ValueError, OSError):
+            prev = signal.getsignal(signal.SIGTERM)
+            if prev is not _on_sigterm:
+                _prev_sigterm = prev
+                signal.signal(signal.SIGTERM, _on_sigterm)
+    _live_temps.add(tmp)
+
+
+def _unguard(tmp: str) -> None:
+    _live_temps.discard(tmp)
+    if not _live_temps and threading.current_thread() is threading.main_thread():
+        with contextlib.suppress(ValueError, OSError, TypeError):
+            if signal.getsignal(signal.SIGTERM) is _on_sigterm:
+                signal.signal(signal.SIGTERM, _prev_sigterm if _prev_sigterm is not None
+                              else signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def _stdout(mode: str) -> Iterator[IO[Any]]:
+    stream: IO[Any] = sys.stdout.buffer if "b" in mode else sys.stdout
+    yield stream
+    stream.flush()
+
+
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -> Iterator[IO[Any]]:
     """Open a temporary file next to ``path``; on success rename it over ``path``.
+
+    ``-`` streams to standard output. A symlink is written through (its target is replaced,
+    the link stays); an existing file keeps its permission bits; a file with several hard
+    links is rewritten in place once the new content is complete, so every link sees it.
+    Directories, pipes and devices are refused with a ``ConfigError``. Temporary files are
+    named ``.NAME.npuweave-tmp-PID-XXXX.tmp``; SIGTERM removes them, and the next write to
+    the same path removes those a killed run left.
 
     Examples
     --------
     >>> with atomic_open("out.csv") as fh:  # doctest: +SKIP
     ...     fh.write("a,b\\n")
     """
-    target = Path(path)
+    if str(path) == "-":
+        with _stdout(mode) as stream:
+            yield stream
+        return
+    target, st = _resolve_target(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        remove_stale_temps(target)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}{_TMP_TAG}{os.getpid()}-",
+                                   suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        raise _unwritable(target, exc) from None
+        raise _unwritable(Path(path), exc) from None
+    _guard(tmp)
     try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual permissions
+        # mkstemp makes 0600: keep the replaced file's bits, else the usual umask ones
+        os.chmod(tmp, stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask())
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
         try:
-            os.replace(tmp, target)
+            if st is not None and st.st_nlink > 1:
+                shutil.copyfile(tmp, target)  # keep the inode so every hard link sees it
+                os.unlink(tmp)
+            else:
+                os.replace(tmp, target)
         except OSError as exc:
-            raise _unwritable(target, exc) from None
+            raise _unwritable(Path(path), exc) from None
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    finally:
+        _unguard(tmp)
 
 
 def _unwritable(target: Path, exc: OSError) -> ConfigError:
@@ -78,3 +210,139 @@ def save_figure(fig: Any, path: str | os.PathLike[str], **kwargs: Any) -> None:
     fmt = Path(path).suffix.lstrip(".") or "png"
     with atomic_open(path, "wb") as fh:
         fig.savefig(fh, format=fmt, **kwargs)
+
+
+# --- bounded reading of user files (YAML specs, descriptors) --------------------------------
+
+MAX_INPUT_BYTES = 64 * 2**20  # no spec or descriptor is anywhere near this
+YAML_MAX_DEPTH = 64
+YAML_MAX_NODES = 200_000  # counted with every alias expanded
+
+
+def read_user_text(path: str | os.PathLike[str], what: str,
+                   max_bytes: int = MAX_INPUT_BYTES) -> str:
+    """Read a user's text file: one-line ``ConfigError`` for missing, odd or huge files.
+
+    Examples
+    --------
+    >>> text = read_user_text("my_npu.yaml", "NPU spec")  # doctest: +SKIP
+    """
+    p = Path(path)
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise ConfigError(f"{p}: {what} not found; check the path") from None
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read {what} ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{p}: cannot read {what}, it is {_kind(st)}; give a regular file")
+    if st.st_size > max_bytes:
+        raise ConfigError(f"{p}: {what} is {st.st_size} bytes, over the {max_bytes}-byte "
+                          "limit; is this the right file?")
+    try:
+        return p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read {what} ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: not a text file (not UTF-8); a {what} is text") from None
+
+
+def load_yaml(text: str, source: str) -> Any:
+    """Parse YAML safely: plain tags only, no duplicate keys, bounded depth and alias expansion.
+
+    Every problem is a one-line ``ConfigError`` naming ``source`` (and the line).
+
+    Examples
+    --------
+    >>> load_yaml("a: 1\\nb: [2, 3]\\n", "x.yaml")
+    {'a': 1, 'b': [2, 3]}
+    """
+    import yaml
+
+    loader = _bounded_loader()(text)
+    try:
+        return loader.get_single_data()
+    except _YamlLimitError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    except yaml.constructor.ConstructorError as exc:
+        raise ConfigError(f"{source}: {_yaml_where(exc)}{exc.problem}; npuweave reads plain "
+                          "YAML only (no !!python or custom tags): remove the tag") from None
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        where = _yaml_where(exc)
+        at = f" at {where[:-2]}" if where else ""
+        raise ConfigError(f"{source}: not valid YAML{at} ({problem}); fix the syntax") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: YAML nested too deeply (limit {YAML_MAX_DEPTH} "
+                          "levels); flatten it") from None
+    finally:
+        loader.dispose()
+
+
+def _yaml_where(exc: Exception) -> str:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return f"line {mark.line + 1}: " if mark is not None else ""
+
+
+class _YamlLimitError(Exception):
+    """A YAML document over a limit or with duplicate keys (turned into ConfigError)."""
+
+
+@functools.cache
+def _bounded_loader() -> Any:
+    import yaml
+    from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+    class BoundedLoader(yaml.SafeLoader):
+        """SafeLoader with a nesting limit, an expanded-size limit and duplicate-key errors."""
+
+        _depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self._depth += 1
+            if self._depth > YAML_MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise _YamlLimitError(f"line {mark.line + 1}: nested deeper than "
+                                      f"{YAML_MAX_DEPTH} levels; flatten it")
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+        def compose_document(self) -> Any:
+            node = super().compose_document()
+            _expanded_size(node, {})
+            return node
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if isinstance(node, MappingNode):
+                seen: dict[Any, int] = {}
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge" or not isinstance(
+                            key_node, ScalarNode):
+                        continue
+                    key = self.construct_object(key_node)
+                    line = key_node.start_mark.line + 1
+                    if key in seen:
+                        raise _YamlLimitError(f"line {line}: duplicate key {key!r} (first "
+                                              f"at line {seen[key]}); keep one of them")
+                    seen[key] = line
+            return super().construct_mapping(node, deep=deep)
+
+    def _expanded_size(node: Node, memo: dict[int, int]) -> int:
+        # aliases share nodes: count each use, memoized by node id, so a bomb is caught early
+        if id(node) in memo:
+            return memo[id(node)]
+        size = 1
+        if isinstance(node, SequenceNode):
+            size += sum(_expanded_size(n, memo) for n in node.value)
+        elif isinstance(node, MappingNode):
+            size += sum(_expanded_size(k, memo) + _expanded_size(v, memo) for k, v in node.value)
+        if size > YAML_MAX_NODES:
+            raise _YamlLimitError(f"line {node.start_mark.line + 1}: expands to more than "
+                                  f"{YAML_MAX_NODES} values (anchors and aliases repeat "
+                                  "their content); write the values out")
+        memo[id(node)] = size
+        return size
+
+    return BoundedLoader

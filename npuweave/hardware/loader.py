@@ -17,9 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from npuweave.errors import ConfigError, unknown_name
+from npuweave.fileio import load_yaml, read_user_text
 from npuweave.hardware.npu import NPU
 
 _PRESET_DIR = "presets"
@@ -29,24 +28,38 @@ _REQUIRED = [n for n, f in _FIELDS.items()
 _SIZE_FIELDS = {"weight_buffer", "act_buffer", "extra_act_buffer", "lmem_bytes",
                 "global_mem_bytes"}
 _POSITIVE_INT = {"pe_rows", "pe_cols", "arrays", "cores", "lmem_banks", "precision_bits"}
+# bounds checked before any work: the layer-group allocator is quadratic in banks, and the
+# cost models' loops grow with the array size
+_MAX_INT = {"lmem_banks": 1024, "pe_rows": 1 << 16, "pe_cols": 1 << 16, "arrays": 1 << 16,
+            "precision_bits": 64, "dram_latency_cycles": 10**9, "vector_lanes": 1 << 20}
 _NONNEG_INT = {"dram_latency_cycles", "vector_lanes"}
 _UNIT = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKMGT]?i?)([Bb]|Hz|hz)?(/s)?\s*$")
 _DEC = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _BIN = {"": 1, "k": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 
 
-def parse_quantity(value: Any, *, binary: bool) -> float:
+_DIMENSION = {**{f: "bytes" for f in _SIZE_FIELDS}, "dram_bw": "bytes/s", "clock_hz": "Hz"}
+_EXAMPLE = {"bytes": "'48 MiB'", "bytes/s": "'225 GB/s'", "Hz": "'700 MHz'"}
+
+
+def parse_quantity(value: Any, *, binary: bool, dimension: str | None = None) -> float:
     """Parse ``225``, ``"225 GB/s"``, ``"48 MiB"``, ``"700 MHz"`` into a float.
 
-    ``binary`` makes a bare ``M``/``K``/``G`` prefix mean 1024-based (buffer sizes).
+    ``binary`` makes a bare ``M``/``K``/``G`` prefix mean 1024-based (buffer sizes). A lower-case
+    ``b`` means bits (divided by 8). ``dimension`` (``"bytes"``, ``"bytes/s"`` or ``"Hz"``)
+    rejects a unit of another kind (a bandwidth on a clock, a frequency on a size); a bare
+    number or prefix is taken in the field's own unit.
 
     >>> parse_quantity("48 MB", binary=True) == 48 * 2**20
     True
     >>> parse_quantity("225 GB/s", binary=False)
     225000000000.0
+    >>> parse_quantity("800 Gb/s", binary=False, dimension="bytes/s")
+    100000000000.0
     """
     if isinstance(value, bool):
         raise ValueError(f"expected a number, got {value!r}")
+    unit = per_s = None
     if isinstance(value, (int, float)):
         number = float(value) if abs(value) < 1e300 else math.inf  # float(10**400) overflows
     elif isinstance(value, str):
@@ -54,24 +67,38 @@ def parse_quantity(value: Any, *, binary: bool) -> float:
         if not m:
             raise ValueError(f"cannot parse {value!r}; write e.g. 225, '225 GB/s', '48 MiB', "
                              f"'700 MHz'")
-        num, prefix, _unit, _per_s = m.groups()
+        num, prefix, unit, per_s = m.groups()
         scale = _BIN[prefix[:-1]] if prefix.endswith("i") else (_BIN if binary else _DEC)[prefix]
-        number = float(num) * scale
+        number = float(num) * scale / (8 if unit == "b" else 1)
     else:
         raise ValueError(f"expected a number or a string with units, got {value!r}")
     if not math.isfinite(number):  # .inf / .nan in YAML, or 1e400
         raise ValueError(f"must be a finite number, got {value!r}")
+    if isinstance(value, str):
+        _check_dimension(value, unit, per_s, dimension)
     return number
+
+
+def _check_dimension(value: str, unit: str | None, per_s: str | None, dimension: str | None) -> None:
+    if unit is None and per_s is None:
+        return  # a bare number (or prefix) is in the field's own unit
+    got = ("Hz" if unit.lower() == "hz" else "bytes") if unit else ""
+    got += "/s" if per_s else ""
+    if got == "Hz/s" or got == "/s":
+        raise ValueError(f"cannot parse {value!r}; write e.g. '225 GB/s', '700 MHz'")
+    if dimension is not None and got != dimension:
+        raise ValueError(f"{value!r} is in {got}, but this field is in {dimension}; write e.g. "
+                         f"{_EXAMPLE[dimension]}")
 
 
 def _convert(field: str, value: Any) -> Any:
     if field in _SIZE_FIELDS:
-        v = parse_quantity(value, binary=True)
+        v = parse_quantity(value, binary=True, dimension="bytes")
         if v < 0:
             raise ValueError(f"must be >= 0 bytes, got {value!r}")
         return int(round(v))
     if field in ("dram_bw", "clock_hz"):
-        v = parse_quantity(value, binary=False)
+        v = parse_quantity(value, binary=False, dimension=_DIMENSION[field])
         if not v > 0:
             raise ValueError(f"must be > 0, got {value!r}")
         return v
@@ -81,6 +108,10 @@ def _convert(field: str, value: Any) -> Any:
         low = 1 if field in _POSITIVE_INT else 0
         if value < low:
             raise ValueError(f"must be >= {low}, got {value!r}")
+        if value > _MAX_INT.get(field, value):
+            raise ValueError(f"must be <= {_MAX_INT[field]}, got {value!r} (the limit is "
+                             f"npuweave.hardware.loader._MAX_INT[{field!r}]; raise it there "
+                             "if you really mean it)")
         return value
     if field == "mesh":
         if (not isinstance(value, (list, tuple)) or len(value) != 2
@@ -132,18 +163,7 @@ def load_npu(path: str | Path) -> NPU:
     >>> npu = load_npu("my_npu.yaml")  # doctest: +SKIP
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{p}: cannot read NPU spec ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{p}: not a text file (not UTF-8); an NPU spec is YAML") from None
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise ConfigError(f"{p}: not valid YAML{where}; fix the syntax") from None
+    raw = load_yaml(read_user_text(p, "NPU spec"), str(p))
     if isinstance(raw, dict) and "npu" in raw and isinstance(raw["npu"], dict):
         raw = raw["npu"]
     return npu_from_dict(raw, str(p))
@@ -160,7 +180,7 @@ def preset(name: str) -> NPU:
     if name not in preset_names():
         raise unknown_name("NPU preset", name, preset_names())
     text = (resources.files("npuweave.hardware") / _PRESET_DIR / f"{name}.yaml").read_text()
-    return npu_from_dict(yaml.safe_load(text), f"preset:{name}")
+    return npu_from_dict(load_yaml(text, f"preset:{name}"), f"preset:{name}")
 
 
 def get_npu(spec: str | Path | NPU) -> NPU:
