@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 from pathlib import Path
@@ -25,13 +26,24 @@ def _fmt(spec: str):
 
 @click.group(name="numbers")
 def numbers() -> None:
-    """libnumber: number formats, quantization and the per-layer auto-tuner."""
+    """libnumber: number formats, quantization and the per-layer auto-tuner.
+
+    \b
+    Example:
+      npuweave numbers info FIXED 8 2
+    """
 
 
 @numbers.command()
 @click.argument("spec", nargs=-1, required=True)
 def info(spec: tuple[str, ...]) -> None:
-    """Show a format's 4-tuple and range, e.g. ``npuweave numbers info FIXED 8 2``."""
+    """Show a format's 4-tuple and range.
+
+    \b
+    Examples:
+      npuweave numbers info FIXED 8 2
+      npuweave numbers info FLOAT 16
+    """
     fmt = _fmt(" ".join(spec))
     t = Table(title=fmt.describe(), show_header=False)
     for key, value in (
@@ -54,12 +66,19 @@ def info(spec: tuple[str, ...]) -> None:
               default="nearest-even", show_default=True)
 @click.option("--exp-domain", type=click.Choice(["log", "linear"]), default="log",
               show_default=True, help="Where EXP rounds.")
-@click.option("--seed", type=int, default=0, show_default=True, help="For stochastic rounding.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="For stochastic rounding (>= 0).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the quantized array here (.npy).")
 def quantize(source: Path, spec: str, rounding: str, exp_domain: str, seed: int,
              out: Path | None) -> None:
-    """Quantize a .npy array through a format and print the error statistics."""
+    """Quantize a .npy array through a format and print the error statistics.
+
+    \b
+    Example:
+      python -c "import numpy; numpy.save('w.npy', numpy.random.randn(1000))"
+      npuweave numbers quantize w.npy -f "EXP 5" -o w_q.npy
+    """
     from npuweave.numbers import quantization_error
     from npuweave.numbers import quantize as q
 
@@ -86,7 +105,8 @@ def quantize(source: Path, spec: str, rounding: str, exp_domain: str, seed: int,
 @click.option("--network", "-n", "network_path", required=True,
               type=click.Path(dir_okay=False, path_type=Path), help="Network descriptor.")
 @click.option("--platform", "-p", "platform_path", required=True,
-              type=click.Path(dir_okay=False, path_type=Path), help="Platform descriptor.")
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="Platform descriptor (.yaml; a .py file is EXECUTED).")
 @click.option("--evaluate", "evaluate_ref", default=None,
               help="module:function evaluate(config, subset) instead of the shell commands.")
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path),
@@ -97,15 +117,32 @@ def quantize(source: Path, spec: str, rounding: str, exp_domain: str, seed: int,
               show_default=True)
 @click.option("--baseline", type=click.Choice(["libnumber", "ristretto", "stripes"]),
               default="libnumber", show_default=True, help="Search algorithm.")
+@click.option("--eval-timeout", "eval_timeout", type=click.FloatRange(min=0, min_open=True,
+              max=86400), default=None,
+              help="Seconds one evaluation command may run (default: the descriptor's "
+                   "eval_timeout_s, 600).")
 def tune(network_path: Path, platform_path: Path, evaluate_ref: str | None, out: Path,
-         log_path: Path, max_evaluations: int, baseline: str) -> None:
-    """Auto-tune per-layer formats; write the best configuration file."""
+         log_path: Path, max_evaluations: int, baseline: str,
+         eval_timeout: float | None) -> None:
+    """Auto-tune per-layer formats; write the best configuration file.
+
+    The network descriptor names the layers and the evaluation command (it must print
+    "Accuracy: <number>", higher is better); the platform descriptor lists the formats.
+    Descriptors are YAML. A .py descriptor (the thesis's form) is EXECUTED as Python code
+    with your permissions, as is an --evaluate module: use only files you trust.
+
+    \b
+    Example (net.yaml and fpga.yaml as in docs/LIBNUMBER.md):
+      npuweave numbers tune -n net.yaml -p fpga.yaml -o opt_conf.txt --log tune_log.csv
+    """
     from npuweave.numbers import write_config
     from npuweave.numbers.baselines import ristretto, stripes
     from npuweave.numbers.descriptors import load_network, load_platform
     from npuweave.numbers.tuner import tune as run_tune
 
     net = load_network(network_path)
+    if eval_timeout is not None:
+        net = dataclasses.replace(net, eval_timeout_s=eval_timeout)
     platform = load_platform(platform_path)
     evaluate = _import_callable(evaluate_ref) if evaluate_ref else None
     if baseline != "libnumber" and evaluate is None:
@@ -139,11 +176,18 @@ def tune(network_path: Path, platform_path: Path, evaluate_ref: str | None, out:
               show_default=True, help="Relative accuracy margin (repeatable).")
 @click.option("--network", type=click.Choice(["mlp", "cnn", "all"]), default="mlp",
               show_default=True, help="Which digits network to tune.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--out-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write each run's CSV log and best configuration here.")
 def demo(margins: tuple[float, ...], network: str, seed: int, out_dir: Path | None) -> None:
-    """Tune small networks on scikit-learn's digits data (libnumber vs Ristretto)."""
+    """Tune small networks on scikit-learn's digits data (libnumber vs Ristretto).
+
+    Takes about a minute per network on one core.
+
+    \b
+    Example:
+      npuweave numbers demo --margin 0.07 --network mlp
+    """
     from npuweave.numbers import write_config
     from npuweave.numbers.demo import NETWORKS, run_demo
 

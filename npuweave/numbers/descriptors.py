@@ -23,9 +23,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from npuweave.errors import ConfigError
+from npuweave.fileio import load_yaml, read_user_text
 from npuweave.numbers.config import parse_format
 from npuweave.numbers.format import NumberFormat
 
@@ -96,6 +95,7 @@ class NetworkDescriptor:
     get_result_regex: str = DEFAULT_REGEX
     quantize: tuple[str, ...] = KINDS
     config_path: str = "number_config.txt"
+    eval_timeout_s: float = 600.0
     source: str = field(default="<network>", compare=False)
 
     def size(self, kind: str, index: int) -> int:
@@ -198,6 +198,13 @@ def network_from_dict(raw: Mapping[str, Any], source: str = "<network>") -> Netw
             p.append(f"err_margin must be a number in [0, 1) (relative to baseline), got {m!r}")
         else:
             kw["err_margin"] = float(m)
+    if "eval_timeout_s" in raw:
+        t = raw["eval_timeout_s"]
+        if isinstance(t, bool) or not isinstance(t, int | float) or not 0 < t <= 86400:
+            p.append(f"eval_timeout_s must be seconds in (0, 86400] (how long one evaluation "
+                     f"command may run), got {t!r}")
+        else:
+            kw["eval_timeout_s"] = float(t)
     if "layerwise_opt" in raw:
         try:
             kw["layerwise_opt"] = LayerwiseOpt(str(raw["layerwise_opt"]).upper().replace("_", "-"))
@@ -260,8 +267,10 @@ def _numbers(value: Any, key: str, kind: type, n: int, problems: list[str]) -> t
 
 def _load(path: str | os.PathLike[str]) -> tuple[Any, str]:
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise ConfigError(f"descriptor file {str(p)!r} not found; check the path")
+    if not p.is_file():
+        raise ConfigError(f"{p}: not a regular file; a descriptor is a .yaml (or .py) file")
     if p.suffix == ".py":
         try:
             ns = runpy.run_path(str(p))
@@ -269,12 +278,4 @@ def _load(path: str | os.PathLike[str]) -> tuple[Any, str]:
             raise ConfigError(f"{p}: running the descriptor failed: {err!r}") from err
         return {k: v for k, v in ns.items() if not k.startswith("_") and not isinstance(v, type(os))
                 and (k == "f_obj" or not callable(v))}, str(p)
-    try:
-        return yaml.safe_load(p.read_text(encoding="utf-8")) or {}, str(p)
-    except UnicodeDecodeError:
-        raise ConfigError(f"{p}: not a text file; descriptors are YAML or Python") from None
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        problem = getattr(err, "problem", None) or type(err).__name__
-        raise ConfigError(f"{p}: invalid YAML{where} ({problem}); fix the syntax") from None
+    return load_yaml(read_user_text(p, "descriptor"), str(p)) or {}, str(p)

@@ -95,7 +95,7 @@ class ShellEvaluator:
             raise ConfigError(f"{net.source}: cmd_fullset is empty; give the command that "
                               "runs the full test set, or pass an evaluate callable")
         return cls(net.cmd_smallset or net.cmd_fullset, net.cmd_fullset, net.get_result_regex,
-                   net.config_path)
+                   net.config_path, net.eval_timeout_s)
 
     def __call__(self, config: NumberConfig, subset: str) -> float:
         write_config(config, self.config_path)
@@ -105,8 +105,13 @@ class ShellEvaluator:
         try:
             done = subprocess.run(argv, capture_output=True, text=True, env=env,
                                   timeout=self.timeout_s, check=False)
-        except (OSError, subprocess.TimeoutExpired) as err:
-            raise TunerError(f"command {cmd!r} could not run: {err}") from None
+        except subprocess.TimeoutExpired:
+            raise TunerError(f"command {cmd!r} ran longer than {self.timeout_s:g} s; make it "
+                             "faster or raise eval_timeout_s in the network descriptor "
+                             "(or --eval-timeout)") from None
+        except OSError as err:
+            raise TunerError(f"command {cmd!r} could not run ({err.strerror or err}); check "
+                             "the command in cmd_smallset/cmd_fullset") from None
         if done.returncode != 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
             raise TunerError(f"command {cmd!r} exited with {done.returncode}: {' | '.join(tail)}")
@@ -185,6 +190,11 @@ class Session:
             self.flush()
             raise TunerError(f"{where}: evaluate returned {acc!r}, not a finite number; it must "
                              f"return the accuracy as a float{self._log_note()}")
+        if acc < 0:
+            self.flush()
+            raise TunerError(f"{where}: evaluate returned {acc!r}; the tuner needs an accuracy "
+                             f">= 0 where higher is better (report an error rate as 1 - error)"
+                             f"{self._log_note()}")
         return float(acc)
 
     def _log_note(self) -> str:

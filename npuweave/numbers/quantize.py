@@ -97,7 +97,7 @@ def quantize(
     if in_t is None:
         in_t = np.dtype(np.float32) if arr.dtype == np.float16 else np.dtype(np.float64)
     work = _working_type(fmt, in_t)
-    xs = np.asarray(arr, dtype=work.float_t)
+    xs: np.ndarray = np.asarray(arr, dtype=work.float_t)
     if xs.ndim == 0:
         xs = xs.reshape(1)
     if not fmt.has_nan and xs.size and np.isnan(np.max(xs)):
@@ -107,6 +107,8 @@ def quantize(
             "clean the data or use a format with specials=ieee or fn"
         )
     if rounding is Rounding.STOCHASTIC and rng is None:
+        if seed is not None and not 0 <= seed < 2**63:
+            raise ConfigError(f"seed {seed} must be an integer in [0, 2**63)")
         rng = np.random.default_rng(seed)
     # NaN and out-of-range lanes make harmless inf/NaN intermediates; they are resolved below.
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):

@@ -29,6 +29,7 @@ from npuweave.numbers.evaluation import (
     Objective,
     Session,
     ShellEvaluator,
+    TunerError,
     resolve_objective,
 )
 from npuweave.numbers.space import LADDER, Space, State
@@ -250,6 +251,10 @@ class _Run:
         full = self._subset("full")
         thr = s.threshold[full]
         ok = [(cfg, acc) for (cfg, sub), acc in s.memo.items() if sub == full and acc >= thr]
+        if not ok:  # a non-deterministic evaluation can fail even the baseline it measured
+            raise TunerError(f"no configuration reached the accuracy threshold {thr:g}, not even "
+                             "the baseline; make the evaluation deterministic (fixed seed, "
+                             "fixed data) or widen err_margin")
         best, acc = min(ok, key=lambda t: (self.objective_of(t[0]), -t[1]))
         phases: dict[str, int] = {}
         for row in s.rows:

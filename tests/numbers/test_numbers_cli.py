@@ -104,7 +104,7 @@ def test_tune_bad_descriptors_and_budget_exit_2(tmp_path):
     net, plat = str(tmp_path / "net.yaml"), str(tmp_path / "fpga.yaml")
     assert "expected a mapping" in _one_line_exit_2("tune", "-n", str(tmp_path / "list.yaml"),
                                                     "-p", plat)
-    assert "syntax.yaml: invalid YAML at line 2" in _one_line_exit_2(
+    assert "syntax.yaml: not valid YAML at line 2" in _one_line_exit_2(
         "tune", "-n", str(tmp_path / "syntax.yaml"), "-p", plat)
     (tmp_path / "bare.yaml").write_text("err_margin: 0.1\n")
     err = _one_line_exit_2("tune", "-n", str(tmp_path / "bare.yaml"), "-p", plat)
