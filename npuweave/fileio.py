@@ -186,6 +186,38 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) ->
         _unguard(tmp)
 
 
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff",
+                   ".webp")
+
+
+def check_output_path(path: str | os.PathLike[str] | None, option: str,
+                      suffixes: tuple[str, ...] | None = None, allow_dash: bool = False) -> None:
+    """Refuse an output path before any work starts (wrong suffix, a directory, a pipe...).
+
+    Examples
+    --------
+    >>> check_output_path("t.xyz", "--timeline", FIGURE_SUFFIXES)
+    Traceback (most recent call last):
+    ...
+    npuweave.errors.ConfigError: --timeline t.xyz: unknown image suffix '.xyz'; use one of .png, .pdf, .svg, .jpg, .jpeg, .eps, .ps, .tif, .tiff, .webp
+    """
+    if path is None:
+        return
+    if str(path) == "-":
+        if allow_dash:
+            return
+        raise ConfigError(f"{option} -: this output cannot go to standard output; give a file")
+    suffix = Path(path).suffix.lower()
+    if suffixes is not None and suffix not in suffixes:
+        what = "image suffix" if suffixes == FIGURE_SUFFIXES else "suffix"
+        raise ConfigError(f"{option} {path}: unknown {what} {suffix or '(none)'!r}; use one of "
+                          f"{', '.join(suffixes)}")
+    try:
+        _resolve_target(path)
+    except ConfigError as err:
+        raise ConfigError(f"{option} {err}") from None
+
+
 def _unwritable(target: Path, exc: OSError) -> ConfigError:
     # the temporary file's name means nothing to the user: name the file they asked for
     return ConfigError(f"{target}: cannot write ({exc.strerror or exc}); choose a writable path")

@@ -15,6 +15,8 @@ import click
 
 from npuweave.errors import ConfigError
 
+MAX_REQUESTS = 100_000  # per stream: past this a run takes minutes with nothing to show
+
 
 def _console() -> Any:
     """The shared full-width console (piped output gets wide lines, not wrapped cells)."""
@@ -54,14 +56,16 @@ def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, An
 @click.option("--models", required=True, help="Comma list of zoo names or ONNX paths (RN,BB...).")
 @click.option("--npu", "npu_spec", default="memory-centric", show_default=True,
               help="NPU preset name or YAML file.")
-@click.option("--batch", default=1, show_default=True, type=int, help="Batch size of every stream.")
+@click.option("--batch", default=1, show_default=True, type=int,
+              help="Batch size of every stream (>= 1).")
 @click.option("--scheduler", default="layerweaver", show_default=True,
               help="Scheduling policy (see 'npuweave schedulers').")
 @click.option("--compare", "compare_with", default=None,
               help="Also run these schedulers ('all' or a comma list) and compare.")
 @click.option("--requests", default=10, show_default=True, type=int,
-              help="Requests per stream.")
-@click.option("--window-s", type=float, default=None, help="Stop the streams at this time instead.")
+              help=f"Requests per stream (1 to {MAX_REQUESTS}).")
+@click.option("--window-s", type=float, default=None,
+              help="Stop issuing requests at this simulated time (seconds) instead.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed for random policies.")
 @click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model.")
 @click.option("--timeline", type=click.Path(dir_okay=False), help="Write a PE/DRAM timeline PNG.")
@@ -74,10 +78,22 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
              requests: int, window_s: float | None, seed: int, cost_model: str,
              timeline: str | None, trace: str | None, json_path: str | None,
              csv_path: str | None) -> None:
-    """Co-schedule models layer by layer on one NPU as closed-loop streams."""
+    """Co-schedule models layer by layer on one NPU as closed-loop streams.
+
+    \b
+    Examples:
+      npuweave schedule --models resnet50,bert-base --npu memory-centric --requests 10
+      npuweave schedule --models RN,ncf --npu compute-centric --batch 16 --compare aimt --csv
+    """
     from npuweave import report
     from npuweave.experiments import compare, resolve_schedulers
+    from npuweave.fileio import FIGURE_SUFFIXES, check_output_path
     from npuweave.hardware import get_npu
+
+    check_output_path(timeline, "--timeline", FIGURE_SUFFIXES)
+    check_output_path(trace, "--trace")
+    check_output_path(json_path, "--json")
+    check_output_path(csv_path, "--csv", allow_dash=True)
 
     names = resolve_schedulers([scheduler])
     if compare_with:
@@ -87,10 +103,13 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
         raise ConfigError("--models is empty; give e.g. --models resnet50,bert-base")
     if batch < 1 or requests < 1:
         raise ConfigError(f"--batch and --requests must be >= 1, got {batch} and {requests}")
-    if window_s is not None and not window_s > 0:
-        raise ConfigError(f"--window-s must be > 0 seconds, got {window_s}; or leave it out "
-                          "and give --requests")
+    if window_s is not None and not 0 < window_s < float("inf"):
+        raise ConfigError(f"--window-s must be a finite time > 0 seconds, got {window_s}; or "
+                          "leave it out and give --requests")
+    _check_bounds(batch, requests)
     npu = get_npu(npu_spec)
+    if window_s is not None:
+        _check_window(model_list, npu, batch, window_s, cost_model)
     rows, results = compare(model_list, npu, batch, names, requests, window_s, seed, cost_model)
     info = {"models": model_list, "npu": npu.name, "batch": batch, "requests": requests,
             "cost_model": cost_model, "seed": seed}
@@ -107,9 +126,40 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
         click.echo(f"wrote {line}", err=csv_path == "-")
 
 
+def _check_bounds(batch: int, requests: int) -> None:
+    from npuweave.workload.layer import check_batch
+
+    check_batch(batch)
+    if requests > MAX_REQUESTS:
+        raise ConfigError(f"--requests {requests} is over the limit {MAX_REQUESTS} per stream "
+                          "(npuweave.cli.schedule.MAX_REQUESTS); use fewer requests")
+
+
+def _check_window(models: list[str], npu: Any, batch: int, window_s: float,
+                  cost_model: str) -> None:
+    """A window implies a request count: bound it before the simulation starts."""
+    from npuweave.cost import profile
+    from npuweave.workload import load_layers
+
+    for model in models:
+        costs = profile(load_layers(model), npu, batch=batch, model=cost_model)
+        alone = max(sum(c.compute_s for c in costs), sum(c.memory_s for c in costs))
+        implied = window_s / alone if alone > 0 else float("inf")
+        if implied > MAX_REQUESTS:
+            raise ConfigError(f"--window-s {window_s:g} lets {model} issue about {implied:.3g} "
+                              f"requests (one takes >= {alone:.3g} s alone), over the limit "
+                              f"{MAX_REQUESTS} (npuweave.cli.schedule.MAX_REQUESTS); shorten "
+                              "the window")
+
+
 @click.command("schedulers")
 def schedulers() -> None:
-    """List the registered scheduling policies, one line each."""
+    """List the registered scheduling policies, one line each.
+
+    \b
+    Example:
+      npuweave schedulers
+    """
     from npuweave.schedule import schedulers as registry
 
     entries = registry()
@@ -120,7 +170,12 @@ def schedulers() -> None:
 
 @click.group("reproduce")
 def reproduce() -> None:
-    """Re-run a paper's experiment and compare with its published numbers."""
+    """Re-run a paper's experiment and compare with its published numbers.
+
+    \b
+    Example:
+      npuweave reproduce layerweaver --pairs RN+BB --scenarios single-batch --requests 2
+    """
 
 
 @reproduce.command("layerweaver")
@@ -144,8 +199,20 @@ def reproduce() -> None:
 def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str | None,
                 aimt_sweep: bool, csv_path: str | None, json_path: str | None, seed: int,
                 cost_model: str, seq_len: int | None) -> None:
-    """Layerweaver (thesis IV.5): 16 model pairs x 2 scenarios x every scheduler."""
+    """Layerweaver (thesis IV.5): 16 model pairs x 2 scenarios x every scheduler.
+
+    The full run takes a few minutes (about 2 on a busy machine); a progress bar shows it.
+
+    \b
+    Examples:
+      npuweave reproduce layerweaver --pairs RN+BB --scenarios single-batch --requests 2
+      npuweave reproduce layerweaver --requests 10 --aimt-sweep --csv lw.csv
+    """
     from npuweave import report
+    from npuweave.fileio import check_output_path
+
+    check_output_path(csv_path, "--csv")
+    check_output_path(json_path, "--json")
     from npuweave.experiments import averages, headline
     from npuweave.experiments.layerweaver import SCHEDULERS, THESIS, check_options
 

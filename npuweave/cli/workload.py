@@ -14,7 +14,12 @@ from npuweave.cli._console import console
 
 @click.command()
 def models() -> None:
-    """List the built-in model zoo with layer counts, GMACs and weight MB (16-bit)."""
+    """List the built-in model zoo with layer counts, GMACs and weight MB (16-bit).
+
+    \b
+    Example:
+      npuweave models
+    """
     from npuweave.workload import load_layers, zoo
 
     table = Table(title="npuweave model zoo (batch 1)")
@@ -32,7 +37,12 @@ def models() -> None:
 
 @click.command()
 def npus() -> None:
-    """List the NPU presets with peak TOP/s, DRAM GB/s and buffer sizes."""
+    """List the NPU presets with peak TOP/s, DRAM GB/s and buffer sizes.
+
+    \b
+    Example:
+      npuweave npus
+    """
     from npuweave.hardware import preset, preset_names
 
     table = Table(title="npuweave NPU presets")
@@ -98,21 +108,36 @@ def _load_formats(path: str, layers, model: str):
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--quiet", is_flag=True, help="Print only the totals.")
 def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, quiet) -> None:
-    """Per-layer cost of MODEL (zoo name or .onnx file) on an NPU."""
+    """Per-layer cost of MODEL (zoo name or .onnx file) on an NPU.
+
+    \b
+    Examples:
+      npuweave profile resnet50 --npu memory-centric --batch 1 --csv rn.csv
+      npuweave profile bert-base:seq_len=32 --npu prema --json bb.json
+    """
     from npuweave.cost import profile as run_profile
     from npuweave.cost import unschedulable
-    from npuweave.fileio import write_json, write_text
+    from npuweave.errors import ModelImportError
+    from npuweave.fileio import check_output_path, write_json, write_text
     from npuweave.hardware import get_npu
     from npuweave.workload import load_graph, lower
+    from npuweave.workload.layer import check_batch
 
+    check_output_path(csv_path, "--csv")
+    check_output_path(json_path, "--json")
+    if batch is not None:
+        check_batch(batch)
     npu = get_npu(npu_spec)
     graph = load_graph(model)
     batch = batch or int(graph.meta.get("batch", 1) or 1)
     layers = lower(graph)
+    if not layers:
+        raise ModelImportError(f"{model}: the model has no layers to cost (only pass-through "
+                               "ops such as Identity or Reshape); give a model that computes")
     fmt = _load_formats(formats, layers, graph.name) if formats else None
     costs = run_profile(layers, npu, batch=batch, formats=fmt, model=cost_model)
     rows = profile_rows(layers, costs)
-    total = sum(costs)
+    total = sum(costs[1:], costs[0])
     if not quiet:
         console().print(_profile_table(rows, f"{graph.name} on {npu.name}, batch {batch}"))
     _print_totals(total, npu, batch)
@@ -158,7 +183,12 @@ def _print_totals(total, npu, batch: int) -> None:
 
 @click.group()
 def zoo() -> None:
-    """Zoo utilities."""
+    """Zoo utilities (export a zoo model as an ONNX file).
+
+    \b
+    Example:
+      npuweave zoo export bert-base bert.onnx
+    """
 
 
 @zoo.command("export")
@@ -168,11 +198,17 @@ def zoo_export(model: str, path: str) -> None:
     """Write zoo MODEL (``bert-base`` or ``bert-base:seq_len=32``) as an ONNX file at PATH.
 
     Shapes only, no weight data; ``npuweave profile PATH`` reads it back to the same layers.
+
+    \b
+    Example:
+      npuweave zoo export bert-base:seq_len=32 bert.onnx
     """
+    from npuweave.fileio import check_output_path
     from npuweave.workload import parse_model_spec
     from npuweave.workload import zoo as zoo_mod
     from npuweave.workload.export import save_onnx
 
+    check_output_path(path, "PATH")
     name, params = parse_model_spec(model)
     graph = zoo_mod.build(name, **params)
     save_onnx(graph, path)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from npuweave.errors import ConfigError
+from npuweave.errors import ConfigError, ModelImportError
 from npuweave.workload.graph import Graph, Op, Tensor
 from npuweave.workload.layer import Geometry, Layer, LayerKind
 
@@ -92,7 +92,11 @@ def load_graph(spec: str | Path, **params: object) -> Graph:
 
 @cache
 def _cached_layers(spec: str, params: tuple[tuple[str, object], ...]) -> tuple[Layer, ...]:
-    return tuple(lower(load_graph(spec, **dict(params))))
+    layers = tuple(lower(load_graph(spec, **dict(params))))
+    if not layers:
+        raise ModelImportError(f"{spec}: the model has no layers to cost (only pass-through "
+                               "ops such as Identity or Reshape); give a model that computes")
+    return layers
 
 
 def load_layers(spec: str | Path, **params: object) -> tuple[Layer, ...]:

@@ -27,6 +27,8 @@ from enum import Enum
 
 from npuweave.errors import ConfigError
 
+MAX_BATCH = 1 << 16  # samples per inference; far past any NPU's batch
+
 
 def check_batch(batch: object) -> int:
     """Validate a batch size (samples per inference): an integer of at least 1.
@@ -42,6 +44,9 @@ def check_batch(batch: object) -> int:
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise ConfigError(f'"batch" must be an integer >= 1, got {batch!r}; '
                           f'use batch=1 or more (--batch 1 on the command line)')
+    if batch > MAX_BATCH:
+        raise ConfigError(f'"batch" {batch} is over the limit {MAX_BATCH} '
+                          "(npuweave.workload.layer.MAX_BATCH; raise it there if you mean it)")
     return batch
 
 

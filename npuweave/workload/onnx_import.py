@@ -19,6 +19,7 @@ import onnx
 from onnx import helper
 
 from npuweave.errors import ModelImportError
+from npuweave.workload.checks import check_graph
 from npuweave.workload.graph import Graph, Op, Tensor
 from npuweave.workload.layer import check_batch
 from npuweave.workload.opinfo import RECURRENT_OPS, SUPPORTED_OPS
@@ -65,6 +66,7 @@ def import_onnx(path: str | Path, batch: int | None = None,
     _check_supported(runtime, names, path)
     _check_shapes(runtime, names, state, g, model, declared, path)
     graph = _build(runtime, names, state, g, path)
+    check_graph(graph, str(path))
     graph.meta.update({"batch": batch or declared or 1, "declared_batch": declared,
                        "opset": opset, "producer": model.producer_name})
     return graph
