@@ -45,12 +45,22 @@ class _LazyGroup(click.Group):
             if exc.name != module_name:
                 raise
             return _missing(cmd_name, short)
-        return getattr(module, attr)
+        return _whole_summaries(getattr(module, attr))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, _COMMANDS[name][2]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+
+def _whole_summaries(cmd: click.Command) -> click.Command:
+    """Give subcommands their whole first help line: click cuts it at ~45 characters."""
+    if isinstance(cmd, click.Group):
+        for sub in cmd.commands.values():
+            if sub.short_help is None and sub.help:
+                sub.short_help = sub.help.strip().split("\n\n")[0].replace("\n", " ")
+            _whole_summaries(sub)
+    return cmd
 
 
 def _missing(name: str, short: str) -> click.Command:
@@ -64,7 +74,14 @@ def _missing(name: str, short: str) -> click.Command:
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="npuweave")
 def cli() -> None:
-    """npuweave: share one NPU well among many DNN models."""
+    """npuweave: share one NPU well among many DNN models.
+
+    \b
+    Examples:
+      npuweave demo
+      npuweave profile resnet50 --npu memory-centric
+      npuweave schedule --models resnet50,bert-base --npu memory-centric --compare all
+    """
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -86,4 +103,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except OSError as err:
         click.echo(f"error: {err}", err=True)
+        sys.exit(2)
+    except (MemoryError, RecursionError) as err:  # a last guard: inputs are bounded upstream
+        what = "out of memory" if isinstance(err, MemoryError) else "input nested too deeply"
+        click.echo(f"error: {what}; the input is too large for this machine: give a smaller "
+                   "one (and please report which input got this far)", err=True)
         sys.exit(2)

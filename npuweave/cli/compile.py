@@ -52,29 +52,45 @@ def _totals_table(plan: GroupPlan):
 
 @click.group(name="compile")
 def compile_() -> None:
-    """Layer-group compilation into local memory."""
+    """Layer-group compilation into local memory.
+
+    \b
+    Example:
+      npuweave compile groups resnet50 --npu lmem-16m --method dp --batch 8 --json groups.json
+    """
 
 
-@compile_.command(name="groups")
+@compile_.command(name="groups", short_help="Partition a model into LMEM layer groups.")
 @click.argument("model")
 @click.option("--npu", "npu_spec", default="lmem-16m", show_default=True,
               help="NPU preset name or YAML file (needs lmem_bytes and lmem_banks).")
 @click.option("--method", type=click.Choice(["dp", "greedy"]), default="dp", show_default=True,
               help="Group search: dynamic programming or the tail-to-head greedy.")
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Samples per inference.")
+              help="Samples per inference (>= 1).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
               help="Write the plan as JSON (format in docs/LAYERGROUP.md).")
 @click.option("--png", "png_path", type=click.Path(dir_okay=False), default=None,
               help="Write each group's LMEM allocation (time x address) as one PNG.")
 def groups(model: str, npu_spec: str, method: str, batch: int, json_path: str | None,
            png_path: str | None) -> None:
-    """Partition MODEL (zoo name or .onnx) into layer groups that run out of LMEM."""
+    """Partition MODEL (zoo name or .onnx) into layer groups that run out of LMEM.
+
+    \b
+    Example:
+      npuweave compile groups resnet50 --npu lmem-16m --method dp --batch 8 \\
+          --json groups.json --png lmem.png
+    """
     from npuweave.cli._console import console as shared_console
     from npuweave.compile.layergroup import compile_groups, plan_to_dict
-    from npuweave.fileio import write_json
+    from npuweave.fileio import FIGURE_SUFFIXES, check_output_path, write_json
     from npuweave.hardware import get_npu
     from npuweave.workload import load_layers
+    from npuweave.workload.layer import check_batch
+
+    check_output_path(json_path, "--json")
+    check_output_path(png_path, "--png", FIGURE_SUFFIXES)
+    check_batch(batch)
 
     npu = get_npu(npu_spec)
     name = Path(model).stem if model.endswith(".onnx") else model

@@ -76,7 +76,14 @@ def _run_part(number: int, part: DemoPart, out: Path, requests: int, console: An
               type=click.Path(file_okay=False), help="Folder for the timelines and traces.")
 @click.option("--requests", default=3, show_default=True, type=int, help="Requests per stream.")
 def demo(out_dir: str, requests: int) -> None:
-    """RN + BB on the memory-centric NPU: every scheduler side by side, with timeline PNGs."""
+    """RN + BB on the memory-centric NPU: every scheduler side by side, with timeline PNGs.
+
+    Takes a few seconds.
+
+    \b
+    Example:
+      npuweave demo --out npuweave-demo --requests 3
+    """
     from npuweave.cli.schedule import _console
     from npuweave.errors import ConfigError
     from npuweave.experiments import scheduler_names

@@ -29,14 +29,24 @@ def _mib(n: float) -> str:
 
 @click.group()
 def ir() -> None:
-    """Read, validate, inspect and simulate Gemini scheduler IR."""
+    """Read, validate, inspect and simulate Gemini scheduler IR.
+
+    \b
+    Example:
+      npuweave ir info model_ir.json
+    """
 
 
 @ir.command()
 @_FILE
 @_CLOCK
 def info(file: str, clock: str) -> None:
-    """Cores, workloads per type, DRAM traffic, peak L2 use and estimated time."""
+    """Cores, workloads per type, DRAM traffic, peak L2 use and estimated time.
+
+    \b
+    Example:
+      npuweave ir info model_ir.json
+    """
     hz = parse_frequency(clock)
     s = gemini.summarize(gemini.load(file))
     con = _console()
@@ -72,7 +82,13 @@ def info(file: str, clock: str) -> None:
 @click.option("--check", "checks", multiple=True, help="Run only this check (repeatable).")
 @click.option("--list", "list_checks", is_flag=True, help="List the checks and exit.")
 def validate(file: str, checks: tuple[str, ...], list_checks: bool) -> None:
-    """Run every consistency check; print each violation with its JSON path (exit 1 if any)."""
+    """Run every consistency check; print each violation with its JSON path (exit 1 if any).
+
+    \b
+    Examples:
+      npuweave ir validate model_ir.json
+      npuweave ir validate --list
+    """
     if list_checks:
         for name, doc in check_docs().items():
             click.echo(f"{name:18} {doc}")
@@ -97,7 +113,12 @@ def validate(file: str, checks: tuple[str, ...], list_checks: bool) -> None:
               help="DRAM bandwidth of the replay ('inf' for instantaneous transfers).")
 @_CLOCK
 def timeline(file: str, output: str, trace: str | None, dram_bw: str, clock: str) -> None:
-    """Per-core workload timeline and L2 occupancy over workloads."""
+    """Per-core workload timeline and L2 occupancy over workloads.
+
+    \b
+    Example:
+      npuweave ir timeline model_ir.json -o b1.png --trace b1.json
+    """
     model = gemini.load(file)
     result = gemini.simulate(model, _bandwidth(dram_bw), parse_frequency(clock))
     gemini.plot_timeline(model, result, output, title=Path(file).name)
@@ -113,7 +134,12 @@ def timeline(file: str, output: str, trace: str | None, dram_bw: str, clock: str
               help="DRAM bandwidth, e.g. 16GB/s, 900MB/s, 16GiB/s ('inf' for instantaneous).")
 @_CLOCK
 def simulate(file: str, dram_bw: str, clock: str) -> None:
-    """Replay with DRAM transfers and compute overlapped; compare with the sum of time fields."""
+    """Replay with DRAM transfers and compute overlapped; compare with the sum of time fields.
+
+    \b
+    Example:
+      npuweave ir simulate model_ir.json --dram-bw 16GB/s
+    """
     bw = _bandwidth(dram_bw)
     r = gemini.simulate(gemini.load(file), bw, parse_frequency(clock))
     table = Table(title=f"replay of {Path(file).name} at {dram_bw} DRAM, {clock} clock")

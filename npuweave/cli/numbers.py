@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import math
+import os
 from pathlib import Path
 
 import click
@@ -214,6 +215,9 @@ def demo(margins: tuple[float, ...], network: str, seed: int, out_dir: Path | No
 
 def _load_npy(source: Path) -> np.ndarray:
     """A numeric array from a .npy file; anything else is a one-line ConfigError."""
+    if os.path.exists(source) and not os.path.isfile(source):
+        raise ConfigError(f"{source}: not a regular file (a pipe, device or directory); give "
+                          "a .npy file")
     try:
         with open(source, "rb") as fh:
             # np.load falls back to unpickling when the magic is missing, whose message
@@ -222,13 +226,39 @@ def _load_npy(source: Path) -> np.ndarray:
                 raise ConfigError(f"{source}: not a .npy file (no NumPy header); save the "
                                   "array with numpy.save")
             fh.seek(0)
+            _check_npy_header(source, fh)
+            fh.seek(0)
             x = np.load(fh, allow_pickle=False)
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: no such file; check the path") from None
     except (OSError, ValueError, EOFError) as err:
         raise ConfigError(f"cannot read {str(source)!r} as a .npy array: {err}") from None
     if not (np.issubdtype(x.dtype, np.integer) or np.issubdtype(x.dtype, np.floating)):
         raise ConfigError(f"{source}: dtype {x.dtype} is not a real number type; "
                           "quantize takes integer or float arrays")
     return x
+
+
+MAX_NPY_ELEMENTS = 1 << 28  # 256 Mi values: quantize works on in-memory copies of the array
+
+
+def _check_npy_header(source: Path, fh) -> None:
+    """Refuse a header that claims more values than the limit or than the file holds."""
+    version = np.lib.format.read_magic(fh)
+    reader = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+              else np.lib.format.read_array_header_2_0)
+    shape, _fortran, dtype = reader(fh, max_header_size=10000)
+    count = math.prod(shape)
+    if count > MAX_NPY_ELEMENTS:
+        raise ConfigError(f"{source}: the header claims {count} values, over the limit "
+                          f"{MAX_NPY_ELEMENTS} (npuweave.cli.numbers.MAX_NPY_ELEMENTS); "
+                          "quantize a smaller array")
+    need = count * dtype.itemsize
+    have = os.path.getsize(source) - fh.tell()
+    if dtype.hasobject or need > have:
+        raise ConfigError(f"{source}: the header claims {count} values of {dtype} "
+                          f"({need} bytes) but the file holds {have}; the file is truncated "
+                          "or not a numeric .npy array: save it again with numpy.save")
 
 
 def _import_callable(ref: str):

@@ -45,9 +45,9 @@ def _constant_of_shape(attrs: dict[str, Any], inputs: list[Array], opset: int) -
     shape = [int(d) for d in inputs[0].ravel()]
     fill = numpy_helper.to_array(attrs["value"]).ravel() if "value" in attrs else np.zeros(1, "f4")
     # a float fill makes a weight: its shape is all that matters, so it stays unevaluated
-    if fill.dtype.kind == "f" or int(np.prod(shape, dtype=np.int64)) > MAX_FOLD_ELEMS:
+    if fill.dtype.kind == "f":
         raise ValueError("not a shape computation")
-    return [np.full(shape, fill[0], dtype=fill.dtype)]
+    return [np.full(_small(shape), fill[0], dtype=fill.dtype)]
 
 
 def _unsqueeze(attrs: dict[str, Any], inputs: list[Array], opset: int) -> list[Array]:
@@ -109,8 +109,34 @@ def _div(attrs: dict[str, Any], inputs: list[Array], opset: int) -> list[Array]:
     return [(a / b).astype(a.dtype)]
 
 
+def _small(shape: Sequence[int]) -> tuple[int, ...]:
+    """Refuse (as 'not a shape computation') an output too large to materialize."""
+    dims = tuple(int(d) for d in shape)
+    if any(d < 0 for d in dims) or int(np.prod(dims, dtype=object)) > MAX_FOLD_ELEMS:
+        raise ValueError("not a shape computation")
+    return dims
+
+
+def _expand(attrs: dict[str, Any], inputs: list[Array], opset: int) -> list[Array]:
+    # size first: the target shape comes from the file and may claim billions of elements
+    out = _small(np.broadcast_shapes(inputs[0].shape, _small(inputs[1].ravel().tolist())))
+    return [np.broadcast_to(inputs[0], out).copy()]
+
+
+def _range(attrs: dict[str, Any], inputs: list[Array], opset: int) -> list[Array]:
+    start, limit, delta = (x.item() for x in inputs[:3])
+    if delta == 0:
+        raise ValueError("Range with delta 0")
+    _small([max(int(np.ceil((limit - start) / delta)), 0)])
+    return [np.arange(start, limit, delta)]
+
+
 def _binary(fn: Callable[[Array, Array], Array]) -> Folder:
-    return lambda attrs, inputs, opset: [np.asarray(fn(inputs[0], inputs[1]))]
+    def folder(attrs: dict[str, Any], inputs: list[Array], opset: int) -> list[Array]:
+        _small(np.broadcast_shapes(inputs[0].shape, inputs[1].shape))
+        return [np.asarray(fn(inputs[0], inputs[1]))]
+
+    return folder
 
 
 def _unary(fn: Callable[[Array], Array]) -> Folder:
@@ -145,9 +171,10 @@ FOLDERS: dict[str, Folder] = {
     "Ceil": _unary(np.ceil),
     "Sqrt": _unary(np.sqrt),
     "Not": _unary(np.logical_not),
-    "Where": lambda attrs, i, o: [np.where(i[0], i[1], i[2])],
-    "Expand": lambda attrs, i, o: [i[0] * np.ones([int(d) for d in i[1]], dtype=i[0].dtype)],
-    "Range": lambda attrs, i, o: [np.arange(i[0].item(), i[1].item(), i[2].item())],
+    "Where": lambda attrs, i, o: [np.where(i[0], i[1], i[2]) if _small(np.broadcast_shapes(
+        i[0].shape, i[1].shape, i[2].shape)) is not None else None],
+    "Expand": _expand,
+    "Range": _range,
     "Transpose": lambda attrs, i, o: [np.transpose(i[0], attrs.get("perm"))],
     "ReduceProd": lambda attrs, i, o: [np.prod(i[0], keepdims=bool(attrs.get("keepdims", 1)))],
 }
@@ -168,7 +195,8 @@ def fold(op_type: str, attrs: dict[str, Any], inputs: Sequence[Array | None],
         return None
     try:
         outs = folder(attrs, list(inputs), opset)  # type: ignore[arg-type]
-    except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError):
+    except (ValueError, KeyError, IndexError, TypeError, ZeroDivisionError, OverflowError,
+            MemoryError):
         return None
     if any(np.asarray(o).size > MAX_FOLD_ELEMS for o in outs):
         return None

@@ -72,12 +72,23 @@ def import_onnx(path: str | Path, batch: int | None = None,
     return graph
 
 
+MAX_MODEL_BYTES = 2**31  # protobuf's own limit for one message
+
+
 def read_model(path: Path) -> onnx.ModelProto:
     """Load an ONNX file without external data, turning every failure into one line."""
     if path.is_dir():
         raise ModelImportError(f"{path}: is a directory, not an ONNX file; give the .onnx file")
-    if not path.is_file():
+    if not path.exists():
         raise ModelImportError(f"{path}: no such file; check the model path")
+    if not path.is_file():
+        raise ModelImportError(f"{path}: not a regular file (a pipe or device); save the model "
+                               "to a file and give its path")
+    if path.stat().st_size > MAX_MODEL_BYTES:
+        raise ModelImportError(f"{path}: {path.stat().st_size} bytes, over the limit "
+                               f"{MAX_MODEL_BYTES} (npuweave.workload.onnx_import."
+                               "MAX_MODEL_BYTES; protobuf cannot read more than 2 GiB): keep "
+                               "the weights as external data")
     hint = "re-export it (torch.onnx.export, tf2onnx) or check that the download is complete"
     try:
         model = onnx.load(str(path), load_external_data=False)
@@ -91,7 +102,12 @@ def read_model(path: Path) -> onnx.ModelProto:
 
 def _opset(model: onnx.ModelProto, path: Path) -> int:
     versions = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
-    opset = versions[0] if versions else 0
+    if not versions:
+        found = ", ".join(f"{o.domain or 'ai.onnx'} {o.version}" for o in model.opset_import)
+        raise ModelImportError(f"{path}: the model imports no standard ONNX opset (only "
+                               f"{found}); add the default domain ('') to opset_import, e.g. "
+                               "onnx.helper.make_opsetid('', 13), and re-export")
+    opset = versions[0]
     if opset < MIN_OPSET:
         raise ModelImportError(
             f"{path}: ONNX opset {opset} is older than {MIN_OPSET}; upgrade the model with "
@@ -113,6 +129,7 @@ def _add_inputs(state: ShapeState, g: onnx.GraphProto, dims: dict[str, int],
     inits = {i.name for i in g.initializer}
     declared: int | None = None
     problems: list[str] = []
+    bad_dims: list[str] = []
     for k, vi in enumerate(i for i in g.input if i.name not in inits):
         tt = vi.type.tensor_type
         if not tt.HasField("shape"):
@@ -129,6 +146,8 @@ def _add_inputs(state: ShapeState, g: onnx.GraphProto, dims: dict[str, int],
                 shape.append(1)
             elif d.HasField("dim_value") and d.dim_value > 0:
                 shape.append(int(d.dim_value))
+            elif d.HasField("dim_value"):
+                bad_dims.append(f"input '{vi.name}' dim {j} is {d.dim_value}")
             elif d.dim_param and d.dim_param == symbol:
                 shape.append(1)
             elif d.dim_param in dims:
@@ -136,9 +155,13 @@ def _add_inputs(state: ShapeState, g: onnx.GraphProto, dims: dict[str, int],
             else:
                 problems.append(f"input '{vi.name}' dim {j} ('{d.dim_param or '?'}') is unknown")
         state.add_input(vi.name, tt.elem_type, tuple(shape))
+    if bad_dims:
+        raise ModelImportError(f"{path}: {'; '.join(bad_dims)}; every input dim must be >= 1: "
+                               "fix the input shape in the model and re-export")
     if problems:
-        raise ModelImportError(f"{path}: {'; '.join(problems)}; pass its value with "
-                               f"dims={{'name': value}} or give the model static input shapes")
+        raise ModelImportError(f"{path}: {'; '.join(problems)}; give the model static input "
+                               "shapes (e.g. onnxsim --overwrite-input-shape), or from Python "
+                               "pass import_onnx(path, dims={'name': value})")
     return declared
 
 
