@@ -244,10 +244,14 @@ MAX_NPY_ELEMENTS = 1 << 28  # 256 Mi values: quantize works on in-memory copies 
 
 def _check_npy_header(source: Path, fh) -> None:
     """Refuse a header that claims more values than the limit or than the file holds."""
-    version = np.lib.format.read_magic(fh)
-    reader = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-              else np.lib.format.read_array_header_2_0)
-    shape, _fortran, dtype = reader(fh, max_header_size=10000)
+    try:
+        version = np.lib.format.read_magic(fh)
+        reader = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                  else np.lib.format.read_array_header_2_0)
+        shape, _fortran, dtype = reader(fh, max_header_size=10000)
+    except Exception as err:  # numpy raises ValueError, TokenError, SyntaxError...
+        raise ConfigError(f"{source}: the .npy header is malformed ({type(err).__name__}); "
+                          "save the array again with numpy.save") from None
     count = math.prod(shape)
     if count > MAX_NPY_ELEMENTS:
         raise ConfigError(f"{source}: the header claims {count} values, over the limit "

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from npuweave.errors import ConfigError
-from npuweave.fileio import write_text
+from npuweave.fileio import read_user_text, write_text
 from npuweave.numbers.format import (
     EXP,
     FIXED,
@@ -239,11 +239,13 @@ def parse_config(src: str | os.PathLike[str], *, register: bool = True) -> Numbe
 def _read(src: str | os.PathLike[str]) -> tuple[str, str]:
     if isinstance(src, os.PathLike) or ("\n" not in src and " " not in src.strip()):
         path = Path(src)
-        if not path.is_file():
+        if not path.exists():
             raise ConfigError(f"number config file {str(path)!r} not found; check the path")
         try:
-            return path.read_text(encoding="utf-8"), str(path)
-        except UnicodeDecodeError:
+            return read_user_text(path, "number config file"), str(path)
+        except ConfigError as err:
+            if "UTF-8" not in str(err):
+                raise
             raise ConfigError(f"{path}: not a text file; a number config file has lines like "
                               f"'conv1.weight FIXED 8 4'") from None
     return src, "<config text>"
