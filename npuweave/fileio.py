@@ -291,11 +291,15 @@ def load_yaml(text: str, source: str) -> Any:
     """
     import yaml
 
-    loader = _bounded_loader()(text)
+    loader = None
     try:
+        loader = _bounded_loader()(text)  # the reader checks the characters here already
         return loader.get_single_data()
     except _YamlLimitError as exc:
         raise ConfigError(f"{source}: {exc}") from None
+    except yaml.reader.ReaderError as exc:
+        raise ConfigError(f"{source}: not valid YAML (a non-printable character "
+                          f"{exc.character!r} at offset {exc.position}); remove it") from None
     except yaml.constructor.ConstructorError as exc:
         raise ConfigError(f"{source}: {_yaml_where(exc)}{exc.problem}; npuweave reads plain "
                           "YAML only (no !!python or custom tags): remove the tag") from None
@@ -304,11 +308,15 @@ def load_yaml(text: str, source: str) -> Any:
         where = _yaml_where(exc)
         at = f" at {where[:-2]}" if where else ""
         raise ConfigError(f"{source}: not valid YAML{at} ({problem}); fix the syntax") from None
+    except (ValueError, OverflowError) as exc:  # e.g. an integer of more than 4300 digits
+        raise ConfigError(f"{source}: a value cannot be read ({str(exc)[:80]}); write a "
+                          "shorter number") from None
     except RecursionError:
         raise ConfigError(f"{source}: YAML nested too deeply (limit {YAML_MAX_DEPTH} "
                           "levels); flatten it") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def _yaml_where(exc: Exception) -> str:
@@ -340,6 +348,14 @@ def _bounded_loader() -> Any:
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
+
+        def construct_yaml_int(self, node: Any) -> Any:
+            try:
+                return super().construct_yaml_int(node)
+            except ValueError:  # Python refuses to read integers of more than 4300 digits
+                raise _YamlLimitError(f"line {node.start_mark.line + 1}: an integer of "
+                                      f"{len(node.value)} characters; write a shorter "
+                                      "number") from None
 
         def compose_document(self) -> Any:
             node = super().compose_document()
@@ -377,4 +393,5 @@ def _bounded_loader() -> Any:
         memo[id(node)] = size
         return size
 
+    BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
     return BoundedLoader

@@ -57,6 +57,7 @@ def import_onnx(path: str | Path, batch: int | None = None,
     g = model.graph
     state = ShapeState(list(g.node), opset)
     for init in g.initializer:
+        _check_initializer(init, path)
         state.add_initializer(init)
     declared = _add_inputs(state, g, dims or {}, path)
     _check_outputs(state.nodes, g, path)
@@ -113,6 +114,16 @@ def _opset(model: onnx.ModelProto, path: Path) -> int:
             f"{path}: ONNX opset {opset} is older than {MIN_OPSET}; upgrade the model with "
             f"onnx.version_converter.convert_version(model, 13)")
     return opset
+
+
+_DATA_TYPES = frozenset(onnx.TensorProto.DataType.values()) - {onnx.TensorProto.UNDEFINED}
+
+
+def _check_initializer(init: onnx.TensorProto, path: Path) -> None:
+    if init.data_type not in _DATA_TYPES or any(d < 0 for d in init.dims):
+        raise ModelImportError(f"{path}: initializer '{init.name}' has data type "
+                               f"{init.data_type} and dims {list(init.dims)}; the file is "
+                               "damaged or hand-edited: re-export the model")
 
 
 def _batch_axis(name: str, nodes: list[onnx.NodeProto]) -> int:

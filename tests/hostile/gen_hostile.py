@@ -57,6 +57,9 @@ def yaml_attacks() -> dict[str, tuple[bytes, str]]:
         "tabs": (b"pe_rows:\n\t- 1\n", "not valid YAML"),
         "binary": (b"\xff\xfe\x00\x01\x80", "not a text file"),
         "two_documents": (b"a: 1\n---\nb: 2\n", "not valid YAML"),
+        "control_chars": (b"pe_rows: 4\x01\x02\n", "non-printable"),
+        "bom_then_garbage": (b"\xef\xbb\xbf: : :\n", "not valid YAML"),
+        "huge_int": (b"pe_rows: " + b"9" * 5000 + b"\n", "line 1: an integer"),
     }
 
 

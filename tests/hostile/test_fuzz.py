@@ -1,0 +1,166 @@
+"""Fuzzing the four user-facing readers: any input either loads or raises an NpuweaveError.
+
+ONNX importer (structured models with arbitrary shapes and attributes, and mutated bytes),
+the NPU YAML loader (arbitrary field values and arbitrary text), the Gemini IR reader
+(arbitrary bytes; tests/gemini/test_ir_fuzz.py covers structured documents) and the number
+configuration parser (arbitrary lines). A loaded model must also cost without error and with
+non-negative MACs: a silent wrong answer counts as a failure.
+"""
+
+from __future__ import annotations
+
+import math
+
+import yaml
+from hostile_onnx import conv, gemm, matmul, pool
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from npuweave.compile import gemini
+from npuweave.cost import profile
+from npuweave.errors import NpuweaveError
+from npuweave.hardware import load_npu, npu_from_dict, preset
+from npuweave.numbers import parse_config
+from npuweave.workload import lower
+from npuweave.workload.onnx_import import import_onnx
+
+FUZZ = settings(max_examples=60, deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+NPU = preset("prema")
+
+small = st.integers(-3, 9)
+
+
+def _import_and_cost(data: bytes, tmp_path) -> None:
+    path = tmp_path / "fuzz.onnx"
+    path.write_bytes(data)
+    try:
+        layers = lower(import_onnx(path))
+    except NpuweaveError as err:
+        assert "\n" not in str(err) and "fuzz.onnx" in str(err)
+        return
+    for cost in profile(layers, NPU, batch=1):
+        assert cost.macs >= 0 and cost.compute_s >= 0 and math.isfinite(cost.compute_s)
+    for layer in layers:
+        assert layer.macs >= 0 and layer.in_elems >= 0 and layer.out_elems >= 0
+
+
+@FUZZ
+@given(n=st.integers(1, 2), c=small, h=small, w=small, m=small, cg=small, k=st.integers(-1, 9),
+       group=st.integers(-1, 6), stride=st.integers(-1, 3), pad=st.integers(-2, 3),
+       dil=st.integers(-1, 3))
+def test_conv_models_load_or_raise(tmp_path, n, c, h, w, m, cg, k, group, stride, pad, dil):
+    try:
+        data = conv([n, c, h, w], [m, cg, k, k], group=group, strides=[stride, stride],
+                    pads=[pad] * 4, dilations=[dil, dil])
+    except ValueError:  # onnx.helper refuses some negative initializer shapes itself
+        return
+    _import_and_cost(data, tmp_path)
+
+
+@FUZZ
+@given(op=st.sampled_from(["MaxPool", "AveragePool"]), h=small, k=st.integers(-1, 12),
+       stride=st.integers(-1, 3), pad=st.integers(-1, 3))
+def test_pool_models_load_or_raise(tmp_path, op, h, k, stride, pad):
+    _import_and_cost(pool(op, [1, 4, h, h], kernel_shape=[k, k], strides=[stride, stride],
+                          pads=[pad] * 4), tmp_path)
+
+
+@FUZZ
+@given(a=st.lists(st.integers(0, 70), min_size=2, max_size=3),
+       b=st.lists(st.integers(0, 70), min_size=1, max_size=2),
+       use_gemm=st.booleans(), ta=st.integers(0, 1), tb=st.integers(0, 1))
+def test_matrix_models_load_or_raise(tmp_path, a, b, use_gemm, ta, tb):
+    data = (gemm(a[:2], (b + [5])[:2], transA=ta, transB=tb) if use_gemm else matmul(a, b))
+    _import_and_cost(data, tmp_path)
+
+
+@FUZZ
+@given(st.data())
+def test_mutated_onnx_bytes_load_or_raise(tmp_path, data):
+    blob = bytearray(conv([1, 3, 8, 8], [4, 3, 3, 3]))
+    for _ in range(data.draw(st.integers(1, 6))):
+        i = data.draw(st.integers(0, len(blob) - 1))
+        blob[i] = data.draw(st.integers(0, 255))
+    _import_and_cost(bytes(blob), tmp_path)
+
+
+FIELDS = ["pe_rows", "pe_cols", "arrays", "clock_hz", "dram_bw", "weight_buffer",
+          "act_buffer", "lmem_banks", "lmem_bytes", "mesh", "cores", "dataflow",
+          "dram_latency_cycles", "colour"]
+values = (st.none() | st.booleans() | st.integers(-10, 2**70) | st.floats()
+          | st.text(max_size=12)
+          | st.sampled_from(["1 GHz", "300 Gb/s", "4 MiB", "1 GB/s", "24 MHz", "-5 GB/s",
+                             "1e400 B", "nan", "inf", "2 Hz/s", "3 KiB/s"])
+          | st.lists(st.integers(-2, 4), max_size=3))
+
+
+@FUZZ
+@given(st.dictionaries(st.sampled_from(FIELDS), values, max_size=10))
+def test_npu_dicts_load_or_raise(raw):
+    base = {"pe_rows": 4, "pe_cols": 4, "clock_hz": "1 GHz", "dram_bw": "1 GB/s",
+            "weight_buffer": "1 MiB", "act_buffer": "1 MiB"}
+    try:
+        npu = npu_from_dict({**base, **raw}, "fuzz.yaml")
+    except NpuweaveError as err:
+        assert "\n" not in str(err) and "fuzz.yaml" in str(err)
+        return
+    assert npu.dram_bw > 0 and npu.clock_hz > 0 and npu.weight_buffer > 0
+
+
+@FUZZ
+@given(st.text(max_size=200) | st.binary(max_size=200).map(lambda b: b.decode("latin1")))
+def test_npu_yaml_text_loads_or_raises(tmp_path, text):
+    path = tmp_path / "fuzz.yaml"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    try:
+        load_npu(path)
+    except NpuweaveError as err:
+        assert "\n" not in str(err) and "fuzz.yaml" in str(err)
+
+
+@FUZZ
+@given(st.recursive(st.none() | st.integers() | st.text(max_size=5),
+                    lambda kids: st.lists(kids, max_size=3)
+                    | st.dictionaries(st.sampled_from(FIELDS), kids, max_size=3),
+                    max_leaves=15))
+def test_npu_yaml_documents_load_or_raise(tmp_path, doc):
+    path = tmp_path / "fuzz.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    try:
+        load_npu(path)
+    except NpuweaveError as err:
+        assert "\n" not in str(err)
+
+
+@FUZZ
+@given(st.binary(max_size=300))
+def test_ir_bytes_load_or_raise(blob):
+    try:
+        gemini.loads(blob, source="fuzz.json")
+    except NpuweaveError as err:
+        assert "\n" not in str(err) and "fuzz.json" in str(err)
+
+
+line = st.one_of(
+    st.text(max_size=40),
+    st.builds(lambda n, f, a, b: f"{n} {f} {a} {b}",
+              st.sampled_from(["fc1.weight", "conv1.input", "x", ""]),
+              st.sampled_from(["FIXED", "FLOAT", "EXP", "BINARY", "INT", "fixed", ""]),
+              st.integers(-5, 80), st.integers(-300, 300)),
+    st.sampled_from(["fc.weight FLOAT 8 7 exponent=9", "a FIXED <1,0,7,2>", "b FLOAT 32 # c",
+                     "c EXP 5 specials=ieee saturate=maybe", "d FIXED <1,2>"]),
+)
+
+
+@FUZZ
+@given(st.lists(line, min_size=1, max_size=6))
+def test_number_config_text_parses_or_raises(lines):
+    text = "\n".join(lines) + "\n"  # a newline: parsed as text, not as a path
+    try:
+        cfg = parse_config(text, register=False)
+    except NpuweaveError as err:
+        assert "\n" not in str(err)
+        return
+    for fmt in cfg.values():
+        assert fmt.bits >= 1
