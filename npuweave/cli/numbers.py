@@ -155,8 +155,10 @@ def tune(network_path: Path, platform_path: Path, evaluate_ref: str | None, out:
             bar.update(task, advance=1, description=f"{row['phase']:<11} acc {row['accuracy']:.4f}")
 
         if baseline == "ristretto":
+            assert evaluate is not None  # set above for every baseline but libnumber
             res = ristretto(net, evaluate, log_path=log_path, progress=show)
         elif baseline == "stripes":
+            assert evaluate is not None
             res = stripes(net, evaluate, log_path=log_path, progress=show)
         else:
             res = run_tune(net, platform, evaluate, log_path=log_path, progress=show,

@@ -137,7 +137,9 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, qu
     fmt = _load_formats(formats, layers, graph.name) if formats else None
     costs = run_profile(layers, npu, batch=batch, formats=fmt, model=cost_model)
     rows = profile_rows(layers, costs)
-    total = sum(costs[1:], costs[0])
+    total = costs[0]
+    for cost in costs[1:]:
+        total = total + cost
     if not quiet:
         console().print(_profile_table(rows, f"{graph.name} on {npu.name}, batch {batch}"))
     _print_totals(total, npu, batch)

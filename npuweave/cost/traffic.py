@@ -127,7 +127,7 @@ def memory_seconds(npu: NPU, dram_bytes: int, transfers: int) -> float:
     return dram_bytes / npu.dram_bw + transfers * npu.dram_latency_s
 
 
-def assemble(layer: Layer, npu: NPU, batch: int, bits: int, cycles: int) -> LayerCost:
+def assemble(layer: Layer, npu: NPU, batch: int, bits: int, cycles: float) -> LayerCost:
     """Build the ``LayerCost`` of a layer whose compute takes ``cycles`` array/vector cycles.
 
     Examples

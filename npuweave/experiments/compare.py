@@ -119,7 +119,9 @@ def compare(
     standalone = standalone_lookup(models, npu, cost_model)
     rows, results = [], {}
     for name in schedulers:
-        result = run_streams(list(models), npu, batch=batch, scheduler=name, requests=requests,
+        result = run_streams(list(models), npu,
+                             batch=batch if isinstance(batch, int) else list(batch),
+                             scheduler=name, requests=requests,
                              window_s=window_s, seed=seed, cost_model=cost_model, **opts)
         results[name] = result
         row = evaluate(result, standalone)

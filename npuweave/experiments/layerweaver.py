@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from npuweave.cost import LayerCost
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.experiments.compare import evaluate, resolve_schedulers, standalone_lookup
 
@@ -134,8 +135,9 @@ def _effective_seq_len(pair: tuple[str, str], seq_len: int | None) -> int | None
 
     for abbreviation in pair:
         if abbreviation in TRANSFORMERS:
-            return seq_len if seq_len is not None else zoo.defaults(ABBREVIATIONS[abbreviation])[
-                "seq_len"]
+            default = zoo.defaults(ABBREVIATIONS[abbreviation])["seq_len"]
+            return seq_len if seq_len is not None else (
+                default if isinstance(default, int) else None)
     return None
 
 
@@ -145,7 +147,8 @@ def _run_one(pair: tuple[str, str], scenario: Scenario, scheduler: str, requests
     from npuweave.hardware import preset
     from npuweave.sim import run_streams
 
-    models = [model_spec(pair[0], seq_len), model_spec(pair[1], seq_len)]
+    models: list[str | tuple[str, list[LayerCost]]] = [model_spec(pair[0], seq_len),
+                                                       model_spec(pair[1], seq_len)]
     npu = preset(scenario.npu)
     result = run_streams(models, npu, batch=scenario.batch, scheduler=scheduler,
                          requests=requests, seed=seed, cost_model=cost_model, **opts)

@@ -81,7 +81,8 @@ def sla_violation_rate(
         single = standalone_of(standalone)
         missed = [r.finish_s - r.arrival_s > slack * single(r) for r in requests]
     else:
-        missed = [r.finish_s > r.deadline_s for r in requests if r.deadline_s is not None]
+        deadlines = [(r, getattr(r, "deadline_s", None)) for r in requests]
+        missed = [r.finish_s > d for r, d in deadlines if d is not None]
     if not missed:
         raise ConfigError("no request has an SLA target; give slack= or set deadlines")
     return sum(missed) / len(missed)

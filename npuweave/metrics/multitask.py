@@ -76,7 +76,7 @@ def progress(
     for r in requests:
         spans = index.get((r.tenant, r.index)) if index else None
         total = sum(b - a for a, b in spans) if spans else 0.0
-        if total > 0:
+        if total > 0 and spans:
             done += _clipped(spans, t0, t1) / total
             continue
         span = r.finish_s - r.start_s

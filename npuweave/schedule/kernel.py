@@ -15,10 +15,16 @@ numba the functions below are plain Python (correct, but slower than the referen
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
+njit: Callable[..., Any] | None
 try:
-    from numba import njit
+    from numba import njit as _numba_njit
+
+    njit = _numba_njit
 except ImportError:  # pragma: no cover - exercised where numba is not installed
     njit = None
 

@@ -111,9 +111,11 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
     if path == "kernel":
         from npuweave.schedule import kernel
 
-        cols = kernel.run_board(board, policy.failsafe, requests, window_s,  # type: ignore
-                                _expected_decisions(board, requests, window_s))
-        return Schedule(labels, *cols, tuple(notes), policy.name)
+        # the kernel path is chosen only for Layerweaver policies, which have ``failsafe``
+        failsafe = policy.failsafe  # type: ignore[attr-defined]
+        order_k, fs_k, fe_k, cs_k, ce_k = kernel.run_board(
+            board, failsafe, requests, window_s, _expected_decisions(board, requests, window_s))
+        return Schedule(labels, order_k, fs_k, fe_k, cs_k, ce_k, tuple(notes), policy.name)
     order, fs, fe, cs, ce = [], [], [], [], []
     select, commit = policy.select, board.commit
     while board.active:

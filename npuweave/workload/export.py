@@ -185,8 +185,10 @@ class _Writer:
                 else:
                     self.weight(name)
         attrs = {k: (list(v) if isinstance(v, tuple) else v) for k, v in op.attrs.items()}
-        self.nodes.append(helper.make_node(op.op_type, inputs, list(op.outputs), name=op.name,
-                                           **attrs))
+        node = helper.make_node(op.op_type, inputs, list(op.outputs), name=op.name)
+        node.attribute.extend(helper.make_attribute(k, v) for k, v in sorted(attrs.items())
+                              if v is not None)  # what make_node(**attrs) does
+        self.nodes.append(node)
 
 
 def to_onnx(graph: Graph, opset: int | None = None) -> onnx.ModelProto:

@@ -131,6 +131,11 @@ def _range(attrs: dict[str, Any], inputs: list[Array], opset: int) -> list[Array
     return [np.arange(start, limit, delta)]
 
 
+def _where(attrs: dict[str, Any], inputs: list[Array], opset: int) -> list[Array]:
+    _small(np.broadcast_shapes(inputs[0].shape, inputs[1].shape, inputs[2].shape))
+    return [np.where(inputs[0], inputs[1], inputs[2])]
+
+
 def _binary(fn: Callable[[Array, Array], Array]) -> Folder:
     def folder(attrs: dict[str, Any], inputs: list[Array], opset: int) -> list[Array]:
         _small(np.broadcast_shapes(inputs[0].shape, inputs[1].shape))
@@ -171,8 +176,7 @@ FOLDERS: dict[str, Folder] = {
     "Ceil": _unary(np.ceil),
     "Sqrt": _unary(np.sqrt),
     "Not": _unary(np.logical_not),
-    "Where": lambda attrs, i, o: [np.where(i[0], i[1], i[2]) if _small(np.broadcast_shapes(
-        i[0].shape, i[1].shape, i[2].shape)) is not None else None],
+    "Where": _where,
     "Expand": _expand,
     "Range": _range,
     "Transpose": lambda attrs, i, o: [np.transpose(i[0], attrs.get("perm"))],

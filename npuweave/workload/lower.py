@@ -178,11 +178,12 @@ def _compose(first: Geometry | None, then: Geometry | None) -> Geometry | None:
     """The geometry of ``then`` applied to the output of ``first`` (one window, no dilation)."""
     if first is None or then is None:
         return first
-    kernel = tuple(d * (k - 1) + 1 + (kp - 1) * s for d, k, kp, s in
-                   zip(first.dilation, first.kernel, then.kernel, first.stride, strict=True))
-    stride = tuple(s1 * s2 for s1, s2 in zip(first.stride, then.stride, strict=True))
+    (dh, dw), (kh, kw), (ph, pw) = first.dilation, first.kernel, then.kernel
     sh, sw = first.stride
-    pads = tuple(p + q * s for p, q, s in zip(first.pads, then.pads, (sh, sw, sh, sw), strict=True))
+    kernel = (dh * (kh - 1) + 1 + (ph - 1) * sh, dw * (kw - 1) + 1 + (pw - 1) * sw)
+    stride = (sh * then.stride[0], sw * then.stride[1])
+    p, q = first.pads, then.pads
+    pads = (p[0] + q[0] * sh, p[1] + q[1] * sw, p[2] + q[2] * sh, p[3] + q[3] * sw)
     return Geometry(first.in_chw, then.out_chw, kernel, stride, pads, (1, 1), first.groups)
 
 

@@ -26,6 +26,9 @@ GoogLeNet (Szegedy et al., "Going Deeper with Convolutions", 2014), as in the or
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 from npuweave.workload.graph import Graph
 from npuweave.workload.zoo.builder import GraphBuilder
 
@@ -88,9 +91,10 @@ def inceptionv3() -> Graph:
     x = b.maxpool(_cbr(b, x, 64, 3), 3, 2)
     x = _cbr(b, _cbr(b, x, 80, 1), 192, 3, pad=0)
     x = b.maxpool(x, 3, 2)
-    blocks = [("Mixed_5b", lambda y: _block_a(b, y, 32)), ("Mixed_5c", lambda y: _block_a(b, y, 64)),
-              ("Mixed_5d", lambda y: _block_a(b, y, 64)), ("Mixed_6a", lambda y: _block_b(b, y))]
-    blocks += [(f"Mixed_6{s}", lambda y, c=c: _block_c(b, y, c))
+    blocks: list[tuple[str, Callable[[str], str]]] = [
+        ("Mixed_5b", lambda y: _block_a(b, y, 32)), ("Mixed_5c", lambda y: _block_a(b, y, 64)),
+        ("Mixed_5d", lambda y: _block_a(b, y, 64)), ("Mixed_6a", lambda y: _block_b(b, y))]
+    blocks += [(f"Mixed_6{s}", functools.partial(_block_c, b, c7=c))
                for s, c in zip("bcde", (128, 160, 160, 192), strict=True)]
     blocks += [("Mixed_7a", lambda y: _block_d(b, y)), ("Mixed_7b", lambda y: _block_e(b, y)),
                ("Mixed_7c", lambda y: _block_e(b, y))]
