@@ -133,7 +133,7 @@ def tune(network_path: Path, platform_path: Path, evaluate_ref: str | None, out:
     with your permissions, as is an --evaluate module: use only files you trust.
 
     \b
-    Example (net.yaml and fpga.yaml as in docs/LIBNUMBER.md):
+    Example (complete descriptors and evaluation script in docs/examples/numbers/):
       npuweave numbers tune -n net.yaml -p fpga.yaml -o opt_conf.txt --log tune_log.csv
     """
     from npuweave.numbers import write_config
