@@ -259,9 +259,12 @@ def _check_npy_header(source: Path, fh) -> None:
         raise ConfigError(f"{source}: the header claims {count} values, over the limit "
                           f"{MAX_NPY_ELEMENTS} (npuweave.cli.numbers.MAX_NPY_ELEMENTS); "
                           "quantize a smaller array")
+    if dtype.hasobject:
+        raise ConfigError(f"{source}: Object arrays (dtype object) cannot be quantized; save "
+                          "an integer or float array with numpy.save")
     need = count * dtype.itemsize
     have = os.path.getsize(source) - fh.tell()
-    if dtype.hasobject or need > have:
+    if need > have:
         raise ConfigError(f"{source}: the header claims {count} values of {dtype} "
                           f"({need} bytes) but the file holds {have}; the file is truncated "
                           "or not a numeric .npy array: save it again with numpy.save")
