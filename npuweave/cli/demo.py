@@ -89,7 +89,7 @@ def demo(out_dir: str, requests: int) -> None:
     from npuweave.experiments import scheduler_names
 
     if requests < 1:
-        raise ConfigError(f"--requests must be >= 1, got {requests}")
+        raise ConfigError(f"--requests must be >= 1, got {requests}; use e.g. --requests 3")
     started = time.perf_counter()
     console = _console()
     out = Path(out_dir)

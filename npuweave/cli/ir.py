@@ -119,6 +119,10 @@ def timeline(file: str, output: str, trace: str | None, dram_bw: str, clock: str
     Example:
       npuweave ir timeline model_ir.json -o b1.png --trace b1.json
     """
+    from npuweave.fileio import FIGURE_SUFFIXES, check_output_path
+
+    check_output_path(output, "--output", FIGURE_SUFFIXES)
+    check_output_path(trace, "--trace")
     model = gemini.load(file)
     result = gemini.simulate(model, _bandwidth(dram_bw), parse_frequency(clock))
     gemini.plot_timeline(model, result, output, title=Path(file).name)

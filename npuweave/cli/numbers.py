@@ -196,7 +196,8 @@ def demo(margins: tuple[float, ...], network: str, seed: int, out_dir: Path | No
 
     for m in margins:
         if not 0 <= m < 1:
-            raise ConfigError(f"--margin {m} must lie in [0, 1)")
+            raise ConfigError(f"--margin {m} must lie in [0, 1) (a relative accuracy loss, "
+                              "e.g. --margin 0.07 for 7%)")
     for name in NETWORKS if network == "all" else [network]:
         model = NETWORKS[name](seed)
         with _progress() as (bar, task):
@@ -277,7 +278,8 @@ def _import_callable(ref: str):
     except (ImportError, AttributeError) as err:
         raise ConfigError(f"--evaluate {ref!r} cannot be imported: {err}") from None
     if not callable(fn):
-        raise ConfigError(f"--evaluate {ref!r} must name a callable as module:function")
+        raise ConfigError(f"--evaluate {ref!r} must name a callable as module:function, "
+                          "e.g. --evaluate mypkg.evalmod:evaluate")
     return fn
 
 

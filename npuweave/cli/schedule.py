@@ -102,7 +102,8 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
     if not model_list:
         raise ConfigError("--models is empty; give e.g. --models resnet50,bert-base")
     if batch < 1 or requests < 1:
-        raise ConfigError(f"--batch and --requests must be >= 1, got {batch} and {requests}")
+        raise ConfigError(f"--batch and --requests must be >= 1, got {batch} and {requests}; "
+                          "use e.g. --batch 1 --requests 10")
     if window_s is not None and not 0 < window_s < float("inf"):
         raise ConfigError(f"--window-s must be a finite time > 0 seconds, got {window_s}; or "
                           "leave it out and give --requests")

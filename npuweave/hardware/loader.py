@@ -130,7 +130,9 @@ def _convert(field: str, value: Any) -> Any:
 def npu_from_dict(raw: Any, source: str = "<dict>") -> NPU:
     """Validate a raw mapping and build an ``NPU``; every bad field is reported at once."""
     if not isinstance(raw, dict):
-        raise ConfigError(f"{source}: expected a mapping of NPU fields, got {type(raw).__name__}")
+        raise ConfigError(f"{source}: expected a mapping of NPU fields, got "
+                          f"{type(raw).__name__}; write 'field: value' lines such as "
+                          "'pe_rows: 128' (see the README's NPU spec example)")
     problems: list[str] = []
     values: dict[str, Any] = {}
     for key, value in raw.items():

@@ -149,7 +149,8 @@ def parse_format(spec: str | list[str]) -> NumberFormat:
     m = _TUPLE.match(tokens[1].replace(" ", ""))
     if m:
         if positional:
-            raise ConfigError("a canonical <s,e,f,b> tuple takes no separate bias")
+            raise ConfigError("a canonical <s,e,f,b> tuple takes no separate bias; put the "
+                              "bias inside the tuple")
         s, e, f, b = (int(g) for g in m.groups())
         return NumberFormat(fam, s, e, f, b, **opts)
     bits = _int(tokens[1], "bit width")
@@ -158,7 +159,7 @@ def parse_format(spec: str | list[str]) -> NumberFormat:
         return FLOAT(bits, bias, exponent=opts.get("exponent"), specials=opts.get(
             "specials", Specials.NONE), saturate=opts.get("saturate", True))
     if "exponent" in keys:
-        raise ConfigError(f"exponent= applies to FLOAT only, not {fam.value}")
+        raise ConfigError(f"exponent= applies to FLOAT only, not {fam.value}; remove it")
     if fam is Family.FIXED:
         fixed = FIXED(bits, 0 if bias is None else bias)
         return NumberFormat(Family.FIXED, 1, 0, fixed.fraction, fixed.bias,
@@ -168,7 +169,7 @@ def parse_format(spec: str | list[str]) -> NumberFormat:
         return EXP(bits, bias, specials=opts.get("specials", Specials.NONE),
                    saturate=opts.get("saturate", True))
     if bits != 1:
-        raise ConfigError(f"BINARY has exactly 1 bit, got {bits}")
+        raise ConfigError(f"BINARY has exactly 1 bit, got {bits}; write BINARY 1")
     return NumberFormat(Family.BINARY, 1, 0, 0, 0 if bias is None else bias)
 
 

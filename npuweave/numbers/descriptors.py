@@ -168,7 +168,8 @@ def _expand(spec: str) -> list[NumberFormat]:
 
 def network_from_dict(raw: Mapping[str, Any], source: str = "<network>") -> NetworkDescriptor:
     if not isinstance(raw, Mapping):
-        raise ConfigError(f"{source}: expected a mapping of network parameters")
+        raise ConfigError(f"{source}: expected a mapping of network parameters; write "
+                          "'key: value' lines (example: docs/examples/numbers/net.yaml)")
     p: list[str] = []
     unknown = sorted(set(raw) - _NETWORK_FIELDS)
     if unknown:

@@ -58,6 +58,8 @@ def _check_op(graph: Graph, op: Op) -> str:
             return why or f"{kind} '{t}' has a negative dim {shape}"
     if op.op_type in _CONV + _POOL:
         return _conv_like(graph, op)
+    if op.op_type == "ConvTranspose":
+        return _conv_transpose(graph, op)
     if op.op_type == "Gemm":
         return _gemm(graph, op)
     if op.op_type == "MatMul":
@@ -127,6 +129,23 @@ def _conv_channels(x: tuple[int, ...], w: tuple[int, ...], a: dict[str, Any]) ->
     if w[1] * group != channels:
         return (f"weight shape {w} expects {w[1] * group} input channels "
                 f"({w[1]} per group x group {group}), the input has {channels}")
+    return ""
+
+
+def _conv_transpose(graph: Graph, op: Op) -> str:
+    x, w = _shape(graph, op.inputs[0]), _shape(graph, op.inputs[1])
+    group = int(op.attrs.get("group", 1))
+    if group < 1:
+        return f"group={group}; it must be >= 1"
+    if x is None or w is None or len(x) < 3:
+        return ""
+    if len(w) != len(x):
+        return f"weight shape {w} has rank {len(w)}, input {x} has rank {len(x)}"
+    if x[1] % group or w[0] != x[1]:
+        return (f"weight shape {w} (C, M/group, k...) does not fit {x[1]} input channels "
+                f"with group={group}")
+    if any(int(s) < 1 for s in op.attrs.get("strides", [1])):
+        return f"strides {list(op.attrs.get('strides'))} must all be >= 1"
     return ""
 
 

@@ -334,8 +334,14 @@ def ir_cases() -> list[Case]:
         "binary": (b"\xff\xfe\x00\x01", "ir.json"),
         "nan_values": (b'{"coreNum": NaN}', "ir.json"),
     }
-    return [Case(f"ir_{name}", ("ir", "info", "ir.json"), {"ir.json": data}, expect)
-            for name, (data, expect) in files.items()]
+    cases = [Case(f"ir_{name}", ("ir", "info", "ir.json"), {"ir.json": data}, expect)
+             for name, (data, expect) in files.items()]
+    cases += [Case("ir_timeline_suffix", ("ir", "timeline", "ir.json", "-o", "t.xyz"),
+                   {"ir.json": b"{}"}, "t.xyz"),
+              Case("ir_timeline_trace_dir", ("ir", "timeline", "ir.json", "-o", "t.png",
+                                             "--trace", "d"), {"ir.json": b"{}", "d": DIR}, "d"),
+              Case("ir_simulate_missing", ("ir", "simulate", "none.json"), {}, "none.json")]
+    return cases
 
 
 def all_cases() -> list[Case]:

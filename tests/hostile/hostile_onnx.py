@@ -26,8 +26,8 @@ def _w(name: str, shape) -> onnx.TensorProto:
     return numpy_helper.from_array(np.zeros(shape, np.float32), name)
 
 
-def conv(x_shape, w_shape, **attrs) -> bytes:
-    node = h.make_node("Conv", ["x", "w"], ["y"], name="conv1", **attrs)
+def conv(x_shape, w_shape, op: str = "Conv", **attrs) -> bytes:
+    node = h.make_node(op, ["x", "w"], ["y"], name="conv1", **attrs)
     return _model([node], [_vi("x", x_shape)], [_vi("y", None)], [_w("w", w_shape)])
 
 
@@ -127,6 +127,9 @@ def onnx_cases() -> dict[str, tuple[bytes, str]]:
         "conv_kernel_rank": (conv(x, [8, 3, 3, 3], kernel_shape=[3]), "conv1"),
         "conv_weight_rank": (conv(x, [8, 3, 3]), "conv1"),
         "conv_out_channels_group": (conv([1, 4, 8, 8], [3, 2, 3, 3], group=2), "conv1"),
+        "convtranspose_group_0": (conv(x, [3, 4, 3, 3], op="ConvTranspose", group=0),
+                                  "group=0"),
+        "convtranspose_channels": (conv(x, [5, 4, 3, 3], op="ConvTranspose"), "conv1"),
         "maxpool_kernel_too_big": (pool("MaxPool", x, kernel_shape=[9, 9]), "pool1"),
         "avgpool_stride_0": (pool("AveragePool", x, kernel_shape=[2, 2], strides=[0, 0]),
                              "pool1"),
