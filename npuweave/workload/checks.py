@@ -145,7 +145,7 @@ def _conv_transpose(graph: Graph, op: Op) -> str:
         return (f"weight shape {w} (C, M/group, k...) does not fit {x[1]} input channels "
                 f"with group={group}")
     if any(int(s) < 1 for s in op.attrs.get("strides", [1])):
-        return f"strides {list(op.attrs.get('strides'))} must all be >= 1"
+        return f"strides {list(op.attrs.get('strides', []))} must all be >= 1"
     return ""
 
 

@@ -102,9 +102,9 @@ def npu_cases() -> list[Case]:
         "unknown_field": ("colour", "red", "colour"),
     }
     for name, (key, value, expect) in fields.items():
-        text = "".join(f"{k}: {v}\n" for k, v in {**base, key: value}.items())
+        spec = "".join(f"{k}: {v}\n" for k, v in {**base, key: value}.items())
         cases.append(Case(f"npu_field_{name}", ("profile", "ncf", "--npu", "n.yaml"),
-                          {"n.yaml": text.encode()}, expect))
+                          {"n.yaml": spec.encode()}, expect))
     for name, text, expect in (("missing_fields", b"pe_rows: 4\n", "missing required field"),
                                ("a_list", b"- 1\n- 2\n", "expected a mapping"),
                                ("a_scalar", b"42\n", "expected a mapping"),
