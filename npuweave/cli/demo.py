@@ -90,6 +90,9 @@ def demo(out_dir: str, requests: int) -> None:
 
     if requests < 1:
         raise ConfigError(f"--requests must be >= 1, got {requests}; use e.g. --requests 3")
+    if requests > 1000:
+        raise ConfigError(f"--requests {requests} is over the demo's limit of 1000 per stream; "
+                          "use 'npuweave schedule' for long runs")
     started = time.perf_counter()
     console = _console()
     out = Path(out_dir)

@@ -214,6 +214,7 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
 
     check_output_path(csv_path, "--csv")
     check_output_path(json_path, "--json")
+    _check_bounds(1, requests)
     from npuweave.experiments import averages, headline
     from npuweave.experiments.layerweaver import SCHEDULERS, THESIS, check_options
 

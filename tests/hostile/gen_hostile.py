@@ -281,6 +281,9 @@ def cli_value_cases() -> list[Case]:
         ("npu_demo_requests_zero", ("demo", "--requests", "0"), "--requests"),
         ("reproduce_requests_zero", ("reproduce", "layerweaver", "--requests", "0"),
          "requests"),
+        ("reproduce_requests_huge", ("reproduce", "layerweaver", "--requests", "10000000"),
+         "--requests"),
+        ("npu_demo_requests_huge", ("demo", "--requests", "100000"), "--requests"),
         ("reproduce_bad_pair", ("reproduce", "layerweaver", "--pairs", "XX+YY"), "XX"),
         ("unknown_command", ("frobnicate",), "frobnicate"),
     ]
