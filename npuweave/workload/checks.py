@@ -15,6 +15,9 @@ from npuweave.errors import ModelImportError
 from npuweave.workload.graph import Graph, Op
 
 _CONV = ("Conv", "ConvInteger", "QLinearConv")
+# per tensor at batch 1: 2**36 elements is 256 GiB of float32, far past any NPU's DRAM; the
+# layer-group search slices by rows, so a larger tensor only makes every command crawl
+MAX_TENSOR_ELEMS = 2**36
 _POOL = ("MaxPool", "AveragePool", "LpPool")
 
 
@@ -33,6 +36,12 @@ def check_graph(graph: Graph, source: str) -> None:
     npuweave.errors.ModelImportError: m.onnx: node 'c' (Conv): kernel 7 (dilated 7) on axis 2 is larger than the padded input 2; the model cannot run: fix the node's attributes or input shapes and re-export
     """
     problems: list[str] = []
+    for t in graph.tensors.values():
+        if all(d >= 0 for d in t.shape) and prod(t.shape) > MAX_TENSOR_ELEMS:
+            raise ModelImportError(
+                f"{source}: tensor '{t.name}' {t.shape} has {prod(t.shape)} elements, over the "
+                f"limit {MAX_TENSOR_ELEMS} (npuweave.workload.checks.MAX_TENSOR_ELEMS); give "
+                "the model realistic input shapes")
     for op in graph.ops:
         msg = _check_op(graph, op)
         if msg:

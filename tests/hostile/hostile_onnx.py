@@ -117,6 +117,7 @@ def onnx_cases() -> dict[str, tuple[bytes, str]]:
     x = [1, 3, 8, 8]
     return {
         "conv_kernel_larger_than_input": (conv([1, 3, 2, 2], [8, 3, 7, 7]), "conv1"),
+        "input_huge": (conv([1, 3, 10**6, 10**6], [8, 3, 3, 3]), "MAX_TENSOR_ELEMS"),
         "conv_channel_mismatch": (conv(x, [8, 4, 3, 3]), "conv1"),
         "conv_group_5_on_3_channels": (conv(x, [5, 1, 3, 3], group=5), "group=5"),
         "conv_group_0": (conv(x, [8, 3, 3, 3], group=0), "group=0"),
