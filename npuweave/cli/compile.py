@@ -94,7 +94,10 @@ def groups(model: str, npu_spec: str, method: str, batch: int, json_path: str | 
 
     npu = get_npu(npu_spec)
     name = Path(model).stem if model.endswith(".onnx") else model
-    plan = compile_groups(load_layers(model), npu, batch=batch, method=method, model=name)
+    from rich.console import Console
+
+    with Console(stderr=True).status(f"searching layer groups ({method}) ..."):
+        plan = compile_groups(load_layers(model), npu, batch=batch, method=method, model=name)
     console = shared_console()  # full width when piped, like every other command
     console.print(_group_table(plan))
     console.print(_totals_table(plan))

@@ -111,7 +111,9 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
     npu = get_npu(npu_spec)
     if window_s is not None:
         _check_window(model_list, npu, batch, window_s, cost_model)
-    rows, results = compare(model_list, npu, batch, names, requests, window_s, seed, cost_model)
+    with _status(f"simulating {len(names)} scheduler(s)"):
+        rows, results = compare(model_list, npu, batch, names, requests, window_s, seed,
+                                cost_model)
     info = {"models": model_list, "npu": npu.name, "batch": batch, "requests": requests,
             "cost_model": cost_model, "seed": seed}
     if csv_path == "-":
@@ -125,6 +127,13 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
                 console.print(f"[yellow]note[/] ({name}): {note}")
     for line in _write_outputs(rows, results, info, timeline, trace, json_path, csv_path):
         click.echo(f"wrote {line}", err=csv_path == "-")
+
+
+def _status(text: str) -> Any:
+    """A spinner with elapsed time on stderr while a long step runs (gone when it ends)."""
+    from rich.console import Console
+
+    return Console(stderr=True).status(f"{text} ...")
 
 
 def _check_bounds(batch: int, requests: int) -> None:
