@@ -112,7 +112,8 @@ def _guard(tmp: str) -> None:
     if not _live_temps and threading.current_thread() is threading.main_thread():
         with contextlib.suppress(ValueError, OSError):
             prev = signal.getsignal(signal.SIGTERM)
-            if prev is not _on_sigterm:
+            # an ignored SIGTERM never interrupts the write: leave that choice alone
+            if prev is not _on_sigterm and prev is not signal.SIG_IGN:
                 _prev_sigterm = prev
                 signal.signal(signal.SIGTERM, _on_sigterm)
     _live_temps.add(tmp)
