@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 import click
 from rich.table import Table
 
+from npuweave.cli import _console
 from npuweave.cli._console import console
 
 
@@ -50,28 +49,7 @@ def npus() -> None:
     console().print(table)
 
 
-def profile_rows(layers, costs) -> list[dict[str, object]]:
-    """One plain dict per layer: what the table, CSV and JSON show."""
-    rows = []
-    for layer, c in zip(layers, costs, strict=True):
-        rows.append({
-            "name": layer.name, "kind": str(layer.kind), "macs": c.macs,
-            "weight_bytes": c.weight_bytes, "act_bytes": c.act_bytes, "dram_bytes": c.dram_bytes,
-            "compute_us": c.compute_s * 1e6, "memory_us": c.memory_s * 1e6,
-            "intensity": c.intensity, "bound": c.bound, "utilization": c.utilization,
-        })
-    return rows
-
-
-def _rows_csv(rows: list[dict[str, object]]) -> str:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["name"])
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
-
-
-def _load_formats(path: str, layers, model: str):
+def _load_formats(path: str, layers, model: str, out):
     """Parse a libnumber config file; say which of its names match no layer of the model."""
     from npuweave.numbers import parse_config
 
@@ -79,7 +57,7 @@ def _load_formats(path: str, layers, model: str):
     unknown = sorted({key.rsplit(".", 1)[0] for key in fmt} - {layer.name for layer in layers})
     if unknown:
         more = " ..." if len(unknown) > 5 else ""
-        console().print(f"[yellow]note:[/] {path}: {len(unknown)} name(s) match no layer of"
+        out.print(f"[yellow]note:[/] {path}: {len(unknown)} name(s) match no layer of"
                         f" {model} and are ignored: {', '.join(unknown[:5])}{more}")
     return fmt
 
@@ -87,45 +65,58 @@ def _load_formats(path: str, layers, model: str):
 @click.command()
 @click.argument("model")
 @click.option("--npu", "npu_spec", default="memory-centric", show_default=True,
-              help="Preset name or NPU YAML file.")
+              help="Preset name, NPU YAML file or SCALE-Sim .cfg file.")
 @click.option("--batch", type=click.IntRange(min=1), default=None,
               help="Batch size (default: the model's, else 1).")
 @click.option("--cost-model", default="systolic-ws", show_default=True,
               help="systolic-ws | systolic-ws-db | prema | roofline")
 @click.option("--formats", type=click.Path(dir_okay=False), default=None,
               help="libnumber configuration file giving per-layer weight formats.")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None)
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, allow_dash=True),
+              default=None, help="Write the per-layer table as CSV ('-': stdout).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, allow_dash=True),
+              default=None, help="Write the profile as JSON ('-': stdout).")
+@click.option("--parquet", "parquet_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the per-layer table as Parquet (needs npuweave[parquet]).")
 @click.option("--quiet", is_flag=True, help="Print only the totals.")
-def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, quiet) -> None:
-    """Per-layer cost of MODEL (zoo name or .onnx file) on an NPU."""
-    from npuweave.cost import profile as run_profile
-    from npuweave.cost import unschedulable
-    from npuweave.fileio import write_json, write_text
+def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, parquet_path,
+            quiet) -> None:
+    """Per-layer cost of MODEL (zoo name, .onnx file or SCALE-Sim topology .csv) on an NPU.
+
+    \b
+    Examples:
+      npuweave profile resnet50 --npu prema --csv rn.csv
+      npuweave profile topology.csv --npu scale.cfg --json -
+    """
+    from npuweave.cost import profile_model, unschedulable
+    from npuweave.cost.profiles import COLUMNS
+    from npuweave.fileio import write_csv, write_json, write_parquet
     from npuweave.hardware import get_npu
     from npuweave.workload import load_graph, lower
 
+    if csv_path == "-" and json_path == "-":
+        raise click.UsageError("--csv and --json cannot both go to stdout ('-'); give one a file")
+    out = _console.pick("-" in (csv_path, json_path))
     npu = get_npu(npu_spec)
     graph = load_graph(model)
     batch = batch or int(graph.meta.get("batch", 1) or 1)
     layers = lower(graph)
-    fmt = _load_formats(formats, layers, graph.name) if formats else None
-    costs = run_profile(layers, npu, batch=batch, formats=fmt, model=cost_model)
-    rows = profile_rows(layers, costs)
-    total = sum(costs)
+    fmt = _load_formats(formats, layers, graph.name, out) if formats else None
+    prof = profile_model(layers, npu, batch=batch, formats=fmt, cost_model=cost_model,
+                         name=graph.name)
+    rows = prof.rows()
     if not quiet:
-        console().print(_profile_table(rows, f"{graph.name} on {npu.name}, batch {batch}"))
-    _print_totals(total, npu, batch)
+        out.print(_profile_table(rows, f"{graph.name} on {npu.name}, batch {batch}"))
+    _print_totals(prof.total, npu, batch, out)
     for name, why in unschedulable(layers, npu, batch, fmt):
-        console().print(f"[yellow]note:[/] layer {name!r} cannot be scheduled whole: {why}")
-    if csv_path:
-        write_text(csv_path, _rows_csv(rows))
-        console().print(f"wrote {csv_path}")
-    if json_path:
-        write_json(json_path, {"model": graph.name, "npu": npu.to_dict(), "batch": batch,
-                               "cost_model": cost_model, "layers": rows,
-                               "total": total.to_dict()})
-        console().print(f"wrote {json_path}")
+        out.print(f"[yellow]note:[/] layer {name!r} cannot be scheduled whole: {why}")
+    for path, write in ((csv_path, lambda p: write_csv(p, rows, COLUMNS)),
+                        (json_path, lambda p: write_json(p, prof.to_dict())),
+                        (parquet_path, lambda p: write_parquet(p, rows))):
+        if path:
+            write(path)
+            if path != "-":
+                out.print(f"wrote {path}")
 
 
 def _profile_table(rows: list[dict[str, object]], title: str) -> Table:
@@ -142,15 +133,15 @@ def _profile_table(rows: list[dict[str, object]], title: str) -> Table:
     return table
 
 
-def _print_totals(total, npu, batch: int) -> None:
+def _print_totals(total, npu, batch: int, out) -> None:
     lower_bound = max(total.compute_s, total.memory_s)
     if lower_bound <= 0:
-        console().print("total: empty model")
+        out.print("total: empty model")
         return
-    console().print(
+    out.print(
         f"[bold]total[/]: {total.macs / 1e9:.3f} GMACs, weights {total.weight_bytes / 2**20:.2f}"
         f" MiB, DRAM {total.dram_bytes / 2**20:.2f} MiB; PE utilization {total.utilization:.1%}")
-    console().print(
+    out.print(
         f"[bold]time[/]: compute {total.compute_s * 1e3:.3f} ms, memory {total.memory_s * 1e3:.3f}"
         f" ms -> {total.bound}-bound; alone at best max(compute, memory) ="
         f" {lower_bound * 1e3:.3f} ms, {batch / lower_bound:.1f} inferences/s")

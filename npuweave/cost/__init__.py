@@ -27,8 +27,10 @@ from npuweave.cost.registry import (
     unschedulable,
 )
 from npuweave.cost.types import LayerCost
+from npuweave.cost.profiles import Profile, profile_model  # noqa: E402  (after registry)
 
 __all__ = [
+    "Profile", "profile_model",
     "CostModel", "LayerCost", "clear_cache", "cost_models", "get_cost_model", "layer_cost", "profile",
     "register_cost_model", "unschedulable",
 ]
