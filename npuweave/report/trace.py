@@ -89,7 +89,7 @@ def buffer_counter(intervals: Iterable[Any], dram_bw: float | None = None,
     level = 0.0
     for t, _, delta in sorted(changes):
         level += delta
-        event = {"ph": "C", "name": "buffer", "pid": pid, "ts": t * 1e6,
+        event = {"ph": "C", "name": "buffer", "pid": pid, "tid": 0, "ts": t * 1e6,
                  "args": {unit: int(round(level))}}
         if events and events[-1]["ts"] == event["ts"]:
             events[-1] = event  # one sample per instant: the level after every change at it
