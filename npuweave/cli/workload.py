@@ -155,16 +155,39 @@ def zoo() -> None:
 @zoo.command("export")
 @click.argument("model")
 @click.argument("path", type=click.Path(dir_okay=False))
-def zoo_export(model: str, path: str) -> None:
-    """Write zoo MODEL (``bert-base`` or ``bert-base:seq_len=32``) as an ONNX file at PATH.
+@click.option("--format", "fmt", type=click.Choice(["onnx", "scalesim"]), default=None,
+              help="onnx, or a SCALE-Sim topology CSV [default: scalesim for .csv, else onnx].")
+def zoo_export(model: str, path: str, fmt: str | None) -> None:
+    """Write zoo MODEL (``bert-base`` or ``bert-base:seq_len=32``) as a file at PATH.
 
-    Shapes only, no weight data; ``npuweave profile PATH`` reads it back to the same layers.
+    ONNX: shapes only, no weight data; ``npuweave profile PATH`` reads it back to the same
+    layers. SCALE-Sim: one conv-form row per layer with array work (pooling, elementwise and
+    embedding layers have no SCALE-Sim form and are listed); ``npuweave profile PATH`` reads
+    it back to the same products and cycles.
+
+    \b
+    Examples:
+      npuweave zoo export bert-base bert.onnx
+      npuweave zoo export resnet50 rn.csv --format scalesim
     """
-    from npuweave.workload import parse_model_spec
+    from npuweave.workload import lower, parse_model_spec
     from npuweave.workload import zoo as zoo_mod
-    from npuweave.workload.export import save_onnx
 
+    fmt = fmt or ("scalesim" if path.lower().endswith(".csv") else "onnx")
     name, params = parse_model_spec(model)
     graph = zoo_mod.build(name, **params)
+    if fmt == "scalesim":
+        from npuweave.workload.scalesim import write_topology
+
+        skipped = write_topology(path, lower(graph), graph)
+        rows = len(lower(graph)) - len(skipped)
+        console().print(f"wrote {path} ({graph.name}, {rows} SCALE-Sim layers)")
+        if skipped:
+            names = ", ".join(n for n, _ in skipped[:5]) + (" ..." if len(skipped) > 5 else "")
+            console().print(f"[yellow]note:[/] {len(skipped)} layer(s) without array work have "
+                            f"no SCALE-Sim form and were left out: {names}")
+        return
+    from npuweave.workload.export import save_onnx
+
     save_onnx(graph, path)
     console().print(f"wrote {path} ({graph.name}, {len(graph.ops)} ops)")
