@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from npuweave.cli._suggest import SuggestingGroup
 from npuweave.errors import ConfigError
 
 
@@ -139,7 +140,7 @@ def schedulers() -> None:
         click.echo(f"{name:<{width}}  {description}")
 
 
-@click.group("reproduce")
+@click.group("reproduce", cls=SuggestingGroup)
 def reproduce() -> None:
     """Re-run a paper's experiment and compare with its published numbers."""
 

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from npuweave.cli import _console
 from npuweave.cli._console import console
+from npuweave.cli._suggest import SuggestingGroup
 
 
 @click.command()
@@ -30,9 +31,23 @@ def models() -> None:
 
 
 @click.command()
-def npus() -> None:
-    """List the NPU presets with peak TOP/s, DRAM GB/s and buffer sizes."""
+@click.option("--schema", is_flag=True,
+              help="Print the JSON Schema of the NPU YAML (for editor completion) and exit.")
+def npus(schema: bool) -> None:
+    """List the NPU presets with peak TOP/s, DRAM GB/s and buffer sizes.
+
+    \b
+    Examples:
+      npuweave npus
+      npuweave npus --schema > npu.schema.json
+    """
     from npuweave.hardware import preset, preset_names
+
+    if schema:
+        from npuweave.hardware.schema import shipped_schema_text
+
+        click.echo(shipped_schema_text(), nl=False)
+        return
 
     table = Table(title="npuweave NPU presets")
     for col in ("preset", "array", "clock MHz", "peak TOP/s", "DRAM GB/s", "ridge op/B",
@@ -147,7 +162,7 @@ def _print_totals(total, npu, batch: int, out) -> None:
         f" {lower_bound * 1e3:.3f} ms, {batch / lower_bound:.1f} inferences/s")
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 def zoo() -> None:
     """Zoo utilities."""
 

@@ -30,6 +30,9 @@ _SIZE_FIELDS = {"weight_buffer", "act_buffer", "extra_act_buffer", "lmem_bytes",
                 "global_mem_bytes"}
 _POSITIVE_INT = {"pe_rows", "pe_cols", "arrays", "cores", "lmem_banks", "precision_bits"}
 _NONNEG_INT = {"dram_latency_cycles", "vector_lanes"}
+_RATE_FIELDS = {"dram_bw", "clock_hz"}
+#: Dataflows the cost models implement.
+DATAFLOWS = ("ws",)
 _UNIT = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKMGT]?i?)([Bb]|Hz|hz)?(/s)?\s*$")
 _DEC = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _BIN = {"": 1, "k": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
@@ -70,7 +73,7 @@ def _convert(field: str, value: Any) -> Any:
         if v < 0:
             raise ValueError(f"must be >= 0 bytes, got {value!r}")
         return int(round(v))
-    if field in ("dram_bw", "clock_hz"):
+    if field in _RATE_FIELDS:
         v = parse_quantity(value, binary=False)
         if not v > 0:
             raise ValueError(f"must be > 0, got {value!r}")
@@ -88,7 +91,7 @@ def _convert(field: str, value: Any) -> Any:
             raise ValueError(f"must be [rows, cols] of positive integers, got {value!r}")
         return (int(value[0]), int(value[1]))
     if field == "dataflow":
-        if value not in ("ws",):
+        if value not in DATAFLOWS:
             raise ValueError(f"must be 'ws' (weight stationary), got {value!r}")
         return value
     if field in ("name", "description"):
