@@ -113,7 +113,7 @@ def json_safe(obj: Any) -> Any:
     return obj
 
 
-def json_text(obj: Any, indent: int | None = 2) -> str:
+def json_text(obj: Any, indent: int | None = 2, sort_keys: bool = False) -> str:
     """Strict JSON text of ``obj`` (non-finite floats as ``null``), newline-terminated.
 
     Examples
@@ -121,7 +121,7 @@ def json_text(obj: Any, indent: int | None = 2) -> str:
     >>> json_text({"x": float("inf")}, indent=None)
     '{"x": null}\\n'
     """
-    return json.dumps(json_safe(obj), indent=indent, allow_nan=False) + "\n"
+    return json.dumps(json_safe(obj), indent=indent, allow_nan=False, sort_keys=sort_keys) + "\n"
 
 
 def _is_stdout(path: str | os.PathLike[str]) -> bool:

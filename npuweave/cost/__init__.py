@@ -16,6 +16,7 @@ Examples
 'compute'
 """
 
+from npuweave.cost.profiles import Profile, profile_model
 from npuweave.cost.registry import (
     CostModel,
     clear_cache,
@@ -27,7 +28,6 @@ from npuweave.cost.registry import (
     unschedulable,
 )
 from npuweave.cost.types import LayerCost
-from npuweave.cost.profiles import Profile, profile_model  # noqa: E402  (after registry)
 
 __all__ = [
     "Profile", "profile_model",

@@ -14,10 +14,10 @@ A test regenerates the file and compares, and validates every preset against it.
 from __future__ import annotations
 
 import dataclasses
-import json
 from importlib import resources
 from typing import Any
 
+from npuweave.fileio import json_text
 from npuweave.hardware import loader
 from npuweave.hardware.npu import NPU
 
@@ -105,7 +105,7 @@ def npu_schema() -> dict[str, Any]:
 
 def schema_text() -> str:
     """``npu_schema()`` as the JSON text the package ships (sorted keys, two-space indent)."""
-    return json.dumps(npu_schema(), indent=2, sort_keys=True) + "\n"
+    return json_text(npu_schema(), indent=2, sort_keys=True)
 
 
 def shipped_schema_text() -> str:
