@@ -195,6 +195,16 @@ def write_csv(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]],
         write_text(path, text)
 
 
+def check_parquet(path: str | os.PathLike[str] | None) -> None:
+    """Fail early (before any work) when Parquet output is asked for but cannot be written."""
+    if path is None:
+        return
+    if _is_stdout(path):
+        raise ConfigError("Parquet is binary and cannot go to stdout ('-'); give a file name")
+    optional_module("pandas", "parquet")
+    optional_module("pyarrow", "parquet")
+
+
 def write_parquet(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]]) -> None:
     """Write flat rows as an Apache Parquet file (needs the ``parquet`` extra).
 
@@ -202,10 +212,8 @@ def write_parquet(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]
     --------
     >>> write_parquet("rows.parquet", [{"a": 1}])  # doctest: +SKIP
     """
-    if _is_stdout(path):
-        raise ConfigError("Parquet is binary and cannot go to stdout ('-'); give a file name")
+    check_parquet(path)
     pd = optional_module("pandas", "parquet")
-    optional_module("pyarrow", "parquet")
     buf = io.BytesIO()
     pd.DataFrame(list(rows)).to_parquet(buf, index=False)
     write_bytes(path, buf.getvalue())

@@ -97,6 +97,9 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
 
     if csv_path == "-" and json_path == "-":
         raise click.UsageError("--csv and --json cannot both go to stdout ('-'); give one a file")
+    from npuweave.fileio import check_parquet
+
+    check_parquet(parquet_path)
     names = resolve_schedulers([scheduler])
     if compare_with:
         names = resolve_schedulers(names + resolve_schedulers(compare_with))
@@ -189,6 +192,9 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
               "aimt_sweep": aimt_sweep}
     if csv_path == "-" and json_path == "-":
         raise click.UsageError("--csv and --json cannot both go to stdout ('-'); give one a file")
+    from npuweave.fileio import check_parquet
+
+    check_parquet(parquet_path)
     piped = "-" in (csv_path, json_path)
     console = _console(piped)
     console.print(_header(config))

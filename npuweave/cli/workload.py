@@ -105,12 +105,13 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, pa
     """
     from npuweave.cost import profile_model, unschedulable
     from npuweave.cost.profiles import COLUMNS
-    from npuweave.fileio import write_csv, write_json, write_parquet
+    from npuweave.fileio import check_parquet, write_csv, write_json, write_parquet
     from npuweave.hardware import get_npu
     from npuweave.workload import load_graph, lower
 
     if csv_path == "-" and json_path == "-":
         raise click.UsageError("--csv and --json cannot both go to stdout ('-'); give one a file")
+    check_parquet(parquet_path)
     out = _console.pick("-" in (csv_path, json_path))
     npu = get_npu(npu_spec)
     graph = load_graph(model)
