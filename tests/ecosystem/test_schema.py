@@ -4,12 +4,12 @@ the loader (accepts every preset, rejects what the loader rejects)."""
 from __future__ import annotations
 
 import json
-import tomllib
 from importlib import resources
 from pathlib import Path
 
 import jsonschema
 import pytest
+import tomllib
 import yaml
 from eco_helpers import run, strict_loads
 
