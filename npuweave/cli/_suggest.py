@@ -15,7 +15,7 @@ def resolve_or_suggest(group: click.Group, ctx: click.Context, args: list[str]) 
     if (args and not name.startswith("-") and group.get_command(ctx, name) is None
             and not ctx.resilient_parsing):
         hint = did_you_mean(name, group.list_commands(ctx))
-        ctx.fail(f"no such command {name!r}{hint}")
+        ctx.fail(f"No such command {name!r}{hint}.")
     return click.Group.resolve_command(group, ctx, args)
 
 

@@ -35,4 +35,4 @@ def test_cli_suggests(capsys, argv, hint):
 
 def test_no_suggestion_when_nothing_is_close(capsys):
     code, _, err = run(["xyzzy"], capsys)
-    assert code == 2 and "did you mean" not in err and "no such command 'xyzzy'" in err
+    assert code == 2 and "did you mean" not in err and "No such command 'xyzzy'" in err
