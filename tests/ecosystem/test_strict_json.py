@@ -83,7 +83,9 @@ def test_every_json_the_cli_writes_is_strict(tmp_path, capsys):
             strict_loads(text)
             checked += 1
     # JSON printed to stdout, and the schema
-    for argv in (["profile", "bert-base", "--quiet", "--json", "-"], ["npus", "--schema"]):
+    for argv in (["profile", "bert-base", "--quiet", "--json", "-"], ["npus", "--schema"],
+                 ["schedule", "--models", "ncf,bert-base", "--requests", "1", "--json", "-"],
+                 ["compile", "groups", "mobilenetv2", "--method", "greedy", "--json", "-"]):
         code, out, err = run(argv, capsys)
         assert code == 0, err
         strict_loads(out)
