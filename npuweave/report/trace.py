@@ -8,10 +8,11 @@ The output follows the Trace Event Format (JSON object form): ``{"traceEvents": 
 so Perfetto's search and colouring group a model's layers together.
 
 Two more views explain why the PE waited. A counter track (``"ph": "C"``, ``buffer``) follows
-the weight-buffer occupancy: a unit's bytes are reserved when its first DRAM part starts and
+the weight-buffer occupancy: each DRAM part adds its bytes when it starts and a unit's bytes are
 freed when its computation ends; in bytes when the DRAM bandwidth is given (a part moves
-``duration x bandwidth`` bytes), else in resident units. Flow arrows (``"ph": "s"`` / ``"f"``)
-lead from each unit's last DRAM part to the PE computation that uses those weights. A name
+``duration x bandwidth`` bytes), else in resident units. Flow arrows lead from each unit's last
+DRAM part to the PE computation that uses those weights (flow v2: ``bind_id`` with
+``flow_out``/``flow_in`` on the two ``"X"`` events, so each arrow binds to exactly its slices). A name
 ending in ``.gz`` is written gzip-compressed (Perfetto opens it as is).
 """
 
@@ -98,46 +99,52 @@ def buffer_counter(intervals: Iterable[Any], dram_bw: float | None = None,
     return events
 
 
-def flow_events(intervals: Iterable[Any], tid: Mapping[str, int], pid: int = 1,
-                first_id: int = 1) -> list[dict[str, Any]]:
+def flow_bindings(intervals: Sequence[Any], first_id: int = 1) -> dict[int, dict[str, Any]]:
     """Flow arrows from each unit's last DRAM part to the PE interval computing that unit.
+
+    Returns, by position in ``intervals``, the fields to add to that interval's ``"X"`` event:
+    ``{"bind_id": n, "flow_out": true}`` on the fetch and ``{"bind_id": n, "flow_in": true}``
+    on the computation (Trace Event Format flow v2: the arrow is bound to these two slices,
+    whatever else happens at the same instant). Ids count up from ``first_id``.
 
     Examples
     --------
     >>> from types import SimpleNamespace as I
     >>> ivs = [I(resource="DRAM", tenant="a", request=0, unit="u", start_s=0.0, end_s=1e-6),
     ...        I(resource="PE", tenant="a", request=0, unit="u", start_s=1e-6, end_s=3e-6)]
-    >>> [(e["ph"], e["ts"]) for e in flow_events(ivs, {"PE": 1, "DRAM": 2})]
-    [('s', 0.0), ('f', 1.0)]
+    >>> flow_bindings(ivs)
+    {0: {'bind_id': 1, 'flow_out': True}, 1: {'bind_id': 1, 'flow_in': True}}
     """
-    last_part: dict[tuple[str, int, str], Any] = {}
-    for iv in intervals:
+    last_part: dict[tuple[str, int, str], int] = {}
+    for i, iv in enumerate(intervals):
         if iv.resource == "DRAM":
             prev = last_part.get(_key(iv))
-            if prev is None or iv.start_s >= prev.start_s:
-                last_part[_key(iv)] = iv
-    events: list[dict[str, Any]] = []
+            if prev is None or iv.start_s >= intervals[prev].start_s:
+                last_part[_key(iv)] = i
+    out: dict[int, dict[str, Any]] = {}
     flow_id = first_id
-    for iv in sorted(intervals, key=lambda iv: iv.start_s):
+    for i, iv in sorted(enumerate(intervals), key=lambda p: (p[1].start_s, p[0])):
         fetch = last_part.get(_key(iv)) if iv.resource == "PE" else None
         if fetch is None:
             continue
-        common = {"name": "weights", "cat": "fetch", "id": flow_id, "pid": pid}
-        events.append({**common, "ph": "s", "tid": tid["DRAM"], "ts": fetch.start_s * 1e6})
-        events.append({**common, "ph": "f", "bp": "e", "tid": tid["PE"], "ts": iv.start_s * 1e6})
+        out[fetch] = {"bind_id": flow_id, "flow_out": True}
+        out[i] = {"bind_id": flow_id, "flow_in": True}
         flow_id += 1
-    return events
+    return out
 
 
 def trace_events(intervals: Iterable[Any], run: str = "npu", pid: int = 1,
                  dram_bw: float | None = None, flow_id: int = 1) -> list[dict[str, Any]]:
-    """Trace events of one run: lane metadata, one ``"X"`` event per busy interval, the
-    buffer counter and the fetch-to-compute flow arrows (ids from ``flow_id`` on)."""
+    """Trace events of one run: lane metadata, one ``"X"`` event per busy interval (with the
+    fetch-to-compute flow bindings, ids from ``flow_id`` on) and the buffer counter."""
     ivs = list(intervals)
     lanes = _lanes(ivs)
     tid = {lane: i for i, lane in enumerate(lanes, start=1)}
     events = _metadata(pid, run, lanes)
-    for iv in sorted(ivs, key=lambda iv: (iv.start_s, iv.resource)):
+    flows = flow_bindings(ivs, flow_id)
+    order = sorted(range(len(ivs)), key=lambda i: (ivs[i].start_s, ivs[i].resource))
+    for i in order:
+        iv = ivs[i]
         events.append({
             "name": f"{iv.tenant}:{iv.unit}",
             "cat": iv.tenant,
@@ -147,10 +154,10 @@ def trace_events(intervals: Iterable[Any], run: str = "npu", pid: int = 1,
             "ts": iv.start_s * 1e6,
             "dur": (iv.end_s - iv.start_s) * 1e6,
             "args": {"tenant": iv.tenant, "request": iv.request, "unit": iv.unit},
+            **flows.get(i, {}),
         })
     if any(iv.resource == "DRAM" for iv in ivs):
         events.extend(buffer_counter(ivs, dram_bw, pid))
-        events.extend(flow_events(ivs, tid, pid, flow_id))
     return events
 
 
@@ -172,7 +179,7 @@ def chrome_trace(runs: Mapping[str, Iterable[Any]] | Iterable[Any],
         runs = {"npu": runs}
     events: list[dict[str, Any]] = []
     for pid, (name, ivs) in enumerate(runs.items(), start=1):
-        flow_id = 1 + sum(1 for e in events if e["ph"] == "s")  # ids unique across runs
+        flow_id = 1 + sum(1 for e in events if e.get("flow_in"))  # ids unique across runs
         events.extend(trace_events(ivs, name, pid, dram_bw, flow_id))
     return {"traceEvents": events, "displayTimeUnit": "ms"}
 
