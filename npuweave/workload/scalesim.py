@@ -12,7 +12,8 @@ Its parser has quirks that a compatible reader must share:
 * each row is split on commas and **its last field is dropped**, so rows end with a trailing
   comma (a row without one loses its stride; we report that instead of guessing);
 * there is **no padding**: the IFMAP size is the already padded input, and the output is
-  ``(IFMAP - Filter) // Stride + 1``;
+  ``ceil((IFMAP - Filter + Stride) / Stride)``: a last window that runs past the input still
+  counts (one more row than ``(IFMAP - Filter) // Stride + 1`` when the stride does not divide);
 * a conv layer whose name contains ``DP`` is **depthwise**: SCALE-Sim runs it as ``Channels``
   separate one-channel layers of ``Num Filter`` filters each;
 * a field after the stride may hold a sparsity ratio ``N:M`` (v3); further fields are ignored.
@@ -21,7 +22,7 @@ Its parser has quirks that a compatible reader must share:
 input (SCALE-Sim layers are independent); depthwise rows become one grouped conv whose
 ``count`` of products equals SCALE-Sim's channel layers, so ``systolic-ws`` gives the same
 cycles. ``write_topology`` writes lowered layers in the conv form: convolutions as they are
-(padding folded into the IFMAP size), GEMM-like layers as 1x1 convs over an ``m x 1`` input, and
+(the padded input as far as the windows reach), GEMM-like layers as 1x1 convs over an ``m x 1`` input, and
 layers of several products (attention heads, recurrent steps, grouped convs) as ``DP`` rows.
 Layers without array work (pooling, elementwise, embeddings) have no SCALE-Sim form and are
 listed as skipped.
@@ -56,6 +57,13 @@ class TopologyRow:
     channels: int
     filters: int
     stride: int
+
+    @property
+    def ofmap(self) -> tuple[int, int]:
+        """Output height and width as SCALE-Sim computes them:
+        ``ceil((IFMAP - Filter + Stride) / Stride)``, which counts a ragged last window."""
+        return (-(-(self.ifmap_h - self.filter_h + self.stride) // self.stride),
+                -(-(self.ifmap_w - self.filter_w + self.stride) // self.stride))
 
     @property
     def depthwise(self) -> bool:
@@ -164,10 +172,19 @@ def read_topology(path: str | os.PathLike[str], form: str | None = None) -> Grap
 
 
 def _add_conv(b, row: TopologyRow, index: int) -> str:
+    """A Conv op computing exactly SCALE-Sim's output size: a ragged last window is padded
+    (bottom/right) instead of dropped, as SCALE-Sim's ``ceil`` counts it."""
     x = b.input(f"ifmap{index}", (1, row.channels, row.ifmap_h, row.ifmap_w))
     groups = row.channels if row.depthwise else 1
-    return b.conv(x, row.filters * groups, (row.filter_h, row.filter_w), stride=row.stride,
-                  pad=0, groups=groups, name=row.name)
+    oh, ow = row.ofmap
+    pad_h = (oh - 1) * row.stride + row.filter_h - row.ifmap_h
+    pad_w = (ow - 1) * row.stride + row.filter_w - row.ifmap_w
+    cout = row.filters * groups
+    w = b.weight(f"{row.name}.weight", (cout, row.channels // groups, row.filter_h,
+                                         row.filter_w))
+    attrs = {"kernel_shape": [row.filter_h, row.filter_w], "strides": [row.stride] * 2,
+             "pads": [0, 0, pad_h, pad_w], "dilations": [1, 1], "group": groups}
+    return b.op("Conv", [x, w], (1, cout, oh, ow), attrs, name=row.name)
 
 
 def _add_gemm(b, path: str, line: int, fields: list[str], index: int) -> str:
@@ -196,7 +213,7 @@ def topology_rows(layers: list[Layer] | tuple[Layer, ...], graph: Graph | None =
     >>> g = load_graph("resnet50")
     >>> rows, skipped = topology_rows(lower(g), g)
     >>> rows[0].cells()
-    ['conv1', '230', '230', '7', '7', '3', '64', '2']
+    ['conv1', '229', '229', '7', '7', '3', '64', '2']
     """
     ops = {op.name: op for op in graph.ops} if graph is not None else {}
     rows: list[TopologyRow] = []
@@ -220,8 +237,7 @@ def topology_rows(layers: list[Layer] | tuple[Layer, ...], graph: Graph | None =
 
 def _products(row: TopologyRow) -> tuple[int, int, int, int]:
     """``(count, m, k, n)`` of a row as SCALE-Sim runs it (depthwise: one per channel)."""
-    oh = (row.ifmap_h - row.filter_h) // row.stride + 1
-    ow = (row.ifmap_w - row.filter_w) // row.stride + 1
+    oh, ow = row.ofmap
     if row.depthwise:
         return (row.channels, oh * ow, row.filter_h * row.filter_w, row.filters)
     return (1, oh * ow, row.channels * row.filter_h * row.filter_w, row.filters)
@@ -238,7 +254,7 @@ def _from_conv_op(name: str, op, graph: Graph) -> TopologyRow | None:
     strides, groups other than 1 or one per channel)."""
     if op.op_type != "Conv" or len(op.inputs) < 2:
         return None
-    _, c, h, w = graph.tensors[op.inputs[0]].shape
+    _, c, _, _ = graph.tensors[op.inputs[0]].shape
     cout, _, kh, kw = graph.tensors[op.inputs[1]].shape
     _, _, oh, ow = graph.tensors[op.outputs[0]].shape
     sh, sw = (int(v) for v in op.attrs.get("strides", (1, 1)))
@@ -247,10 +263,9 @@ def _from_conv_op(name: str, op, graph: Graph) -> TopologyRow | None:
         return None
     if groups not in (1, c):
         return None
-    top, left, bottom, right = (int(v) for v in op.attrs.get("pads", (0, 0, 0, 0)))
-    hp, wp = h + top + bottom, w + left + right
-    if (hp - kh) // sh + 1 != oh or (wp - kw) // sw + 1 != ow:
-        hp, wp = (oh - 1) * sh + kh, (ow - 1) * sw + kw  # auto_pad: the smallest padded input
+    # the padded input the outputs actually read: SCALE-Sim's ceil then gives the same output
+    # size as ONNX's floor (padding rows no window reaches would add a SCALE-Sim output row)
+    hp, wp = (oh - 1) * sh + kh, (ow - 1) * sw + kw
     return TopologyRow(_dp_name(name, groups > 1), hp, wp, kh, kw, c, cout // groups, sh)
 
 

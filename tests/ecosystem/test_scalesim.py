@@ -72,11 +72,13 @@ def files(tmp_path):
 def test_conv_topology_layers(files):
     layers = lower(read_topology(files[0]))
     # Conv1: 10x10 unpadded, 3x3 s1 -> 8x8 outputs: m = 64, k = 4*9 = 36, n = 8
-    # Conv2_DP: depthwise ("DP"): 16 channels, 12x12 3x3 s2 -> 5x5: per channel m=25, k=9, n=1
+    # Conv2_DP: depthwise ("DP"): 16 channels, 12x12 3x3 s2. SCALE-Sim's output size is
+    #   ceil((12 - 3 + 2) / 2) = 6 (the ragged last window counts; floor would give 5), so
+    #   per channel m = 6*6 = 36, k = 9, n = 1
     # FC: 1x1 input, 100 channels, 40 filters -> m=1, k=100, n=40 (the 1:1 sparsity ignored)
     assert [(la.name, la.gemm) for la in layers] == [
-        ("Conv1", (1, 64, 36, 8)), ("Conv2_DP", (16, 25, 9, 1)), ("FC", (1, 1, 100, 40))]
-    assert [la.macs for la in layers] == [64 * 36 * 8, 16 * 25 * 9, 4000]
+        ("Conv1", (1, 64, 36, 8)), ("Conv2_DP", (16, 36, 9, 1)), ("FC", (1, 1, 100, 40))]
+    assert [la.macs for la in layers] == [64 * 36 * 8, 16 * 36 * 9, 4000]
     assert all(la.kind is LayerKind.CONV for la in layers)
 
 
@@ -102,9 +104,9 @@ def test_profile_topology_with_cfg_gives_scalesim_cycles(files, capsys):
     cycles = {r["name"]: int(r["compute_cycles"]) for r in csv.DictReader(io.StringIO(out))}
     # R=32, C=16, fold = 2R + C + m - 2 = 78 + m
     # Conv1: ceil(36/32)*ceil(8/16) = 2 folds of 78+64 = 142 -> 284 - 1 = 283
-    # Conv2_DP: 16 channel runs of ceil(9/32)*ceil(1/16) = 1 fold of 78+25 = 103 -> 102 each
+    # Conv2_DP: 16 channel runs of ceil(9/32)*ceil(1/16) = 1 fold of 78+36 = 114 -> 113 each
     # FC: ceil(100/32)*ceil(40/16) = 4*3 = 12 folds of 78+1 = 79 -> 948 - 1 = 947
-    assert cycles == {"Conv1": 283, "Conv2_DP": 16 * 102, "FC": 947}
+    assert cycles == {"Conv1": 283, "Conv2_DP": 16 * 113, "FC": 947}
 
 
 @pytest.mark.parametrize(("text", "match"), [
@@ -193,8 +195,10 @@ def test_export_keeps_conv_shapes_and_marks_depthwise(tmp_path, capsys):
     lines = path.read_text().splitlines()
     assert lines[0].startswith("Layer name, IFMAP Height") and lines[0].endswith(",")
     assert all(line.endswith(",") for line in lines)
-    # stem conv: 224x224 input padded by 1 on each side, 3x3 stride 2, 3 -> 32 channels
-    assert lines[1] == "conv, 226, 226, 3, 3, 3, 32, 2,"
+    # stem conv: 224x224 padded by 1, 3x3 stride 2 -> 112x112 outputs; the windows read
+    # (112 - 1) * 2 + 3 = 225 rows of the padded 226 (a 226 input would make SCALE-Sim, which
+    # rounds up, count a 113th output row)
+    assert lines[1] == "conv, 225, 225, 3, 3, 3, 32, 2,"
     # first depthwise conv: 112x112 padded to 114, 32 channels, one filter each
     assert lines[2] == "block1/conv_DP, 114, 114, 3, 3, 32, 1, 1,"
     dp = [line for line in lines if "DP" in line]
