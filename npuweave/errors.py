@@ -7,6 +7,11 @@ caught there, so a traceback always means a bug in npuweave.
 
 from __future__ import annotations
 
+import difflib
+import importlib
+from collections.abc import Iterable
+from types import ModuleType
+
 
 class NpuweaveError(Exception):
     """Base class of every user-facing npuweave error."""
@@ -32,6 +37,48 @@ class IRError(NpuweaveError):
     """A scheduler-IR file cannot be read (not JSON, missing required keys)."""
 
 
+class MissingDependencyError(NpuweaveError):
+    """An optional dependency (an install extra such as ``pandas``) is not installed."""
+
+
+def did_you_mean(name: str, valid: Iterable[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the closest valid names, or ``""`` when none is close.
+
+    Matching ignores case (``difflib.get_close_matches``, cutoff 0.6).
+
+    Examples
+    --------
+    >>> did_you_mean("resnet5", ["resnet50", "bert-base"])
+    " (did you mean 'resnet50'?)"
+    >>> did_you_mean("zzz", ["resnet50"])
+    ''
+    """
+    choices = list(valid)
+    folded = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(str(name).lower(), list(folded), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(repr(folded[c]) for c in close) + "?)"
+
+
 def unknown_name(kind: str, name: str, valid: list[str] | tuple[str, ...]) -> UnknownNameError:
-    """Build the standard 'unknown X' error that lists the valid names."""
-    return UnknownNameError(f"unknown {kind} {name!r}; choose one of: {', '.join(sorted(valid))}")
+    """Build the standard 'unknown X' error: close matches first, then every valid name."""
+    hint = did_you_mean(name, valid)
+    return UnknownNameError(f"unknown {kind} {name!r}{hint}; choose one of: "
+                            f"{', '.join(sorted(valid))}")
+
+
+def optional_module(module: str, extra: str) -> ModuleType:
+    """Import an optional dependency, or raise one line saying which extra to install.
+
+    Examples
+    --------
+    >>> optional_module("json", "pandas").__name__
+    'json'
+    """
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependencyError(
+            f"{module} is not installed; install it with: pip install 'npuweave[{extra}]'"
+        ) from None

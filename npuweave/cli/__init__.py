@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Any
 
 import click
 
@@ -46,6 +47,11 @@ class _LazyGroup(click.Group):
                 raise
             return _missing(cmd_name, short)
         return _whole_summaries(getattr(module, attr))
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        from npuweave.cli._suggest import resolve_or_suggest
+
+        return resolve_or_suggest(self, ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, _COMMANDS[name][2]) for name in self.list_commands(ctx)]

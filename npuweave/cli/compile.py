@@ -68,8 +68,8 @@ def compile_() -> None:
               help="Group search: dynamic programming or the tail-to-head greedy.")
 @click.option("--batch", type=click.IntRange(min=1), default=1, show_default=True,
               help="Samples per inference (>= 1).")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None,
-              help="Write the plan as JSON (format in docs/LAYERGROUP.md).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, allow_dash=True),
+              default=None, help="Write the plan as JSON (format in docs/LAYERGROUP.md; '-': stdout).")
 @click.option("--png", "png_path", type=click.Path(dir_okay=False), default=None,
               help="Write each group's LMEM allocation (time x address) as one PNG.")
 def groups(model: str, npu_spec: str, method: str, batch: int, json_path: str | None,
@@ -88,7 +88,7 @@ def groups(model: str, npu_spec: str, method: str, batch: int, json_path: str | 
     from npuweave.workload import load_layers
     from npuweave.workload.layer import check_batch
 
-    check_output_path(json_path, "--json")
+    check_output_path(json_path, "--json", allow_dash=True)
     check_output_path(png_path, "--png", FIGURE_SUFFIXES)
     check_batch(batch)
 
@@ -96,16 +96,20 @@ def groups(model: str, npu_spec: str, method: str, batch: int, json_path: str | 
     name = Path(model).stem if model.endswith(".onnx") else model
     from rich.console import Console
 
+    from npuweave.cli._console import pick
+
     with Console(stderr=True).status(f"searching layer groups ({method}) ..."):
         plan = compile_groups(load_layers(model), npu, batch=batch, method=method, model=name)
-    console = shared_console()  # full width when piped, like every other command
+    # full width when piped, like every other command; on stderr when stdout carries the JSON
+    console = shared_console() if json_path != "-" else pick(True)
     console.print(_group_table(plan))
     console.print(_totals_table(plan))
     for g in plan.ungrouped:
         console.print(f"[yellow]ungrouped[/] {g.layers[0]}: {g.reason}")
     if json_path:
         write_json(json_path, plan_to_dict(plan))
-        console.print(f"wrote {json_path}")
+        if json_path != "-":
+            console.print(f"wrote {json_path}")
     if png_path:
         from npuweave.compile.layergroup.plot import plot_plan
 

@@ -68,7 +68,7 @@ def _run_part(number: int, part: DemoPart, out: Path, requests: int, console: An
     runs = {name: r.intervals for name, r in results.items()}
     report.plot_timeline(runs, png, title=f"{' + '.join(part.models)} on {DEMO_NPU} "
                                           f"({part.cost_model})")
-    report.write_trace(trace, runs)
+    report.write_trace(trace, runs, dram_bw=preset(DEMO_NPU).dram_bw)
 
 
 @click.command("demo")

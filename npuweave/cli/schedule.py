@@ -13,16 +13,18 @@ from typing import Any
 
 import click
 
+from npuweave.cli._suggest import SuggestingGroup
 from npuweave.errors import ConfigError
 
 MAX_REQUESTS = 100_000  # per stream: past this a run takes minutes with nothing to show
 
 
-def _console() -> Any:
-    """The shared full-width console (piped output gets wide lines, not wrapped cells)."""
-    from npuweave.cli._console import console
+def _console(piped: bool = False) -> Any:
+    """The shared full-width console (piped output gets wide lines, not wrapped cells); on
+    stderr when stdout carries CSV or JSON."""
+    from npuweave.cli._console import pick
 
-    return console()
+    return pick(piped)
 
 
 def _split(text: str) -> list[str]:
@@ -30,17 +32,20 @@ def _split(text: str) -> list[str]:
 
 
 def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, Any],
-                   timeline: str | None, trace: str | None, json_path: str | None,
-                   csv_path: str | None) -> list[str]:
+                   paths: dict[str, str | None]) -> list[str]:
     from npuweave import report
 
     written = []
+    timeline, trace = paths.get("timeline"), paths.get("trace")
+    json_path, csv_path, parquet_path = paths.get("json"), paths.get("csv"), paths.get("parquet")
     if timeline:
         title = f"{' + '.join(info['models'])} on {info['npu']} (batch {info['batch']})"
-        report.plot_timeline({n: r.intervals for n, r in results.items()}, timeline, title=title)
+        report.plot_timeline({n: r.intervals for n, r in results.items()}, path=timeline,
+                             title=title)
         written.append(f"timeline: {timeline}")
     if trace:
-        report.write_trace(trace, {n: r.intervals for n, r in results.items()})
+        report.write_trace(trace, {n: r.intervals for n, r in results.items()},
+                           dram_bw=info.get("dram_bw"))
         written.append(f"trace: {trace} (open in ui.perfetto.dev)")
     if json_path:
         notes = {n: list(r.notes) for n, r in results.items()}
@@ -49,7 +54,10 @@ def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, An
     if csv_path and csv_path != "-":
         report.write_csv(csv_path, rows)
         written.append(f"csv: {csv_path}")
-    return written
+    if parquet_path:
+        report.write_parquet(parquet_path, rows)
+        written.append(f"parquet: {parquet_path}")
+    return [w for w in written if not w.endswith(": -")]
 
 
 @click.command("schedule")
@@ -70,20 +78,24 @@ def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, An
 @click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model.")
 @click.option("--timeline", type=click.Path(dir_okay=False), help="Write a PE/DRAM timeline PNG.")
 @click.option("--trace", type=click.Path(dir_okay=False), help="Write a Perfetto/Chrome trace JSON.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write results as JSON.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write results as JSON ('-': stdout).")
 @click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
               type=click.Path(dir_okay=False, allow_dash=True),
               help="Print the table as CSV, or with a path write it there.")
+@click.option("--parquet", "parquet_path", type=click.Path(dir_okay=False),
+              help="Write the table as Parquet (needs npuweave[parquet]).")
 def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_with: str | None,
              requests: int, window_s: float | None, seed: int, cost_model: str,
              timeline: str | None, trace: str | None, json_path: str | None,
-             csv_path: str | None) -> None:
+             csv_path: str | None, parquet_path: str | None) -> None:
     """Co-schedule models layer by layer on one NPU as closed-loop streams.
 
     \b
     Examples:
       npuweave schedule --models resnet50,bert-base --npu memory-centric --requests 10
       npuweave schedule --models RN,ncf --npu compute-centric --batch 16 --compare aimt --csv
+      npuweave schedule --models resnet50,bert-base --compare fcfs --csv - --trace t.json.gz
     """
     from npuweave import report
     from npuweave.experiments import compare, resolve_schedulers
@@ -92,9 +104,14 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
 
     check_output_path(timeline, "--timeline", FIGURE_SUFFIXES)
     check_output_path(trace, "--trace")
-    check_output_path(json_path, "--json")
+    check_output_path(json_path, "--json", allow_dash=True)
     check_output_path(csv_path, "--csv", allow_dash=True)
+    check_output_path(parquet_path, "--parquet")
+    if csv_path == "-" and json_path == "-":
+        raise click.UsageError("--csv and --json cannot both go to stdout ('-'); give one a file")
+    from npuweave.fileio import check_parquet
 
+    check_parquet(parquet_path)
     names = resolve_schedulers([scheduler])
     if compare_with:
         names = resolve_schedulers(names + resolve_schedulers(compare_with))
@@ -116,17 +133,21 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
                                 cost_model)
     info = {"models": model_list, "npu": npu.name, "batch": batch, "requests": requests,
             "cost_model": cost_model, "seed": seed}
+    piped = "-" in (csv_path, json_path)
     if csv_path == "-":
-        click.echo(report.to_csv(rows), nl=False)
-    else:
+        report.write_csv("-", rows)
+    elif json_path != "-":
         title = f"{' + '.join(model_list)} on {npu.name}, batch {batch}, {requests} requests/stream"
         console = _console()
         console.print(report.rich_table(rows, title=title))
         for name, result in results.items():
             for note in result.notes:
                 console.print(f"[yellow]note[/] ({name}): {note}")
-    for line in _write_outputs(rows, results, info, timeline, trace, json_path, csv_path):
-        click.echo(f"wrote {line}", err=csv_path == "-")
+    paths = {"timeline": timeline, "trace": trace, "json": json_path, "csv": csv_path,
+             "parquet": parquet_path}
+    trace_info = {**info, "dram_bw": npu.dram_bw}
+    for line in _write_outputs(rows, results, trace_info, paths):
+        click.echo(f"wrote {line}", err=piped)
 
 
 def _status(text: str) -> Any:
@@ -178,7 +199,7 @@ def schedulers() -> None:
         click.echo(f"{name:<{width}}  {description}")
 
 
-@click.group("reproduce")
+@click.group("reproduce", cls=SuggestingGroup)
 def reproduce() -> None:
     """Re-run a paper's experiment and compare with its published numbers.
 
@@ -198,17 +219,21 @@ def reproduce() -> None:
               help="Comma list of schedulers (default: the thesis's set).")
 @click.option("--aimt-sweep", is_flag=True,
               help="First sweep AI-MT's two thresholds per scenario and use the best setting.")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every row as CSV.")
-@click.option("--json", "json_path", type=click.Path(dir_okay=False),
-              help="Write rows, averages and the thesis's numbers as JSON.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write every row as CSV ('-': stdout).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write rows, averages and the thesis's numbers as JSON ('-': stdout).")
+@click.option("--parquet", "parquet_path", type=click.Path(dir_okay=False),
+              help="Write every row as Parquet (needs npuweave[parquet]).")
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--cost-model", default="systolic-ws", show_default=True,
               help="Per-layer cost model (see npuweave.cost.cost_models()).")
 @click.option("--seq-len", type=int, default=None,
               help="Tokens per request of BB, BL and XL only [default: the zoo's].")
 def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str | None,
-                aimt_sweep: bool, csv_path: str | None, json_path: str | None, seed: int,
-                cost_model: str, seq_len: int | None) -> None:
+                aimt_sweep: bool, csv_path: str | None, json_path: str | None,
+                parquet_path: str | None, seed: int, cost_model: str,
+                seq_len: int | None) -> None:
     """Layerweaver (thesis IV.5): 16 model pairs x 2 scenarios x every scheduler.
 
     The full run takes a few minutes (about 2 on a busy machine); a progress bar shows it.
@@ -221,8 +246,9 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
     from npuweave import report
     from npuweave.fileio import check_output_path
 
-    check_output_path(csv_path, "--csv")
-    check_output_path(json_path, "--json")
+    check_output_path(csv_path, "--csv", allow_dash=True)
+    check_output_path(json_path, "--json", allow_dash=True)
+    check_output_path(parquet_path, "--parquet")
     _check_bounds(1, requests)
     from npuweave.experiments import averages, headline
     from npuweave.experiments.layerweaver import SCHEDULERS, THESIS, check_options
@@ -234,9 +260,15 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
     config = {"cost_model": cost_model, "seq_len": seq_len, "requests": requests,
               "seed": seed, "pairs": pairs, "scenarios": _split(scenarios),
               "aimt_sweep": aimt_sweep}
-    console = _console()
+    if csv_path == "-" and json_path == "-":
+        raise click.UsageError("--csv and --json cannot both go to stdout ('-'); give one a file")
+    from npuweave.fileio import check_parquet
+
+    check_parquet(parquet_path)
+    piped = "-" in (csv_path, json_path)
+    console = _console(piped)
     console.print(_header(config))
-    rows, sweeps = _reproduce(config, names)
+    rows, sweeps = _reproduce(config, names, console)
     for scenario, sw in sweeps.items():
         console.print(f"AI-MT thresholds for {scenario}: low={sw['low']}, high={sw['high']} "
                       f"(best geomean STP {sw['stp_geomean']:.3f} of {len(sw['grid'])} settings)")
@@ -245,14 +277,17 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
     console.print(report.rich_table(_versus(headline(rows), THESIS), title=title))
     if csv_path:
         report.write_csv(csv_path, rows)
-        click.echo(f"wrote csv: {csv_path}")
+        click.echo(f"wrote csv: {csv_path}", err=piped)
     if json_path:
         report.write_rows_json(json_path, {"config": config, "rows": rows,
                                            "averages": averages(rows),
                                            "headline": headline(rows), "thesis": THESIS,
                                            "aimt_sweeps": sweeps})
-        click.echo(f"wrote json: {json_path}")
-    click.echo(f"{len(rows)} runs in {time.perf_counter() - started:.1f} s")
+        click.echo(f"wrote json: {json_path}", err=piped)
+    if parquet_path:
+        report.write_parquet(parquet_path, rows)
+        click.echo(f"wrote parquet: {parquet_path}", err=piped)
+    click.echo(f"{len(rows)} runs in {time.perf_counter() - started:.1f} s", err=piped)
 
 
 def _is_default(config: dict[str, Any]) -> bool:
@@ -269,7 +304,8 @@ def _header(config: dict[str, Any]) -> str:
             f"seed {config['seed']} ({kind})")
 
 
-def _reproduce(config: dict[str, Any], names: list[str]) -> tuple[list[dict], dict[str, dict]]:
+def _reproduce(config: dict[str, Any], names: list[str],
+               console: Any) -> tuple[list[dict], dict[str, dict]]:
     from npuweave.experiments.layerweaver import (
         parse_pairs,
         reproduce_layerweaver,
@@ -296,15 +332,15 @@ def _reproduce(config: dict[str, Any], names: list[str]) -> tuple[list[dict], di
                                           on_step=step, **common)
         return rows, sweeps
 
-    return _with_progress(total, work)
+    return _with_progress(total, work, console)
 
 
-def _with_progress(total: int, work: Any) -> Any:
+def _with_progress(total: int, work: Any, console: Any) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("{task.description:<32}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
-    with Progress(*columns, console=_console(), transient=False) as bar:
+    with Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task("reproducing", total=total)
 
         def step(row: dict[str, Any]) -> None:

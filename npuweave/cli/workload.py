@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 import click
 from rich.table import Table
 
+from npuweave.cli import _console
 from npuweave.cli._console import console
+from npuweave.cli._suggest import SuggestingGroup
 
 
 @click.command()
@@ -36,14 +36,23 @@ def models() -> None:
 
 
 @click.command()
-def npus() -> None:
+@click.option("--schema", is_flag=True,
+              help="Print the JSON Schema of the NPU YAML (for editor completion) and exit.")
+def npus(schema: bool) -> None:
     """List the NPU presets with peak TOP/s, DRAM GB/s and buffer sizes.
 
     \b
-    Example:
+    Examples:
       npuweave npus
+      npuweave npus --schema > npu.schema.json
     """
     from npuweave.hardware import preset, preset_names
+
+    if schema:
+        from npuweave.hardware.schema import shipped_schema_text
+
+        click.echo(shipped_schema_text(), nl=False)
+        return
 
     table = Table(title="npuweave NPU presets")
     for col in ("preset", "array", "clock MHz", "peak TOP/s", "DRAM GB/s", "ridge op/B",
@@ -60,28 +69,7 @@ def npus() -> None:
     console().print(table)
 
 
-def profile_rows(layers, costs) -> list[dict[str, object]]:
-    """One plain dict per layer: what the table, CSV and JSON show."""
-    rows = []
-    for layer, c in zip(layers, costs, strict=True):
-        rows.append({
-            "name": layer.name, "kind": str(layer.kind), "macs": c.macs,
-            "weight_bytes": c.weight_bytes, "act_bytes": c.act_bytes, "dram_bytes": c.dram_bytes,
-            "compute_us": c.compute_s * 1e6, "memory_us": c.memory_s * 1e6,
-            "intensity": c.intensity, "bound": c.bound, "utilization": c.utilization,
-        })
-    return rows
-
-
-def _rows_csv(rows: list[dict[str, object]]) -> str:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["name"])
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
-
-
-def _load_formats(path: str, layers, model: str):
+def _load_formats(path: str, layers, model: str, out):
     """Parse a libnumber config file; say which of its names match no layer of the model."""
     from npuweave.numbers import parse_config
 
@@ -89,7 +77,7 @@ def _load_formats(path: str, layers, model: str):
     unknown = sorted({key.rsplit(".", 1)[0] for key in fmt} - {layer.name for layer in layers})
     if unknown:
         more = " ..." if len(unknown) > 5 else ""
-        console().print(f"[yellow]note:[/] {path}: {len(unknown)} name(s) match no layer of"
+        out.print(f"[yellow]note:[/] {path}: {len(unknown)} name(s) match no layer of"
                         f" {model} and are ignored: {', '.join(unknown[:5])}{more}")
     return fmt
 
@@ -97,36 +85,52 @@ def _load_formats(path: str, layers, model: str):
 @click.command()
 @click.argument("model")
 @click.option("--npu", "npu_spec", default="memory-centric", show_default=True,
-              help="Preset name or NPU YAML file.")
+              help="Preset name, NPU YAML file or SCALE-Sim .cfg file.")
 @click.option("--batch", type=click.IntRange(min=1), default=None,
               help="Batch size (default: the model's, else 1).")
 @click.option("--cost-model", default="systolic-ws", show_default=True,
               help="systolic-ws | systolic-ws-db | prema | roofline")
 @click.option("--formats", type=click.Path(dir_okay=False), default=None,
               help="libnumber configuration file giving per-layer weight formats.")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None)
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False, allow_dash=True),
+              default=None, help="Write the per-layer table as CSV ('-': stdout).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, allow_dash=True),
+              default=None, help="Write the profile as JSON ('-': stdout).")
+@click.option("--parquet", "parquet_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the per-layer table as Parquet (needs npuweave[parquet]).")
 @click.option("--quiet", is_flag=True, help="Print only the totals.")
-def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, quiet) -> None:
-    """Per-layer cost of MODEL (zoo name or .onnx file) on an NPU.
+def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, parquet_path,
+            quiet) -> None:
+    """Per-layer cost of MODEL (zoo name, .onnx file or SCALE-Sim topology .csv) on an NPU.
 
     \b
     Examples:
-      npuweave profile resnet50 --npu memory-centric --batch 1 --csv rn.csv
-      npuweave profile bert-base:seq_len=32 --npu prema --json bb.json
+      npuweave profile resnet50 --npu prema --csv rn.csv
+      npuweave profile topology.csv --npu scale.cfg --json -
     """
-    from npuweave.cost import profile as run_profile
-    from npuweave.cost import unschedulable
+    from npuweave.cost import profile_model, unschedulable
+    from npuweave.cost.profiles import COLUMNS
     from npuweave.errors import ModelImportError
-    from npuweave.fileio import check_output_path, write_json, write_text
+    from npuweave.fileio import (
+        check_output_path,
+        check_parquet,
+        write_csv,
+        write_json,
+        write_parquet,
+    )
     from npuweave.hardware import get_npu
     from npuweave.workload import load_graph, lower
     from npuweave.workload.layer import check_batch
 
-    check_output_path(csv_path, "--csv")
-    check_output_path(json_path, "--json")
+    check_output_path(csv_path, "--csv", allow_dash=True)
+    check_output_path(json_path, "--json", allow_dash=True)
+    check_output_path(parquet_path, "--parquet")
     if batch is not None:
         check_batch(batch)
+    if csv_path == "-" and json_path == "-":
+        raise click.UsageError("--csv and --json cannot both go to stdout ('-'); give one a file")
+    check_parquet(parquet_path)
+    out = _console.pick("-" in (csv_path, json_path))
     npu = get_npu(npu_spec)
     graph = load_graph(model)
     batch = batch or int(graph.meta.get("batch", 1) or 1)
@@ -134,25 +138,22 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, qu
     if not layers:
         raise ModelImportError(f"{model}: the model has no layers to cost (only pass-through "
                                "ops such as Identity or Reshape); give a model that computes")
-    fmt = _load_formats(formats, layers, graph.name) if formats else None
-    costs = run_profile(layers, npu, batch=batch, formats=fmt, model=cost_model)
-    rows = profile_rows(layers, costs)
-    total = costs[0]
-    for cost in costs[1:]:
-        total = total + cost
+    fmt = _load_formats(formats, layers, graph.name, out) if formats else None
+    prof = profile_model(layers, npu, batch=batch, formats=fmt, cost_model=cost_model,
+                         name=graph.name)
+    rows = prof.rows()
     if not quiet:
-        console().print(_profile_table(rows, f"{graph.name} on {npu.name}, batch {batch}"))
-    _print_totals(total, npu, batch)
+        out.print(_profile_table(rows, f"{graph.name} on {npu.name}, batch {batch}"))
+    _print_totals(prof.total, npu, batch, out)
     for name, why in unschedulable(layers, npu, batch, fmt):
-        console().print(f"[yellow]note:[/] layer {name!r} cannot be scheduled whole: {why}")
-    if csv_path:
-        write_text(csv_path, _rows_csv(rows))
-        console().print(f"wrote {csv_path}")
-    if json_path:
-        write_json(json_path, {"model": graph.name, "npu": npu.to_dict(), "batch": batch,
-                               "cost_model": cost_model, "layers": rows,
-                               "total": total.to_dict()})
-        console().print(f"wrote {json_path}")
+        out.print(f"[yellow]note:[/] layer {name!r} cannot be scheduled whole: {why}")
+    for path, write in ((csv_path, lambda p: write_csv(p, rows, COLUMNS)),
+                        (json_path, lambda p: write_json(p, prof.to_dict())),
+                        (parquet_path, lambda p: write_parquet(p, rows))):
+        if path:
+            write(path)
+            if path != "-":
+                out.print(f"wrote {path}")
 
 
 def _profile_table(rows: list[dict[str, object]], title: str) -> Table:
@@ -169,21 +170,21 @@ def _profile_table(rows: list[dict[str, object]], title: str) -> Table:
     return table
 
 
-def _print_totals(total, npu, batch: int) -> None:
+def _print_totals(total, npu, batch: int, out) -> None:
     lower_bound = max(total.compute_s, total.memory_s)
     if lower_bound <= 0:
-        console().print("total: empty model")
+        out.print("total: empty model")
         return
-    console().print(
+    out.print(
         f"[bold]total[/]: {total.macs / 1e9:.3f} GMACs, weights {total.weight_bytes / 2**20:.2f}"
         f" MiB, DRAM {total.dram_bytes / 2**20:.2f} MiB; PE utilization {total.utilization:.1%}")
-    console().print(
+    out.print(
         f"[bold]time[/]: compute {total.compute_s * 1e3:.3f} ms, memory {total.memory_s * 1e3:.3f}"
         f" ms -> {total.bound}-bound; alone at best max(compute, memory) ="
         f" {lower_bound * 1e3:.3f} ms, {batch / lower_bound:.1f} inferences/s")
 
 
-@click.group()
+@click.group(cls=SuggestingGroup)
 def zoo() -> None:
     """Zoo utilities (export a zoo model as an ONNX file).
 
@@ -196,22 +197,41 @@ def zoo() -> None:
 @zoo.command("export")
 @click.argument("model")
 @click.argument("path", type=click.Path(dir_okay=False))
-def zoo_export(model: str, path: str) -> None:
-    """Write zoo MODEL (``bert-base`` or ``bert-base:seq_len=32``) as an ONNX file at PATH.
+@click.option("--format", "fmt", type=click.Choice(["onnx", "scalesim"]), default=None,
+              help="onnx, or a SCALE-Sim topology CSV [default: scalesim for .csv, else onnx].")
+def zoo_export(model: str, path: str, fmt: str | None) -> None:
+    """Write zoo MODEL (``bert-base`` or ``bert-base:seq_len=32``) as a file at PATH.
 
-    Shapes only, no weight data; ``npuweave profile PATH`` reads it back to the same layers.
+    ONNX: shapes only, no weight data; ``npuweave profile PATH`` reads it back to the same
+    layers. SCALE-Sim: one conv-form row per layer with array work (pooling, elementwise and
+    embedding layers have no SCALE-Sim form and are listed); ``npuweave profile PATH`` reads
+    it back to the same products and cycles.
 
     \b
-    Example:
-      npuweave zoo export bert-base:seq_len=32 bert.onnx
+    Examples:
+      npuweave zoo export bert-base bert.onnx
+      npuweave zoo export resnet50 rn.csv --format scalesim
     """
     from npuweave.fileio import check_output_path
-    from npuweave.workload import parse_model_spec
+    from npuweave.workload import lower, parse_model_spec
     from npuweave.workload import zoo as zoo_mod
-    from npuweave.workload.export import save_onnx
 
     check_output_path(path, "PATH")
+    fmt = fmt or ("scalesim" if path.lower().endswith(".csv") else "onnx")
     name, params = parse_model_spec(model)
     graph = zoo_mod.build(name, **params)
+    if fmt == "scalesim":
+        from npuweave.workload.scalesim import write_topology
+
+        skipped = write_topology(path, lower(graph), graph)
+        rows = len(lower(graph)) - len(skipped)
+        console().print(f"wrote {path} ({graph.name}, {rows} SCALE-Sim layers)")
+        if skipped:
+            names = ", ".join(n for n, _ in skipped[:5]) + (" ..." if len(skipped) > 5 else "")
+            console().print(f"[yellow]note:[/] {len(skipped)} layer(s) without array work have "
+                            f"no SCALE-Sim form and were left out: {names}")
+        return
+    from npuweave.workload.export import save_onnx
+
     save_onnx(graph, path)
     console().print(f"wrote {path} ({graph.name}, {len(graph.ops)} ops)")

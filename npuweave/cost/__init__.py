@@ -16,6 +16,7 @@ Examples
 'compute'
 """
 
+from npuweave.cost.profiles import Profile, profile_model
 from npuweave.cost.registry import (
     CostModel,
     clear_cache,
@@ -29,6 +30,7 @@ from npuweave.cost.registry import (
 from npuweave.cost.types import LayerCost
 
 __all__ = [
+    "Profile", "profile_model",
     "CostModel", "LayerCost", "clear_cache", "cost_models", "get_cost_model", "layer_cost", "profile",
     "register_cost_model", "unschedulable",
 ]

@@ -14,6 +14,7 @@ from typing import Any
 
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.metrics import Window, summarize
+from npuweave.report.tables import Rows
 
 #: Columns of the comparison table, in order.
 ROW_METRICS = (
@@ -98,11 +99,11 @@ def compare(
     cost_model: str = "systolic-ws",
     on_result: Callable[[str, Any], None] | None = None,
     **opts: Any,
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[Rows, dict[str, Any]]:
     """Run ``models`` as closed-loop streams under each scheduler.
 
-    Returns ``(rows, results)``: one metrics row per scheduler and the raw ``SimResult``s by
-    scheduler name. ``on_result(name, result)`` is called after each run (progress bars).
+    Returns ``(rows, results)``: one metrics row per scheduler (``Rows``, a list with
+    ``to_dataframe()``) and the raw ``SimResult``s by scheduler name. ``on_result(name, result)`` is called after each run (progress bars).
 
     Examples
     --------
@@ -117,7 +118,8 @@ def compare(
     if requests is not None and requests < 1:
         raise ConfigError(f"requests must be >= 1, got {requests}")
     standalone = standalone_lookup(models, npu, cost_model)
-    rows, results = [], {}
+    rows: Rows = Rows()
+    results: dict[str, Any] = {}
     for name in schedulers:
         result = run_streams(list(models), npu,
                              batch=batch if isinstance(batch, int) else list(batch),

@@ -18,6 +18,7 @@ import numpy as np
 from npuweave.cost import LayerCost
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.experiments.compare import evaluate, resolve_schedulers, standalone_lookup
+from npuweave.report.tables import Rows
 
 COMPUTE_MODELS = {"IC": "inceptionv3", "MN": "mobilenetv2", "RN": "resnet50", "RX": "resnext50"}
 MEMORY_MODELS = {"BB": "bert-base", "BL": "bert-large", "NCF": "ncf", "XL": "xlnet"}
@@ -203,8 +204,9 @@ def reproduce_layerweaver(
     cost_model: str = "systolic-ws",
     on_step: Callable[[dict[str, Any]], None] | None = None,
     seq_len: int | None = None,
-) -> list[dict[str, Any]]:
-    """Run every (scenario, pair, scheduler); one row of metrics each.
+) -> Rows:
+    """Run every (scenario, pair, scheduler); one row of metrics each (``Rows``: a list with
+    ``to_dataframe()``).
 
     ``scheduler_opts`` maps a scheduler name to its options (e.g. the AI-MT thresholds, see
     ``sweep_aimt_thresholds``); ``on_step(row)`` is called after each run. Nothing is tuned
@@ -221,7 +223,7 @@ def reproduce_layerweaver(
     0.0
     """
     chosen, names = check_options(pairs, scenarios, schedulers, requests, cost_model, seq_len)
-    rows = []
+    rows = Rows()
     for s in scenarios:
         for pair in chosen:
             for name in names:

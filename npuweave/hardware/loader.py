@@ -33,6 +33,9 @@ _POSITIVE_INT = {"pe_rows", "pe_cols", "arrays", "cores", "lmem_banks", "precisi
 _MAX_INT = {"lmem_banks": 1024, "pe_rows": 1 << 16, "pe_cols": 1 << 16, "arrays": 1 << 16,
             "precision_bits": 64, "dram_latency_cycles": 10**9, "vector_lanes": 1 << 20}
 _NONNEG_INT = {"dram_latency_cycles", "vector_lanes"}
+_RATE_FIELDS = {"dram_bw", "clock_hz"}
+#: Dataflows the cost models implement.
+DATAFLOWS = ("ws",)
 _UNIT = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKMGT]?i?)([Bb]|Hz|hz)?(/s)?\s*$")
 _DEC = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _BIN = {"": 1, "k": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
@@ -97,7 +100,7 @@ def _convert(field: str, value: Any) -> Any:
         if v < 0:
             raise ValueError(f"must be >= 0 bytes, got {value!r}")
         return int(round(v))
-    if field in ("dram_bw", "clock_hz"):
+    if field in _RATE_FIELDS:
         v = parse_quantity(value, binary=False, dimension=_DIMENSION[field])
         if not v > 0:
             raise ValueError(f"must be > 0, got {value!r}")
@@ -119,7 +122,7 @@ def _convert(field: str, value: Any) -> Any:
             raise ValueError(f"must be [rows, cols] of positive integers, got {value!r}")
         return (int(value[0]), int(value[1]))
     if field == "dataflow":
-        if value not in ("ws",):
+        if value not in DATAFLOWS:
             raise ValueError(f"must be 'ws' (weight stationary), got {value!r}")
         return value
     if field in ("name", "description"):
@@ -186,10 +189,14 @@ def preset(name: str) -> NPU:
 
 
 def get_npu(spec: str | Path | NPU) -> NPU:
-    """Resolve a preset name, a YAML path, or an ``NPU`` into an ``NPU``."""
+    """Resolve a preset name, a YAML path, a SCALE-Sim ``.cfg`` path, or an ``NPU``."""
     if isinstance(spec, NPU):
         return spec
     s = str(spec)
+    if s.lower().endswith(".cfg"):
+        from npuweave.hardware.scalesim import load_scalesim_cfg
+
+        return load_scalesim_cfg(s)
     if s.endswith((".yaml", ".yml")) or Path(s).is_file():
         return load_npu(s)
     return preset(s)

@@ -11,9 +11,7 @@ evaluation leaves the log of everything tried before it.
 
 from __future__ import annotations
 
-import csv
 import importlib
-import io
 import math
 import numbers
 import os
@@ -26,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from npuweave.errors import ConfigError, NpuweaveError
-from npuweave.fileio import write_text
+from npuweave.fileio import write_csv
 from npuweave.numbers.config import NumberConfig, write_config
 from npuweave.numbers.descriptors import NetworkDescriptor
 from npuweave.numbers.format import FLOAT32
@@ -205,11 +203,7 @@ class Session:
         """Rewrite the CSV log atomically with every row so far."""
         if self.log_path is None:
             return
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=LOG_FIELDS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(self.rows)
-        write_text(self.log_path, buf.getvalue())
+        write_csv(self.log_path, self.rows, LOG_FIELDS)
         self._flushed = len(self.rows)
 
 

@@ -10,17 +10,21 @@ Examples
 """
 
 from npuweave.report.tables import (
+    Rows,
     flatten,
     format_value,
     rich_table,
     to_csv,
+    to_dataframe,
     write_csv,
+    write_parquet,
     write_rows_json,
 )
 from npuweave.report.timeline import plot_timeline
 from npuweave.report.trace import chrome_trace, trace_events, write_trace
 
 __all__ = [
+    "Rows", "to_dataframe", "write_parquet",
     "chrome_trace", "flatten", "format_value", "plot_timeline", "rich_table", "to_csv",
     "trace_events", "write_csv", "write_rows_json", "write_trace",
 ]

@@ -7,14 +7,13 @@ one column per key.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from npuweave.fileio import write_json, write_text
+from npuweave import fileio
+from npuweave.errors import optional_module
 
 HEADERS = {
     "scheduler": "scheduler",
@@ -94,20 +93,59 @@ def rich_table(
 
 
 def to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
-    """CSV text of the rows (flattened; full float precision)."""
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=_columns(rows), lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow(flatten(row))
-    return buf.getvalue()
+    """CSV text of the rows (flattened; full float precision; LF line ends)."""
+    return fileio.csv_text([flatten(r) for r in rows], _columns(rows))
 
 
 def write_csv(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]]) -> None:
-    """Write ``to_csv(rows)`` atomically."""
-    write_text(path, to_csv(rows))
+    """Write ``to_csv(rows)`` atomically, or print it when ``path`` is ``-``."""
+    fileio.write_csv(path, [flatten(r) for r in rows], _columns(rows))
 
 
 def write_rows_json(path: str | os.PathLike[str], data: Any) -> None:
-    """Write JSON atomically (rows, or any document of plain values)."""
-    write_json(path, data)
+    """Write strict JSON atomically (rows, or any document of plain values); ``-`` prints it."""
+    fileio.write_json(path, data)
+
+
+def write_parquet(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]]) -> None:
+    """Write the (flattened) rows as Parquet; needs ``pip install 'npuweave[parquet]'``."""
+    fileio.write_parquet(path, [flatten(r) for r in rows])
+
+
+def to_dataframe(rows: Sequence[Mapping[str, Any]]) -> Any:
+    """A ``pandas.DataFrame`` of the (flattened) rows; needs the ``pandas`` extra.
+
+    Examples
+    --------
+    >>> to_dataframe([{"stp": 1.5, "throughput": {"rn": 10.0}}]).columns.tolist()  # doctest: +SKIP
+    ['stp', 'throughput[rn]']
+    """
+    pd = optional_module("pandas", "pandas")
+    flat = [flatten(r) for r in rows]
+    return pd.DataFrame(flat, columns=_columns(rows))
+
+
+class Rows(list):  # type: ignore[type-arg]
+    """A list of result rows (dicts) that also turns into a DataFrame or a file.
+
+    Comparisons and reproductions return ``Rows``; it is a plain ``list`` otherwise.
+
+    Examples
+    --------
+    >>> rows = Rows([{"scheduler": "fcfs", "stp": 1.0}])
+    >>> rows[0]["stp"]
+    1.0
+    >>> rows.to_dataframe()  # doctest: +SKIP
+    """
+
+    def to_dataframe(self) -> Any:
+        """The rows as a ``pandas.DataFrame`` (nested dicts become ``key[sub]`` columns)."""
+        return to_dataframe(self)
+
+    def to_csv(self, path: str | os.PathLike[str] = "-") -> None:
+        """Write the rows as CSV (``-``: stdout)."""
+        write_csv(path, self)
+
+    def to_parquet(self, path: str | os.PathLike[str]) -> None:
+        """Write the rows as Parquet."""
+        write_parquet(path, self)

@@ -15,24 +15,39 @@ numba the functions below are plain Python (correct, but slower than the referen
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import importlib.util
 
 import numpy as np
 
-njit: Callable[..., Any] | None
-try:
-    from numba import njit as _numba_njit
-
-    njit = _numba_njit
-except ImportError:  # pragma: no cover - exercised where numba is not installed
-    njit = None
-
 EPS = 1e-12  # same as npuweave.schedule.base.EPS (copied: the kernel reads globals as constants)
+
+# numba is the optional ``fast`` extra (pip install 'npuweave[fast]'). It is imported lazily, on
+# the first kernel run, never at import time: importing numba costs about a second and 200 MB of
+# install, and a broken numba must not break npuweave. The functions below are plain Python
+# until then; ``_compile`` swaps in jitted versions under the same global names, so the jitted
+# callers find jitted callees when numba resolves their globals.
+_PLAIN: dict[str, object] = {}
+_COMPILED: list[bool] = []  # empty: not tried yet; [True] or [False] afterwards
 
 
 def _jit(fn):
-    return fn if njit is None else njit(cache=True)(fn)
+    _PLAIN[fn.__name__] = fn
+    return fn
+
+
+def _compile() -> bool:
+    """Jit every kernel function with numba if it imports; False (plain Python) otherwise."""
+    if not _COMPILED:
+        try:
+            from numba import njit
+        except Exception:  # ImportError, or a numba that fails against this NumPy
+            _COMPILED.append(False)
+        else:
+            namespace = globals()
+            for name, fn in _PLAIN.items():
+                namespace[name] = njit(cache=True)(fn)
+            _COMPILED.append(True)
+    return _COMPILED[0]
 
 
 @_jit
@@ -270,8 +285,13 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
 
 
 def available() -> bool:
-    """Whether the kernel is compiled (numba installed); without it it runs as plain Python."""
-    return njit is not None
+    """Whether the kernel can be compiled (numba is installed; not imported by this check).
+
+    Without numba the kernel runs as plain Python: correct, but slower than the reference.
+    """
+    if _COMPILED:
+        return _COMPILED[0]
+    return importlib.util.find_spec("numba") is not None
 
 
 def run_board(board, failsafe: bool, requests: int | None, window_s: float | None,
@@ -279,6 +299,7 @@ def run_board(board, failsafe: bool, requests: int | None, window_s: float | Non
     """Run ``board`` (requests already issued) to the end with Layerweaver's rule, as
     ``plan`` would; return ``order, fetch starts, fetch ends, compute starts, compute ends``
     as tuples. ``cap`` is the expected number of decisions (the arrays grow past it)."""
+    _compile()
     b = board
     k = len(b.tenants)
     off = np.zeros(k + 1, np.int64)

@@ -6,8 +6,10 @@ read it. Times are seconds from the start of the run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
+from npuweave.errors import ConfigError, optional_module
 from npuweave.sim.records import Interval, RequestRecord
 
 
@@ -45,3 +47,22 @@ class SimResult:
     def dram_utilization(self) -> float:
         """DRAM busy time over the makespan (0 for an empty run)."""
         return self.dram_busy_s / self.makespan_s if self.makespan_s > 0 else 0.0
+
+    def to_dataframe(self, what: str = "requests") -> Any:
+        """``"requests"`` (one row per request, with its latency) or ``"intervals"`` (one row
+        per busy interval, with its duration) as a ``pandas.DataFrame`` (``pandas`` extra).
+
+        Examples
+        --------
+        >>> result.to_dataframe("intervals").groupby("resource").duration_s.sum()  # doctest: +SKIP
+        """
+        pd = optional_module("pandas", "pandas")
+        if what == "requests":
+            rows = [{**asdict(r), "latency_s": r.latency_s} for r in self.requests]
+            cols = [*RequestRecord.__dataclass_fields__, "latency_s"]
+        elif what == "intervals":
+            rows = [{**asdict(iv), "duration_s": iv.duration_s} for iv in self.intervals]
+            cols = [*Interval.__dataclass_fields__, "duration_s"]
+        else:
+            raise ConfigError(f'to_dataframe: what must be "requests" or "intervals", got {what!r}')
+        return pd.DataFrame(rows, columns=cols)

@@ -74,12 +74,19 @@ def parse_model_spec(spec: str) -> tuple[str, dict[str, object]]:
 
 
 def load_graph(spec: str | Path, **params: object) -> Graph:
-    """Build a ``Graph`` from a zoo spec or an ONNX path.
+    """Build a ``Graph`` from a zoo spec, an ONNX path or a SCALE-Sim topology ``.csv``.
 
     A zoo spec is a name with optional builder parameters, ``"bert-base:seq_len=32"``;
     keyword ``params`` add to (and override) them. For ONNX files ``params`` go to
     ``import_onnx`` (``batch=``, ``dims=``).
     """
+    if str(spec).lower().endswith(".csv"):
+        from npuweave.workload.scalesim import read_topology
+
+        if params:
+            raise ConfigError(f"{spec}: a SCALE-Sim topology takes no parameters, got "
+                              f"{sorted(params)}")
+        return read_topology(spec)
     if _is_path(spec):
         from npuweave.workload.onnx_import import import_onnx
 

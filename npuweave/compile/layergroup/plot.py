@@ -33,32 +33,52 @@ def draw_group(ax: Any, g: LayerGroup, index: int, lmem_bytes: int, banks: int) 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
 
 
-def plot_plan(plan: GroupPlan, path: str | os.PathLike[str]) -> int:
-    """Write one figure with a panel per grouped group; returns the number of panels."""
-    import matplotlib
+def plot_plan(plan: GroupPlan, path: str | os.PathLike[str] | None = None,
+              ax: Any = None) -> Any:
+    """One panel per grouped group (time x LMEM address); returns the matplotlib Figure.
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    ``ax`` is an Axes or a sequence of Axes to draw into (one per grouped group); without it
+    a new Figure holds a grid of panels. ``path`` also saves the figure (format from the
+    suffix, written atomically). No matplotlib backend is selected here.
+
+    Examples
+    --------
+    >>> fig = plot_plan(plan)                  # doctest: +SKIP
+    >>> plot_plan(plan, path="lmem.png")       # doctest: +SKIP
+    """
+    from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
+    from npuweave.errors import ConfigError
     from npuweave.fileio import save_figure
 
     shown = [(k, g) for k, g in enumerate(plan.groups) if g.status is GroupStatus.GROUPED]
-    cols = min(4, max(len(shown), 1))
-    nrows = max(math.ceil(len(shown) / cols), 1)
-    fig, axes = plt.subplots(nrows, cols, figsize=(3.6 * cols, 2.8 * nrows), squeeze=False)
-    for ax in axes.flat[len(shown):]:
-        ax.axis("off")
-    for ax, (k, g) in zip(axes.flat, shown, strict=False):
-        draw_group(ax, g, k, plan.lmem_bytes, plan.lmem_banks)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("LMEM address (MiB)", fontsize=7)
-    for ax in axes[-1, :]:
-        ax.set_xlabel("timestep", fontsize=7)
+    if ax is not None:
+        axes = list(ax) if isinstance(ax, (list, tuple)) else [ax]
+        if len(axes) < len(shown):
+            raise ConfigError(f"plot_plan: {len(shown)} grouped groups need {len(shown)} axes, "
+                              f"got {len(axes)}; pass more axes or leave ax out")
+        fig = axes[0].figure
+        for one, (k, g) in zip(axes, shown, strict=False):
+            draw_group(one, g, k, plan.lmem_bytes, plan.lmem_banks)
+    else:
+        cols = min(4, max(len(shown), 1))
+        nrows = max(math.ceil(len(shown) / cols), 1)
+        fig = Figure(figsize=(3.6 * cols, 2.8 * nrows))
+        grid = fig.subplots(nrows, cols, squeeze=False)
+        for one in grid.flat[len(shown):]:
+            one.axis("off")
+        for one, (k, g) in zip(grid.flat, shown, strict=False):
+            draw_group(one, g, k, plan.lmem_bytes, plan.lmem_banks)
+        for one in grid[:, 0]:
+            one.set_ylabel("LMEM address (MiB)", fontsize=7)
+        for one in grid[-1, :]:
+            one.set_xlabel("timestep", fontsize=7)
     fig.legend(handles=[Patch(color=c, label=str(kind)) for kind, c in COLORS.items()],
                loc="upper right", fontsize=7)
     fig.suptitle(f"{plan.model} on {plan.npu}, batch {plan.batch}, {plan.method}", fontsize=9)
-    fig.tight_layout(rect=(0, 0, 0.93, 0.96))
-    save_figure(fig, path, dpi=120)
-    plt.close(fig)
-    return len(shown)
+    if ax is None:
+        fig.tight_layout(rect=(0, 0, 0.93, 0.96))
+    if path is not None:
+        save_figure(fig, path, dpi=120)
+    return fig
