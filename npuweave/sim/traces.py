@@ -117,7 +117,10 @@ def from_trace(path: str | os.PathLike[str], models: Sequence[str] | None = None
         raise ConfigError(f"{p}: {len(rows)} requests; more than {MAX_TRACE_ROWS}, split the trace")
     names = list(models) if models is not None else []
     index = {m: i for i, m in enumerate(names)}
-    cols: tuple[list[float], list[int], list[int], list[float]] = ([], [], [], [])
+    times: list[float] = []
+    idx: list[int] = []
+    pris: list[int] = []
+    ddls: list[float] = []
     for where, raw in rows:
         t, model, pri, ddl = _row_values(p, where, _normalize(p, where, raw))
         if model not in index:
@@ -126,12 +129,14 @@ def from_trace(path: str | os.PathLike[str], models: Sequence[str] | None = None
                                   f"models being served ({', '.join(names)})")
             index[model] = len(names)
             names.append(model)
-        if cols[0] and t < cols[0][-1]:
+        if times and t < times[-1]:
             raise ConfigError(f"{p}: {where}: field 'time' = {raw_time(raw)!r} is earlier than "
                               "the row before; sort the trace by arrival time")
-        for col, v in zip(cols, (t, index[model], pri, ddl), strict=True):
-            col.append(v)
-    return make_arrivals(cols[0], cols[1], names, cols[2], cols[3])
+        times.append(t)
+        idx.append(index[model])
+        pris.append(pri)
+        ddls.append(ddl)
+    return make_arrivals(times, idx, names, pris, ddls)
 
 
 def raw_time(row: Mapping[str, Any]) -> Any:
