@@ -61,7 +61,8 @@ def test_stp_antt_fairness_relations(t):
     if served:
         # mean(1/NTT) >= 1/mean(NTT) (harmonic <= arithmetic mean), and every NTT >= 1
         assert whole["stp_task_set"] / served >= 1.0 / whole["antt"] - 1e-12
-        assert whole["antt"] >= 1.0 - 1e-12 and whole["stp_task_set"] <= served + 1e-9
+        # (finish - arrival) loses digits when arrival is large: allow a relative 1e-9
+        assert whole["antt"] >= 1.0 - 1e-9 and whole["stp_task_set"] <= served * (1 + 1e-9)
         assert 0.0 < whole["fairness"] <= 1.0
     models = [r for r in rows if r["scope"] == "model"]
     prios = [r for r in rows if r["scope"] == "priority"]
