@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from npuweave.errors import ConfigError
+from npuweave.metrics.index import IntervalIndex
 
 
 class IntervalLike(Protocol):
@@ -84,20 +85,19 @@ def group_by_tenant(requests: Iterable[RequestLike]) -> dict[str, list[RequestLi
 
 
 def _last_end(window: Window, requests: Sequence[RequestLike],
-              intervals: Sequence[IntervalLike]) -> float:
+              intervals: Sequence[IntervalLike] | IntervalIndex) -> float:
     if window == "common" and requests:
         return 0.0  # replaced by the common end; skip a pass over every interval
-    max_end = getattr(intervals, "max_end", None)  # an IntervalIndex knows its last end
-    if max_end is not None:
+    if isinstance(intervals, IntervalIndex):  # it knows its last end without a pass
         ends = [max(r.finish_s for r in requests)] if requests else []
-        return max(ends + [max_end] if len(intervals) else ends, default=0.0)
+        return max(ends + [intervals.max_end] if len(intervals) else ends, default=0.0)
     return max([r.finish_s for r in requests] + [iv.end_s for iv in intervals], default=0.0)
 
 
 def resolve_window(
     window: Window,
     requests: Sequence[RequestLike] = (),
-    intervals: Sequence[IntervalLike] = (),
+    intervals: Sequence[IntervalLike] | IntervalIndex = (),
 ) -> tuple[float, float]:
     """Turn a window spec into ``(t0, t1)`` seconds.
 
