@@ -112,10 +112,18 @@ def timeline(file: str, output: str, trace: str | None, dram_bw: str, clock: str
 @click.option("--dram-bw", default="16GB/s", show_default=True,
               help="DRAM bandwidth, e.g. 16GB/s, 900MB/s, 16GiB/s ('inf' for instantaneous).")
 @_CLOCK
-def simulate(file: str, dram_bw: str, clock: str) -> None:
-    """Replay with DRAM transfers and compute overlapped; compare with the sum of time fields."""
+@click.option("--noc-bw", default=None,
+              help="Core-to-core transfer bandwidth, e.g. 32GB/s (default: transfers are free).")
+@click.option("--hop-cycles", type=int, default=0, show_default=True,
+              help="Cycles per mesh hop of a core-to-core transfer.")
+def simulate(file: str, dram_bw: str, clock: str, noc_bw: str | None, hop_cycles: int) -> None:
+    """Replay with DRAM transfers and compute overlapped; compare with the sum of time fields.
+
+    Example: npuweave ir simulate rn34_b4_c4.json --dram-bw 16GB/s --noc-bw 32GB/s
+    """
     bw = _bandwidth(dram_bw)
-    r = gemini.simulate(gemini.load(file), bw, parse_frequency(clock))
+    r = gemini.simulate(gemini.load(file), bw, parse_frequency(clock),
+                        parse_bandwidth(noc_bw) if noc_bw else None, hop_cycles)
     table = Table(title=f"replay of {Path(file).name} at {dram_bw} DRAM, {clock} clock")
     table.add_column("resource")
     table.add_column("busy (ms)", justify="right")
@@ -123,6 +131,9 @@ def simulate(file: str, dram_bw: str, clock: str) -> None:
     for core, busy in r.core_busy:
         table.add_row(f"core {core}", f"{busy * 1e3:.3f}", _pct(busy, r.makespan))
     table.add_row("DRAM", f"{r.dram_busy * 1e3:.3f}", _pct(r.dram_busy, r.makespan))
+    if r.mesh:
+        mesh_busy = sum(s.duration for s in r.mesh)
+        table.add_row("mesh (all links)", f"{mesh_busy * 1e3:.3f}", _pct(mesh_busy, r.makespan))
     con = _console()
     con.print(table)
     con.print(f"makespan            {r.makespan * 1e3:.3f} ms")
