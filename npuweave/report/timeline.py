@@ -80,8 +80,8 @@ def plot_timeline(
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
-    named = dict(runs) if isinstance(runs, Mapping) else {"": runs}
-    named = {k: list(v) for k, v in named.items()}
+    source: Mapping[str, Iterable[Any]] = runs if isinstance(runs, Mapping) else {"": runs}
+    named: dict[str, list[Any]] = {k: list(v) for k, v in source.items()}
     key = attribute_or_call(color_by)
     keys = sorted({str(key(iv)) for ivs in named.values() for iv in ivs})
     colours = _palette(keys)
