@@ -51,13 +51,23 @@ class _Obj:
     ``get_*`` read a required key; ``opt_*`` return None when the key is absent (or null).
     """
 
-    __slots__ = ("d", "path", "src", "used")
+    __slots__ = ("d", "_path", "_parent", "_key", "src", "used")
 
-    def __init__(self, d: Any, path: str, src: str) -> None:
+    def __init__(self, d: Any, path: str, src: str, parent: str | None = None,
+                 key: str | int | None = None) -> None:
+        # the JSON path is built only when an error needs it (``parent`` + ``key``)
+        self._path, self._parent, self._key = path, parent, key
         if not isinstance(d, dict):
-            raise _err(src, path, f"expected an object, got {_kind(d)}")
-        self.d, self.path, self.src = d, path, src
+            raise _err(src, self.path, f"expected an object, got {_kind(d)}")
+        self.d, self.src = d, src
         self.used: set[str] = set()
+
+    @property
+    def path(self) -> str:
+        if self._parent is not None and self._key is not None:
+            self._path = child_path(self._parent, self._key)
+            self._parent = None
+        return self._path
 
     def raw(self, key: str, optional: bool = False) -> Any:
         if key not in self.d:
@@ -68,6 +78,10 @@ class _Obj:
         return self.d[key]
 
     def get_int(self, key: str) -> int:
+        v = self.d.get(key)
+        if type(v) is int:  # fast path: the common, well-formed case
+            self.used.add(key)
+            return v
         return _int(self.raw(key), self, key)
 
     def opt_int(self, key: str) -> int | None:
@@ -87,6 +101,10 @@ class _Obj:
         return v
 
     def get_str(self, key: str) -> str:
+        v = self.d.get(key)
+        if type(v) is str:
+            self.used.add(key)
+            return v
         v = self.opt_str(key) if key in self.d else self.raw(key)
         if v is None:
             raise _err(self.src, child_path(self.path, key), "expected a string, got null")
@@ -117,6 +135,11 @@ class _Obj:
         return tuple(_int(v, self, key, p) for v in items)
 
     def ints(self, key: str, length: int | None = None) -> tuple[int, ...]:
+        v = self.d.get(key)
+        if (type(v) is list and (length is None or len(v) == length)
+                and all(type(x) is int for x in v)):
+            self.used.add(key)
+            return tuple(v)
         return self._int_items(key, self.get_list(key), length)
 
     def opt_ints(self, key: str) -> tuple[int, ...] | None:
@@ -125,7 +148,7 @@ class _Obj:
 
     def _wrap(self, key: str, items: list[Any]) -> list[_Obj]:
         p = child_path(self.path, key)
-        return [_Obj(v, child_path(p, i), self.src) for i, v in enumerate(items)]
+        return [_Obj(v, "", self.src, p, i) for i, v in enumerate(items)]
 
     def objs(self, key: str) -> list[_Obj]:
         return self._wrap(key, self.get_list(key))
@@ -135,11 +158,11 @@ class _Obj:
         return None if items is None else self._wrap(key, items)
 
     def obj(self, key: str) -> _Obj:
-        return _Obj(self.raw(key), child_path(self.path, key), self.src)
+        return _Obj(self.raw(key), "", self.src, self.path, key)
 
     def opt_obj(self, key: str) -> _Obj | None:
         v = self.raw(key, True)
-        return None if v is None else _Obj(v, child_path(self.path, key), self.src)
+        return None if v is None else _Obj(v, "", self.src, self.path, key)
 
     def box(self, lower: str = "lower", upper: str = "upper") -> Box:
         return Box(self.ints(lower, length=4), self.ints(upper, length=4))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from npuweave.compile.gemini.model import IR
-from npuweave.compile.gemini.simulate import SimResult, Span
+from npuweave.compile.gemini.replay import SimResult, Span
 from npuweave.fileio import write_json
 from npuweave.report.timeline import plot_timeline as _plot_lanes
 from npuweave.report.trace import chrome_trace

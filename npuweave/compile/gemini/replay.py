@@ -27,7 +27,6 @@ from typing import Any
 
 from npuweave.compile.gemini.model import IR, DramLoad, Workload
 from npuweave.errors import ConfigError, InfeasibleError, IRError
-from npuweave.sim.events import EventLoop
 
 _NEVER = float("inf")
 
@@ -99,6 +98,8 @@ class _Replay:
 
     def __init__(self, ir: IR, dram_bw: float | None, clock_hz: float,
                  mesh: Mesh | None) -> None:
+        from npuweave.sim.events import EventLoop  # the package's one event loop
+
         self.ir, self.bw, self.clock, self.mesh = ir, dram_bw, clock_hz, mesh
         self.loop = EventLoop()
         self.next = {core: 0 for core in ir.core_ids}
