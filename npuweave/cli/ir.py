@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from npuweave.cli._console import console
 from npuweave.compile import gemini
 from npuweave.compile.gemini.units import parse_bandwidth, parse_frequency
 from npuweave.compile.gemini.validate import check_docs
@@ -19,8 +17,20 @@ _CLOCK = click.option("--clock", default="1GHz", show_default=True,
                       help="Core clock that turns the IR's time cycles into seconds.")
 
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
 def _console() -> Console:
+    from npuweave.cli._console import console  # rich loads only for commands that print tables
+
     return console()
+
+
+def Table(*args: Any, **kwargs: Any) -> Any:  # noqa: N802 - stands in for rich's Table
+    from rich.table import Table as RichTable
+
+    return RichTable(*args, **kwargs)
 
 
 def _mib(n: float) -> str:
