@@ -29,8 +29,8 @@ from pathlib import Path
 from _timing import median_seconds
 
 from npuweave.compile import gemini
-from npuweave.compile.layergroup import compile_groups
 from npuweave.compile.gemini.multicore import compile_multicore, multicore_npu
+from npuweave.compile.layergroup import compile_groups
 from npuweave.hardware import preset
 from npuweave.workload import load_layers
 

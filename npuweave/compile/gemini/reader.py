@@ -165,6 +165,12 @@ class _Obj:
         return None if v is None else _Obj(v, "", self.src, self.path, key)
 
     def box(self, lower: str = "lower", upper: str = "upper") -> Box:
+        d = self.d
+        lo, up = d.get(lower), d.get(upper)
+        if (type(lo) is list and type(up) is list and len(lo) == 4 and len(up) == 4
+                and all(type(x) is int for x in lo) and all(type(x) is int for x in up)):
+            self.used.update((lower, upper))
+            return Box(tuple(lo), tuple(up))
         return Box(self.ints(lower, length=4), self.ints(upper, length=4))
 
     def opt_box(self, lower: str = "lower", upper: str = "upper") -> Box | None:
@@ -173,6 +179,8 @@ class _Obj:
         return self.box(lower, upper)
 
     def extra(self) -> tuple[tuple[str, Any], ...]:
+        if len(self.used) == len(self.d):  # every key was read: nothing left over
+            return ()
         return tuple((k, freeze(v)) for k, v in self.d.items() if k not in self.used)
 
 
