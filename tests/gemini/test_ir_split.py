@@ -184,3 +184,20 @@ def test_published_files_validate_clean_and_replay(published_path):
     assert gemini.validate(ir) == []
     r = gemini.simulate(ir, 16e9)
     assert r.makespan >= r.sum_time  # one core: DRAM stalls can only add
+
+
+def test_cli_reports_hostile_files(tmp_path, capsys):
+    from npuweave.cli import main
+
+    d = doc("split_n")
+    d["0"][1]["time"] = -5
+    d["xlen"] = -3
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(d))
+    for args, code in ((["ir", "validate", str(path)], 1), (["ir", "simulate", str(path)], 2)):
+        with pytest.raises(SystemExit) as exc:
+            main(args)
+        assert exc.value.code == code
+    out = capsys.readouterr()
+    assert "[header] -5 cycles" in out.out and "$.xlen: [header] -3" in out.out
+    assert out.err.count("error: ") == 1 and "negative" in out.err

@@ -14,6 +14,8 @@ Examples
 0.0020033...
 """
 
+from typing import TYPE_CHECKING
+
 from npuweave.compile.gemini.index import Violation
 from npuweave.compile.gemini.model import (
     IR,
@@ -34,6 +36,11 @@ from npuweave.compile.gemini.reader import from_dict, load, loads
 from npuweave.compile.gemini.summary import Summary, summarize
 from npuweave.compile.gemini.validate import CHECKS, validate
 from npuweave.compile.gemini.writer import dump, dumps, to_dict
+
+if TYPE_CHECKING:  # the names below load lazily (see _LAZY); type checkers see them here
+    from npuweave.compile.gemini.multicore import compile_multicore
+    from npuweave.compile.gemini.replay import SimResult, Span, simulate
+    from npuweave.compile.gemini.timeline import plot_timeline, trace_events, write_trace
 
 # The replay (event loop of npuweave.sim), the pictures (matplotlib through npuweave.report)
 # and the emitter (layer-group compiler, cost models) load on first use, so reading and
