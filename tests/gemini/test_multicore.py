@@ -159,3 +159,19 @@ def test_ring_allocator_wraps_and_never_overlaps():
         allocate([Live("a", 60, 0, 1), Live("c", 50, 1, 1)], 100)
     with pytest.raises(InfeasibleError, match="does not fit"):
         allocate([Live("a", 101, 0, 0)], 100)
+
+
+def test_transformer_layers_split_by_sequence_rows():
+    """A GEMM without geometry is ``count * n`` channels by ``m`` rows, so BERT splits in H
+    (sequence positions) instead of gathering every channel of every layer."""
+    from npuweave.compile.gemini.mapping import out_shape
+    from npuweave.workload import load_layers
+    from npuweave.workload.layer import Layer, LayerKind
+
+    proj = Layer("q", LayerKind.GEMM, ("MatMul",), (1, 8, 768, 768), 8 * 768 * 768, 0,
+                 768 * 768, 8 * 768, 8 * 768)
+    assert out_shape(proj) == (768, 8, 1)
+    ir = compile_multicore(load_layers("bert-base:seq_len=8"), npu(2, 8 << 20), batch=1)
+    assert gemini.validate(ir) == []
+    # core 0 computes sequence positions 0..3 of every layer of the first encoder block
+    assert {w.box.upper[2] for w in ir.workloads(0) if w.layer_name.startswith("layer0/")} == {3}

@@ -27,7 +27,7 @@ from npuweave.compile.layergroup import compile_groups
 from npuweave.compile.layergroup.backward import conv_input_rows
 from npuweave.errors import ConfigError, InfeasibleError
 from npuweave.hardware import NPU
-from npuweave.workload.layer import Layer
+from npuweave.workload.layer import Layer, LayerKind
 
 #: a workload's inputs + weight + output may take at most this share of the L2
 WORKING_SET_SHARE = 0.5
@@ -61,10 +61,19 @@ class Mapping:
 
 
 def out_shape(layer: Layer) -> CHW:
-    """``(C, H, W)`` of a layer's output per sample (``(elements, 1, 1)`` without geometry)."""
+    """``(C, H, W)`` of a layer's output per sample.
+
+    Convolutions and pools: their geometry. A GEMM without geometry ``(count, m, k, n)``
+    (transformer projections, attention): ``count * n`` channels by ``m`` rows (the sequence),
+    so it can be split in rows. Anything else: ``(elements, 1, 1)``.
+    """
     g = layer.geometry
     if g is not None and g.out_chw[0] * g.out_chw[1] * g.out_chw[2] == layer.out_elems:
         return g.out_chw
+    if layer.gemm is not None:
+        count, m, _, n = layer.gemm
+        if count * m * n == layer.out_elems and m > 1:
+            return (count * n, m, 1)
     return (layer.out_elems, 1, 1)
 
 
@@ -83,7 +92,7 @@ def weight_box(layer: Layer, k0: int = 0, k1: int | None = None) -> Box | None:
     return Box((0, k0, 0, 0), (0, hi, cin - 1, rs - 1))
 
 
-def input_box(layer: Layer, in_shape: CHW, out: Box, main: bool, batch_box: bool = True) -> Box:
+def input_box(layer: Layer, in_shape: CHW, out: Box, main: bool) -> Box:
     """The part of an input tensor (shape ``in_shape``) that the ofmap ``out`` needs."""
     c, h, w = in_shape
     n0, n1 = out.lower[0], out.upper[0]
@@ -91,11 +100,14 @@ def input_box(layer: Layer, in_shape: CHW, out: Box, main: bool, batch_box: bool
     oc = out_shape(layer)
     c0, c1 = (0, c - 1) if pe or c != oc[0] else (out.lower[1], out.upper[1])
     g = layer.geometry
+    row_wise = g is None and h == oc[1] and (main or layer.kind is not LayerKind.MATMUL)
     if main and g is not None and g.in_chw == in_shape and oc == g.out_chw:
         rows = conv_input_rows((out.lower[2], out.upper[2] + 1), g.kernel[0], g.stride[0],
                                g.pads[0], g.dilation[0], h)
         h0, h1 = (rows[0], rows[1] - 1) if rows is not None else (0, h - 1)
-    elif (c, h, w) == oc:
+    elif (c, h, w) == oc and layer.kind is not LayerKind.MATMUL or row_wise:
+        # an elementwise partner, or a row-wise GEMM (row r of the output reads row r);
+        # an attention MatMul's second operand is read whole
         h0, h1 = out.lower[2], out.upper[2]
     else:
         h0, h1 = 0, h - 1
