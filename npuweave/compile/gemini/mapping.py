@@ -150,6 +150,11 @@ def _core_parts(split: str, shape: CHW, batch: int, cores: int) -> list[Box]:
     return parts
 
 
+def _powers(n: int) -> list[int]:
+    """1, 2, 4, ... below ``n``, then ``n``: the piece counts the tile search tries."""
+    return sorted({min(n, 1 << e) for e in range(max(n, 1).bit_length() + 1)})
+
+
 def _cut(box: Box, axis: int, pieces: int) -> list[Box]:
     lo, hi = box.lower[axis], box.upper[axis]
     out = []
@@ -166,14 +171,27 @@ class _Planner:
     def __init__(self, layers: tuple[Layer, ...], l2_bytes: int) -> None:
         self.layers = layers
         self.index = {lay.name: i for i, lay in enumerate(layers)}
-        self.shapes = [out_shape(lay) for lay in layers]
         first = layers[0]
         g = first.geometry
         self.input_shape: CHW = g.in_chw if g is not None else (first.in_elems, 1, 1)
         self.budget = int(l2_bytes * WORKING_SET_SHARE)
+        self.shapes: list[CHW] = []
+        for lay in layers:
+            self.shapes.append(self._shape(lay))
+
+    def _shape(self, layer: Layer) -> CHW:
+        """:func:`out_shape`, except that a vector layer without geometry (layer norm,
+        softmax, elementwise ops) keeps the shape of its first input when the sizes agree."""
+        shape = out_shape(layer)
+        if layer.gemm is None and layer.geometry is None and layer.inputs:
+            src = self.in_shape(layer.inputs[0])
+            if src[0] * src[1] * src[2] == layer.out_elems:
+                return src
+        return shape
 
     def in_shape(self, name: str) -> CHW:
-        return self.shapes[self.index[name]] if name in self.index else self.input_shape
+        i = self.index.get(name)
+        return self.shapes[i] if i is not None and i < len(self.shapes) else self.input_shape
 
     def working_set(self, i: int, box: Box) -> int:
         layer = self.layers[i]
@@ -189,24 +207,26 @@ class _Planner:
         return all(self.working_set(i, t) <= self.budget for t in boxes)
 
     def tiles(self, i: int, box: Box) -> list[Box]:
-        """``box`` cut into row tiles, then channel tiles, until each fits the budget."""
+        """``box`` cut into the fewest row x channel tiles that each fit the budget (channel
+        cuts shrink the weights, row cuts the feature maps; powers of two of each)."""
         rows, chans = box.shape[2], box.shape[1]
-        pieces = 1
-        while pieces < rows and not self._fits(i, _cut(box, 2, pieces)):
-            pieces = min(rows, pieces * 2)
-        cut = _cut(box, 2, pieces)
-        if self._fits(i, cut):
-            return cut
-        kp = 1
-        while kp < chans and not self._fits(i, [k for r in cut for k in _cut(r, 1, kp)]):
-            kp = min(chans, kp * 2)
-        out = [k for r in cut for k in _cut(r, 1, kp)]
-        if self._fits(i, out):
-            return out
+        best: list[Box] | None = None
+        for kp in _powers(chans):
+            if best is not None and kp >= len(best):
+                break
+            for rp in _powers(rows):
+                cut = [k for r in _cut(box, 2, rp) for k in _cut(r, 1, kp)]
+                if self._fits(i, cut):
+                    if best is None or len(cut) < len(best):
+                        best = cut
+                    break
+        if best is not None:
+            return best
+        one = _cut(_cut(box, 2, rows)[0], 1, chans)[0]
         raise InfeasibleError(
             f"layer {self.layers[i].name!r}: one output row and channel of {box} with its "
-            f"inputs and weights needs {max(self.working_set(i, t) for t in out):,} bytes, more "
-            f"than half the L2 ({self.budget:,} bytes); use an NPU with a larger l2_bytes")
+            f"inputs and weights needs {self.working_set(i, one):,} bytes, more than half the "
+            f"L2 ({self.budget:,} bytes); use an NPU with a larger l2_bytes")
 
 
 def plan(layers: tuple[Layer, ...] | list[Layer], npu: NPU, cores: int, batch: int) -> Mapping:
