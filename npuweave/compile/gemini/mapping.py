@@ -10,9 +10,8 @@ The rule (docs/GEMINI_IR.md, "Emitting"):
    has at least ``cores`` rows, else in K (output channels). Consumers read what they need
    from whichever core holds it (halo rows in H, all channels in K) over the mesh.
 3. **Order and tiles on a core**: group by group; inside a group, the core's samples in chunks
-   of the group's ``n_per_slice``; per chunk layer by layer; a layer is cut into more chunks
-   (N), then into row tiles (H), then into channel tiles (K, for large weights) until its
-   inputs, weights and output fit half the L2.
+   of the group's ``n_per_slice``; per chunk layer by layer; a layer is cut into the fewest
+   row x channel tiles whose inputs, weights and output fit half the L2.
 
 Everything here is pure data: :class:`Task` records what one workload computes.
 """
