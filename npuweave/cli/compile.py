@@ -115,3 +115,12 @@ def groups(model: str, npu_spec: str, method: str, batch: int, json_path: str | 
 
         plot_plan(plan, png_path)
         console.print(f"wrote {png_path}")
+
+
+def _add_multicore() -> None:
+    from npuweave.cli.compile_multicore import multicore
+
+    compile_.add_command(multicore)
+
+
+_add_multicore()

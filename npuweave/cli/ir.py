@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from npuweave.cli._console import console
 from npuweave.compile import gemini
 from npuweave.compile.gemini.units import parse_bandwidth, parse_frequency
 from npuweave.compile.gemini.validate import check_docs
@@ -19,8 +17,20 @@ _CLOCK = click.option("--clock", default="1GHz", show_default=True,
                       help="Core clock that turns the IR's time cycles into seconds.")
 
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
 def _console() -> Console:
+    from npuweave.cli._console import console  # rich loads only for commands that print tables
+
     return console()
+
+
+def Table(*args: Any, **kwargs: Any) -> Any:  # noqa: N802 - stands in for rich's Table
+    from rich.table import Table as RichTable
+
+    return RichTable(*args, **kwargs)
 
 
 def _mib(n: float) -> str:
@@ -137,15 +147,20 @@ def timeline(file: str, output: str, trace: str | None, dram_bw: str, clock: str
 @click.option("--dram-bw", default="16GB/s", show_default=True,
               help="DRAM bandwidth, e.g. 16GB/s, 900MB/s, 16GiB/s ('inf' for instantaneous).")
 @_CLOCK
-def simulate(file: str, dram_bw: str, clock: str) -> None:
+@click.option("--noc-bw", default=None,
+              help="Core-to-core transfer bandwidth, e.g. 32GB/s (default: transfers are free).")
+@click.option("--hop-cycles", type=click.IntRange(0, 10**9), default=0, show_default=True,
+              help="Cycles per mesh hop of a core-to-core transfer.")
+def simulate(file: str, dram_bw: str, clock: str, noc_bw: str | None, hop_cycles: int) -> None:
     """Replay with DRAM transfers and compute overlapped; compare with the sum of time fields.
 
     \b
     Example:
-      npuweave ir simulate model_ir.json --dram-bw 16GB/s
+      npuweave ir simulate rn34_b4_c4.json --dram-bw 16GB/s --noc-bw 32GB/s
     """
     bw = _bandwidth(dram_bw)
-    r = gemini.simulate(gemini.load(file), bw, parse_frequency(clock))
+    r = gemini.simulate(gemini.load(file), bw, parse_frequency(clock),
+                        parse_bandwidth(noc_bw) if noc_bw else None, hop_cycles)
     table = Table(title=f"replay of {Path(file).name} at {dram_bw} DRAM, {clock} clock")
     table.add_column("resource")
     table.add_column("busy (ms)", justify="right")
@@ -153,6 +168,9 @@ def simulate(file: str, dram_bw: str, clock: str) -> None:
     for core, busy in r.core_busy:
         table.add_row(f"core {core}", f"{busy * 1e3:.3f}", _pct(busy, r.makespan))
     table.add_row("DRAM", f"{r.dram_busy * 1e3:.3f}", _pct(r.dram_busy, r.makespan))
+    if r.mesh:
+        mesh_busy = sum(s.duration for s in r.mesh)
+        table.add_row("mesh (all links)", f"{mesh_busy * 1e3:.3f}", _pct(mesh_busy, r.makespan))
     con = _console()
     con.print(table)
     con.print(f"makespan            {r.makespan * 1e3:.3f} ms")

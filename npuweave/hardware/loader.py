@@ -30,10 +30,12 @@ _SIZE_FIELDS = {"weight_buffer", "act_buffer", "extra_act_buffer", "lmem_bytes",
 _POSITIVE_INT = {"pe_rows", "pe_cols", "arrays", "cores", "lmem_banks", "precision_bits"}
 # bounds checked before any work: the layer-group allocator is quadratic in banks, and the
 # cost models' loops grow with the array size
-_MAX_INT = {"lmem_banks": 1024, "pe_rows": 1 << 16, "pe_cols": 1 << 16, "arrays": 1 << 16,
+_MAX_INT = {"lmem_banks": 1024, "noc_hop_cycles": 10**9, "pe_rows": 1 << 16, "pe_cols": 1 << 16, "arrays": 1 << 16,
             "precision_bits": 64, "dram_latency_cycles": 10**9, "vector_lanes": 1 << 20}
 _NONNEG_INT = {"dram_latency_cycles", "vector_lanes"}
-_RATE_FIELDS = {"dram_bw", "clock_hz"}
+_SIZE_FIELDS |= {"l2_bytes"}
+_NONNEG_INT |= {"noc_hop_cycles"}
+_RATE_FIELDS = {"dram_bw", "clock_hz", "noc_bw"}
 #: Dataflows the cost models implement.
 DATAFLOWS = ("ws",)
 _UNIT = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKMGT]?i?)([Bb]|Hz|hz)?(/s)?\s*$")
@@ -41,7 +43,8 @@ _DEC = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _BIN = {"": 1, "k": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 
 
-_DIMENSION = {**{f: "bytes" for f in _SIZE_FIELDS}, "dram_bw": "bytes/s", "clock_hz": "Hz"}
+_DIMENSION = {**{f: "bytes" for f in _SIZE_FIELDS}, "dram_bw": "bytes/s", "noc_bw": "bytes/s",
+              "clock_hz": "Hz"}
 _EXAMPLE = {"bytes": "'48 MiB'", "bytes/s": "'225 GB/s'", "Hz": "'700 MHz'"}
 
 
@@ -102,7 +105,7 @@ def _convert(field: str, value: Any) -> Any:
         return int(round(v))
     if field in _RATE_FIELDS:
         v = parse_quantity(value, binary=False, dimension=_DIMENSION[field])
-        if not v > 0:
+        if not (v > 0 or (field == "noc_bw" and v == 0)):  # noc_bw 0: no mesh
             raise ValueError(f"must be > 0, got {value!r}")
         return v
     if field in _POSITIVE_INT | _NONNEG_INT:
@@ -154,10 +157,28 @@ def npu_from_dict(raw: Any, source: str = "<dict>") -> NPU:
     cores, mesh = values.get("cores", 1), values.get("mesh", (1, 1))
     if "mesh" in values and mesh[0] * mesh[1] != cores:
         problems.append(f"field 'mesh': {list(mesh)} holds {mesh[0] * mesh[1]} cores but 'cores' is {cores}")
+    problems += _multicore_problems(values)
     if problems:
         raise ConfigError(f"{source}: invalid NPU spec: " + "; ".join(problems))
     values.setdefault("name", Path(source).stem if source != "<dict>" else "custom")
     return NPU(**values)
+
+
+def _multicore_problems(values: dict[str, Any]) -> list[str]:
+    """A mesh of several cores needs its links: ``noc_bw`` > 0 and, per core, ``l2_bytes``."""
+    if values.get("cores", 1) <= 1 or not ("noc_bw" in values or "l2_bytes" in values):
+        return []
+    problems = []
+    if values.get("noc_bw", 0) <= 0:
+        problems.append("field 'noc_bw': a multi-core NPU with an L2 per core needs the mesh "
+                        "link bandwidth, e.g. noc_bw: 32 GB/s")
+    if values.get("l2_bytes", 0) <= 0:
+        problems.append("field 'l2_bytes': a multi-core NPU with a mesh needs each core's L2 "
+                        "size, e.g. l2_bytes: 8 MiB")
+    if "mesh" not in values:
+        problems.append(f"field 'mesh': say how the {values['cores']} cores are arranged, "
+                        "e.g. mesh: [2, 2]")
+    return problems
 
 
 def load_npu(path: str | Path) -> NPU:

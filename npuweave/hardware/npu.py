@@ -8,6 +8,8 @@ multiply-accumulate units and a vector unit of ``vector_lanes`` operations per c
 cores share the DRAM (``dram_bw`` bytes/s, ``dram_latency_cycles`` per transfer), the weight
 buffer and the activation buffer (sizes in bytes). ``lmem_bytes``/``lmem_banks`` describe the
 local memory the layer-group compiler allocates; ``global_mem_bytes`` the DRAM capacity.
+A multi-core NPU (``cores`` on a ``mesh`` of rows x cols) gives each core ``l2_bytes`` of L2
+and links neighbours with ``noc_bw`` bytes/s per link and ``noc_hop_cycles`` per hop.
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ class NPU:
     global_mem_bytes: int = 0
     dataflow: str = "ws"
     description: str = ""
+    #: multi-core fields: each core's own L2 buffer (bytes), the bandwidth of one mesh link
+    #: (bytes/s) and the latency of one mesh hop (cycles); 0 where the NPU has no mesh
+    l2_bytes: int = 0
+    noc_bw: float = 0.0
+    noc_hop_cycles: int = 0
 
     @property
     def macs_per_cycle(self) -> int:

@@ -2,7 +2,8 @@
 
 This is the picture of thesis Figure IV.13: where one lane idles while the other works, the
 scheduler left a resource unused. Several runs (schedulers) stack into one figure on a shared
-time axis so they compare at a glance.
+time axis so they compare at a glance. Other resources (``core 0``, ``mesh 1``, ...) get their
+own lanes, and a caller may add a panel below (the Gemini replay's L2 occupancy).
 
 No backend is selected here: the figure is built with ``matplotlib.figure.Figure`` (not
 pyplot), so a notebook keeps its inline backend and shows the returned Figure, a script saves
@@ -28,20 +29,35 @@ def _palette(keys: list[str]) -> dict[str, Any]:
     return {k: cmap(i % 10) for i, k in enumerate(keys)}
 
 
-def _draw_run(ax: Any, intervals: list[Any], colour_key: Callable[[Any], str],
-              colours: dict[str, Any], scale: float) -> None:
-    for row, lane in enumerate(LANES):
+def lanes_of(runs: Iterable[Iterable[Any]]) -> tuple[str, ...]:
+    """PE and DRAM first (when present or when nothing else is), then the other resources."""
+    found = {iv.resource for ivs in runs for iv in ivs}
+    others = sorted(found - set(LANES), key=lambda r: (r.split()[0], _num(r)))
+    if not others:
+        return LANES
+    return tuple(r for r in LANES if r in found) + tuple(others)
+
+
+def _num(resource: str) -> int:
+    tail = resource.rsplit(" ", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
+
+
+def _draw_lanes(ax: Any, lanes: list[tuple[str, str, list[Any]]],
+                colour_key: Callable[[Any], str], colours: dict[str, Any],
+                scale: float) -> None:
+    """``lanes``: (label, resource, intervals) from the top down, one bar row each."""
+    n = len(lanes)
+    for row, (_label, resource, intervals) in enumerate(lanes):
         spans: dict[str, list[tuple[float, float]]] = {}
         for iv in intervals:
-            if iv.resource == lane:
+            if iv.resource == resource:
                 spans.setdefault(colour_key(iv), []).append(
-                    (iv.start_s * scale, (iv.end_s - iv.start_s) * scale)
-                )
+                    (iv.start_s * scale, (iv.end_s - iv.start_s) * scale))
         for key, bars in spans.items():
-            ax.broken_barh(bars, (len(LANES) - 1 - row + 0.1, 0.8), facecolors=colours[key],
-                           linewidth=0)
-    ax.set_yticks([len(LANES) - 1 - i + 0.5 for i in range(len(LANES))], LANES)
-    ax.set_ylim(0, len(LANES))
+            ax.broken_barh(bars, (n - 1 - row + 0.1, 0.8), facecolors=colours[key], linewidth=0)
+    ax.set_yticks([n - 1 - i + 0.5 for i in range(n)], [lab for lab, _, _ in lanes])
+    ax.set_ylim(0, n)
 
 
 def plot_timeline(
@@ -51,13 +67,15 @@ def plot_timeline(
     color_by: str | Callable[[Any], str] = "tenant",
     until_s: float | None = None,
     ax: Any = None,
+    panel: Callable[[Any], None] | None = None,
 ) -> Any:
     """Draw PE/DRAM lanes for one run (a list of intervals) or several (name -> intervals).
 
     ``color_by`` is an interval attribute name or a function of an interval; ``until_s`` cuts
     the time axis (for long runs). With ``ax`` (a matplotlib Axes) every run's lanes go into
-    that Axes, stacked; without it a new Figure gets one Axes per run. ``path`` also saves
-    the figure (format from the suffix). Returns the ``matplotlib.figure.Figure``.
+    that Axes, stacked; without it a new Figure gets one Axes per run, and ``panel`` (a
+    function of an Axes) draws an extra Axes below them. ``path`` also saves the figure
+    (format from the suffix). Returns the ``matplotlib.figure.Figure``.
 
     Examples
     --------
@@ -68,11 +86,12 @@ def plot_timeline(
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
-    pairs = runs.items() if isinstance(runs, Mapping) else [("", runs)]
-    named: dict[str, list[Any]] = {str(k): list(v) for k, v in pairs}
+    source: Mapping[str, Iterable[Any]] = runs if isinstance(runs, Mapping) else {"": runs}
+    named: dict[str, list[Any]] = {str(k): list(v) for k, v in source.items()}
     key = attribute_or_call(color_by)
     keys = sorted({str(key(iv)) for ivs in named.values() for iv in ivs})
     colours = _palette(keys)
+    lanes = lanes_of(named.values())
     end = until_s or max((iv.end_s for ivs in named.values() for iv in ivs), default=1e-3)
     scale, unit = (1e3, "ms") if end >= 1e-3 else (1e6, "us")
 
@@ -80,20 +99,27 @@ def plot_timeline(
         return str(key(iv))
 
     if ax is None:
-        fig = Figure(figsize=(10, 0.9 + 1.1 * len(named)))
-        axes = fig.subplots(len(named), 1, squeeze=False, sharex=True)[:, 0]
-        for one, (name, ivs) in zip(axes, named.items(), strict=True):
-            _draw_run(one, ivs, colour_of, colours, scale)
+        rows = len(named) + (panel is not None)
+        per_run = 0.3 + 0.3 * len(lanes)
+        fig = Figure(figsize=(10, 0.9 + per_run * len(named) + (2.5 if panel else 0)))
+        axes = fig.subplots(rows, 1, squeeze=False,
+                            height_ratios=[per_run] * len(named) + ([2.5] if panel else []))
+        for one, (name, ivs) in zip(axes[:, 0], named.items()):
+            _draw_lanes(one, [(lane, lane, ivs) for lane in lanes], colour_of, colours, scale)
             one.set_ylabel(name, rotation=0, ha="right", va="center")
             one.set_xlim(0, end * scale)
-        axes[-1].set_xlabel(f"time ({unit})")
+        axes[len(named) - 1, 0].set_xlabel(f"time ({unit})")
+        if panel is not None:
+            panel(axes[-1, 0])
     else:
         fig = ax.figure
-        _draw_stacked(ax, named, colour_of, colours, scale)
+        stacked = [(f"{name} {lane}".strip(), lane, ivs) for name, ivs in named.items()
+                   for lane in lanes]
+        _draw_lanes(ax, stacked, colour_of, colours, scale)
         ax.set_xlim(0, end * scale)
         ax.set_xlabel(f"time ({unit})")
     handles = [Rectangle((0, 0), 1, 1, color=colours[k]) for k in keys]
-    fig.legend(handles, keys, loc="upper right", ncol=max(1, len(keys)), frameon=False)
+    fig.legend(handles, keys, loc="upper right", ncol=max(1, min(len(keys), 8)), frameon=False)
     if title:
         fig.suptitle(title, x=0.02, ha="left")
     if ax is None:
@@ -101,24 +127,3 @@ def plot_timeline(
     if path is not None:
         save_figure(fig, path, dpi=120)
     return fig
-
-
-def _draw_stacked(ax: Any, named: dict[str, list[Any]], colour_key: Callable[[Any], str],
-                  colours: dict[str, Any], scale: float) -> None:
-    """Every run's PE and DRAM lanes in one Axes, first run on top."""
-    ticks, labels = [], []
-    rows = len(named) * len(LANES)
-    for r, (name, ivs) in enumerate(named.items()):
-        for li, lane in enumerate(LANES):
-            y = rows - 1 - (r * len(LANES) + li)
-            spans: dict[str, list[tuple[float, float]]] = {}
-            for iv in ivs:
-                if iv.resource == lane:
-                    spans.setdefault(colour_key(iv), []).append(
-                        (iv.start_s * scale, (iv.end_s - iv.start_s) * scale))
-            for k, bars in spans.items():
-                ax.broken_barh(bars, (y + 0.1, 0.8), facecolors=colours[k], linewidth=0)
-            ticks.append(y + 0.5)
-            labels.append(f"{name} {lane}".strip())
-    ax.set_yticks(ticks, labels)
-    ax.set_ylim(0, rows)

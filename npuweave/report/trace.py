@@ -30,6 +30,8 @@ LANE_ORDER = ("PE", "DRAM")
 
 def _lanes(intervals: Sequence[Any]) -> list[str]:
     found = {iv.resource for iv in intervals}
+    if "PE" not in found and found - set(LANE_ORDER):  # e.g. "core 0", "DRAM", "mesh 1"
+        return sorted(found)
     return list(LANE_ORDER) + sorted(found - set(LANE_ORDER))
 
 

@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gemini-ir"
+_ROOT = Path(__file__).resolve().parents[2]
+#: the two published files beside the repository (``../shared`` or ``../../shared``)
+DATA = next((p for p in (_ROOT.parent / "shared" / "data" / "gemini-ir",
+                         _ROOT.parent.parent / "shared" / "data" / "gemini-ir") if p.is_dir()),
+            _ROOT.parent / "shared" / "data" / "gemini-ir")
+#: more published files (Gemini's ``scheduler_output/``), if the user copied them somewhere:
+#: ``GEMINI_IR_DIR=/tmp/gemini-files pytest tests/gemini``
+EXTRA_DIR = Path(os.environ.get("GEMINI_IR_DIR", "/nonexistent"))
+EXTRA = sorted(p for p in EXTRA_DIR.glob("*_stschedule.json") if p.stat().st_size > 0) \
+    if EXTRA_DIR.is_dir() else []
 B1 = DATA / "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json"
 B4 = DATA / "int8_resnet34.sim_quantized_b4_c1_bw16_stschedule.json"
 

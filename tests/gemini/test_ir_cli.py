@@ -94,9 +94,10 @@ def test_timeline_writes_png_and_trace(capsys, tiny, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     events = json.loads(trace.read_text())["traceEvents"]
     complete = [e for e in events if e["ph"] == "X"]
-    assert sorted(e["name"] for e in complete) == ["conv", "fmap #0", "relu", "store #3",
-                                                   "weight #1"]
-    conv = next(e for e in complete if e["name"] == "conv")
+    # the shared writer (npuweave.report.trace) names an event "<kind>:<name>"
+    assert sorted(e["name"] for e in complete) == ["fmap:fmap #0", "pe:conv", "store:store #3",
+                                                   "vp:relu", "weight:weight #1"]
+    conv = next(e for e in complete if e["name"] == "pe:conv")
     assert (conv["ts"], conv["dur"]) == (pytest.approx(0.2e6), pytest.approx(0.2e6))  # us
     counters = [e for e in events if e["ph"] == "C"]
     assert [c["args"]["weight"] for c in counters] == [0, 320]  # L2 bytes per snapshot

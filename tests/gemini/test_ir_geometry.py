@@ -5,7 +5,6 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from npuweave.compile.gemini.checks_buffer import tile_box
 from npuweave.compile.gemini.geometry import (
     fmap_bytes,
     fmap_sizes,
@@ -13,6 +12,7 @@ from npuweave.compile.gemini.geometry import (
     uncovered,
     weight_bytes,
 )
+from npuweave.compile.gemini.index import to_absolute as tile_box
 from npuweave.compile.gemini.model import Box
 
 

@@ -29,7 +29,8 @@ def graphs() -> dict[str, Graph]:
 
 
 def test_zoo_has_every_model_the_issue_names():
-    assert set(PAPER_ALIASES.values()) == set(ALL)
+    # resnet34 is the network of the published Gemini IR files; no paper names it
+    assert set(PAPER_ALIASES.values()) == set(ALL) - {"resnet34"}
     assert zoo_names() == ALL
 
 

@@ -14,6 +14,8 @@ Examples
 0.0020033...
 """
 
+from typing import TYPE_CHECKING
+
 from npuweave.compile.gemini.index import Violation
 from npuweave.compile.gemini.model import (
     IR,
@@ -31,16 +33,37 @@ from npuweave.compile.gemini.model import (
     Workload,
 )
 from npuweave.compile.gemini.reader import from_dict, load, loads
-from npuweave.compile.gemini.simulate import SimResult, Span, simulate
 from npuweave.compile.gemini.summary import Summary, summarize
-from npuweave.compile.gemini.timeline import plot_timeline, trace_events, write_trace
 from npuweave.compile.gemini.validate import CHECKS, validate
 from npuweave.compile.gemini.writer import dump, dumps, to_dict
+
+if TYPE_CHECKING:  # the names below load lazily (see _LAZY); type checkers see them here
+    from npuweave.compile.gemini.multicore import compile_multicore
+    from npuweave.compile.gemini.replay import SimResult, Span, simulate
+    from npuweave.compile.gemini.timeline import plot_timeline, trace_events, write_trace
+
+# The replay (event loop of npuweave.sim), the pictures (matplotlib through npuweave.report)
+# and the emitter (layer-group compiler, cost models) load on first use, so reading and
+# validating a file (`npuweave ir validate`) does not pay for them.
+_LAZY = {
+    "SimResult": "replay", "Span": "replay", "simulate": "replay",
+    "plot_timeline": "timeline", "trace_events": "timeline", "write_trace": "timeline",
+    "compile_multicore": "multicore",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(f"npuweave.compile.gemini.{_LAZY[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module 'npuweave.compile.gemini' has no attribute {name!r}")
 
 __all__ = [
     "CHECKS", "IR", "Box", "BufferEntry", "Destination", "DramLoad", "DramStore", "Ifmap",
     "Ofmap", "SimResult", "Source", "Span", "Summary", "Tile", "Violation", "Weight",
-    "WeightBufferEntry", "Workload", "dump", "dumps", "from_dict", "load", "loads",
-    "plot_timeline", "simulate", "summarize", "to_dict", "trace_events", "validate",
+    "WeightBufferEntry", "Workload", "compile_multicore", "dump", "dumps", "from_dict", "load",
+    "loads", "plot_timeline", "simulate", "summarize", "to_dict", "trace_events", "validate",
     "write_trace",
 ]

@@ -6,12 +6,28 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from npuweave.compile.gemini.geometry import uncovered
-from npuweave.compile.gemini.index import Index, Violation, core_path, workload_path
-from npuweave.compile.gemini.model import Box, BufferEntry, Workload
+from npuweave.compile.gemini.index import (
+    Index,
+    Violation,
+    core_path,
+    to_absolute,
+    workload_path,
+)
+from npuweave.compile.gemini.model import BufferEntry, Workload
+
+
+def regions(w: Workload) -> list[tuple[int, int]]:
+    """The ring-buffer regions as ``[lo, hi)`` address ranges.
+
+    The format document defines an entry as ``[start, size]``; every published file has the
+    single region ``[0, buffersize]``, where ``[start, size]`` and ``[start, end)`` agree, so
+    the files cannot tell the two readings apart. npuweave follows the document.
+    """
+    return [(start, start + size) for start, size in w.ring_buffer]
 
 
 def _region(w: Workload, address: int) -> tuple[int, int] | None:
-    return next(((lo, hi) for lo, hi in w.ring_buffer if lo <= address < hi), None)
+    return next(((lo, hi) for lo, hi in regions(w) if lo <= address < hi), None)
 
 
 def occupied(w: Workload, b: BufferEntry) -> list[tuple[int, int]]:
@@ -58,7 +74,7 @@ def check_buffer_capacity(ix: Index) -> Iterator[Violation]:
                 if region is None or b.address < 0:
                     yield Violation(f"{wp}.buffer[{j}].address", "buffer-capacity",
                                     f"address {b.address} is in no ring-buffer region "
-                                    f"{[list(r) for r in w.ring_buffer]}")
+                                    f"{[list(r) for r in regions(w)]} ([lo, hi) bytes)")
                 elif b.size > region[1] - region[0] or b.size < 0:
                     yield Violation(f"{wp}.buffer[{j}].size", "buffer-capacity",
                                     f"{b.size} bytes do not fit region {list(region)}")
@@ -86,15 +102,40 @@ def check_newly_added(ix: Index) -> Iterator[Violation]:
 
 
 def check_cur_wl_ifmap(ix: Index) -> Iterator[Violation]:
-    """The entries flagged ``cur_wl_ifmap`` hold exactly the workload's ifmap transfer ids."""
+    """Entries flagged ``cur_wl_ifmap`` hold every ifmap id of the workload, and each holds at
+    least one (a merged entry may also hold ids of the layer's other workloads)."""
     for core, wls in ix.ir.cores:
         for i, w in enumerate(wls):
-            flagged = {t for b in w.buffer if b.cur_wl_ifmap for t in (b.transfer_ids or ())}
             wanted = {t for f in w.ifmaps for t in f.transfer_ids}
-            if flagged != wanted:
+            flagged = [set(b.transfer_ids or ()) for b in w.buffer if b.cur_wl_ifmap]
+            held = set().union(*flagged)
+            if not wanted <= held or any(not ids & wanted for ids in flagged):
                 yield Violation(f"{workload_path(core, i)}.buffer", "cur-wl-ifmap",
-                                f"entries flagged cur_wl_ifmap hold ids {sorted(flagged)}, "
+                                f"entries flagged cur_wl_ifmap hold ids {sorted(held)}, "
                                 f"the workload's ifmaps are {sorted(wanted)}")
+
+
+def check_header(ix: Index) -> Iterator[Violation]:
+    """The mesh holds exactly the cores (``xlen * ylen``), sizes are positive, times >= 0."""
+    ir = ix.ir
+    for key, value, low in (("xlen", ir.xlen, 1), ("ylen", ir.ylen, 1),
+                            ("buffersize", ir.buffersize, 1), ("top_batch_cut", ir.top_batch_cut, 1)):
+        if value < low:
+            yield Violation(f"$.{key}", "header", f"{value}, must be >= {low}")
+    cores = len(ir.cores)
+    if ir.xlen >= 1 and ir.ylen >= 1 and ir.xlen * ir.ylen != cores:
+        yield Violation("$", "header", f"a {ir.xlen} x {ir.ylen} mesh holds {ir.xlen * ir.ylen} "
+                        f"cores, the file has {cores} ({', '.join(map(str, ir.core_ids))})")
+    for core, wls in ir.cores:
+        if not 0 <= core < max(cores, ir.xlen * ir.ylen):
+            yield Violation(core_path(core), "header", f"core id {core} lies outside the mesh")
+        for i, w in enumerate(wls):
+            if w.time < 0:
+                yield Violation(f"{workload_path(core, i)}.time", "header",
+                                f"{w.time} cycles, a time must be >= 0")
+            if w.ofmap_size < 0:
+                yield Violation(f"{workload_path(core, i)}.ofmap_size", "header",
+                                f"{w.ofmap_size} bytes, must be >= 0")
 
 
 def check_workload_order(ix: Index) -> Iterator[Violation]:
@@ -116,15 +157,6 @@ def check_ofmap_size(ix: Index) -> Iterator[Violation]:
                                 f"{w.ofmap_size}, but the ofmaps add up to {total}")
 
 
-def tile_box(w: Workload, box: Box) -> Box:
-    """A tile's ofmap box in absolute coordinates (tile-local boxes are shifted by the
-    workload's lower corner)."""
-    if w.box.contains(box):
-        return box
-    shifted = box.shifted(w.box.lower)
-    return shifted if w.box.contains(shifted) else box
-
-
 def check_tile_coverage(ix: Index) -> Iterator[Violation]:
     """``tile_info`` tiles lie inside the workload and together cover it."""
     for core, wls in ix.ir.cores:
@@ -132,7 +164,7 @@ def check_tile_coverage(ix: Index) -> Iterator[Violation]:
             wp = workload_path(core, i)
             boxes = []
             for t in w.tiles:
-                box = tile_box(w, t.ofmap)
+                box = to_absolute(w, t.ofmap)
                 if not w.box.contains(box):
                     yield Violation(f"{wp}.tile_info.{t.name}", "tile-coverage",
                                     f"tile ofmap {t.ofmap} lies outside the workload {w.box}")

@@ -29,10 +29,10 @@ def check_transfer_unique(ix: Index) -> Iterator[Violation]:
         for p in prods[1:]:
             yield Violation(f"{workload_path(p.core, p.index)}.ofmap[{p.ofmap_index}].transfer_id",
                             "transfer-unique", f"transfer id {tid} is produced {len(prods)} times")
-    for tid, entries in ix.stores.items():
-        for i, _ in entries[1:]:
+    for tid, stored in ix.stores.items():
+        for i, _ in stored[1:]:
             yield Violation(f"{STORES_PATH}[{i}].transfer_id", "transfer-unique",
-                            f"transfer id {tid} is stored to DRAM {len(entries)} times")
+                            f"transfer id {tid} is stored to DRAM {len(stored)} times")
 
 
 def _references(w: Workload) -> Iterator[tuple[str, int]]:
@@ -80,8 +80,9 @@ def check_dram_store(ix: Index) -> Iterator[Violation]:
         if s.layer_name != wl.layer_name:
             yield Violation(f"{path}.layer_name", "dram-store",
                             f"{s.layer_name!r} but the producer is {wl.layer_name!r}")
-        if s.box != p.ofmap.box:
-            yield Violation(path, "dram-store", f"box {s.box} differs from ofmap box {p.ofmap.box}")
+        if s.box not in (p.ofmap.box, ix.absolute(s.transfer_id)):
+            yield Violation(path, "dram-store", f"box {s.box} differs from ofmap box "
+                            f"{p.ofmap.box} (absolute: {ix.absolute(s.transfer_id)})")
         if not any(d.type == "DRAM" for d in p.ofmap.destinations):
             yield Violation(path, "dram-store", "the producer's ofmap has no DRAM destination")
     for core, wls in ix.ir.cores:
@@ -115,27 +116,39 @@ def _consumes(w: Workload, tid: int) -> bool:
     return w.weight is not None and tid in w.weight.transfer_ids
 
 
+def _reads_layer(ix: Index, w: Workload, layer: str) -> bool:
+    """True when ``w`` reads some ofmap of ``layer`` (a producer split into several workloads
+    lists every workload of its consumer layers as a destination, see docs/GEMINI_IR.md)."""
+    for f in w.ifmaps:
+        for tid in f.transfer_ids:
+            p = ix.producer_of(tid)
+            if p is not None and p.workload.layer_name == layer:
+                return True
+    return False
+
+
 def check_destination(ix: Index) -> Iterator[Violation]:
-    """Core destinations name existing workloads that take the transfer id as an input."""
+    """Core destinations name existing workloads that read the id (or its layer) as an input."""
     for core, wls in ix.ir.cores:
         for i, w in enumerate(wls):
             for j, o in enumerate(w.ofmaps):
                 for k, d in enumerate(o.destinations):
                     yield from _dest(ix, f"{workload_path(core, i)}.ofmap[{j}].destination[{k}]",
-                                     d.type, d.core_id, d.workload_id, o.transfer_id)
+                                     d.type, d.core_id, d.workload_id, o.transfer_id,
+                                     w.layer_name)
     for i, e in enumerate(ix.ir.loads):
         for k, d in enumerate(e.destinations):
             yield from _dest(ix, f"{LOADS_PATH}[{i}].destination[{k}]", d.type, d.core_id,
-                             d.workload_id, e.transfer_id)
+                             d.workload_id, e.transfer_id, None)
 
 
 def _dest(ix: Index, path: str, kind: str, core: int, wid: int | None,
-          tid: int) -> Iterator[Violation]:
+          tid: int, layer: str | None) -> Iterator[Violation]:
     if kind != "core":
         return
     pos = ix.positions.get((core, wid)) if wid is not None else None
     if pos is None:
         yield Violation(path, "destination", f"core {core} has no workload {wid}")
-    elif not _consumes(pos[1], tid):
-        yield Violation(path, "destination", f"workload {wid} on core {core} does not take "
-                        f"transfer id {tid} as an ifmap or weight")
+    elif not _consumes(pos[1], tid) and (layer is None or not _reads_layer(ix, pos[1], layer)):
+        yield Violation(path, "destination", f"workload {wid} on core {core} takes neither "
+                        f"transfer id {tid} nor any ofmap of its layer as an input")

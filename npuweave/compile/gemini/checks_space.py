@@ -16,6 +16,7 @@ from npuweave.compile.gemini.index import (
     STORES_PATH,
     Index,
     Violation,
+    to_absolute,
     workload_path,
 )
 from npuweave.compile.gemini.model import Box, BufferEntry, Workload
@@ -56,45 +57,54 @@ def check_box_order(ix: Index) -> Iterator[Violation]:
             yield Violation(path, "box-order", f"lower > upper in {box}")
 
 
-def _extent(ix: Index, tids: tuple[int, ...]) -> Box | None:
-    return bounding(b for t in tids if (b := ix.extent(t)) is not None)
-
-
 def _outside(path: str, box: Box, outer: Box | None, what: str) -> Iterator[Violation]:
     if outer is not None and not outer.contains(box):
         yield Violation(path, "box-outside", f"box {box} lies outside {what} {outer}")
 
 
+def _unread(ix: Index, path: str, box: Box, tids: tuple[int, ...],
+            what: str) -> Iterator[Violation]:
+    """A box naming ``tids`` that lies in neither frame of the tensor (see ``Index.readings``)."""
+    if not ix.readings(box, tids):
+        fr = ix.frame(tids)
+        yield Violation(path, "box-outside", f"box {box} lies outside {what} "
+                        f"{fr[0] if fr else '?'} (absolute or tile-local)")
+
+
 def check_box_outside(ix: Index) -> Iterator[Violation]:
-    """Each tensor's box lies inside the tensor it is cut from (its layer's ofmap/ifmap)."""
+    """Each tensor's box lies inside the tensor it is cut from (absolute or tile-local)."""
     for core, wls in ix.ir.cores:
         for i, w in enumerate(wls):
             wp = workload_path(core, i)
             for j, o in enumerate(w.ofmaps):
-                yield from _outside(f"{wp}.ofmap[{j}]", o.box, w.box, "its workload")
+                if not w.box.contains(to_absolute(w, o.box)):
+                    yield Violation(f"{wp}.ofmap[{j}]", "box-outside", f"box {o.box} lies "
+                                    f"outside its workload {w.box} (absolute or tile-local)")
             for j, f in enumerate(w.ifmaps):
-                yield from _outside(f"{wp}.ifmap[{j}]", f.box, _extent(ix, f.transfer_ids),
-                                    "the tensor it reads")
+                yield from _unread(ix, f"{wp}.ifmap[{j}]", f.box, f.transfer_ids,
+                                   "the tensor it reads")
             if w.weight is not None:
-                yield from _outside(f"{wp}.weight", w.weight.box,
-                                    _extent(ix, w.weight.transfer_ids), "the DRAM weight")
+                fr = ix.frame(w.weight.transfer_ids)
+                yield from _outside(f"{wp}.weight", w.weight.box, fr[0] if fr else None,
+                                    "the DRAM weight")
             yield from _buffer_outside(ix, wp, w)
     for i, s in enumerate(ix.ir.stores):
-        yield from _outside(f"{STORES_PATH}[{i}]", s.box, ix.layer_extent.get(s.layer_name),
-                            f"layer {s.layer_name!r}")
+        if not ix.in_layer(s.box, s.layer_name):
+            yield Violation(f"{STORES_PATH}[{i}]", "box-outside", f"box {s.box} lies outside "
+                            f"layer {s.layer_name!r} {ix.layer_extent.get(s.layer_name)}")
 
 
 def _buffer_outside(ix: Index, wp: str, w: Workload) -> Iterator[Violation]:
     for j, b in enumerate(w.buffer):
         bp = f"{wp}.buffer[{j}]"
         if b.transfer_ids is not None:
-            yield from _outside(bp, b.box, _extent(ix, b.transfer_ids), "the tensor it holds")
-        elif b.layer_name is not None:
-            yield from _outside(bp, b.box, ix.layer_extent.get(b.layer_name),
-                                f"layer {b.layer_name!r}")
+            yield from _unread(ix, bp, b.box, b.transfer_ids, "the tensor it holds")
+        elif b.layer_name is not None and not ix.in_layer(b.box, b.layer_name):
+            yield Violation(bp, "box-outside", f"box {b.box} lies outside layer "
+                            f"{b.layer_name!r} {ix.layer_extent.get(b.layer_name)}")
         for k, s in enumerate(b.sources or ()):
-            yield from _outside(f"{bp}.source[{k}]", s.box, ix.extent(s.transfer_id),
-                                "the tensor it comes from")
+            yield from _unread(ix, f"{bp}.source[{k}]", s.box, (s.transfer_id,),
+                               "the tensor it comes from")
 
 
 def _size(path: str, actual: int, expected: int | set[int], rule: str) -> Iterator[Violation]:
@@ -135,6 +145,12 @@ def check_size(ix: Index) -> Iterator[Violation]:
                                      f"the {b.type} rule")
 
 
+def _absolute_source(ix: Index, box: Box, tid: int) -> Box:
+    """A source box in absolute coordinates (its first reading; as is when none fits)."""
+    found = ix.readings(box, (tid,))
+    return found[0] if found else box
+
+
 def check_buffer_source(ix: Index) -> Iterator[Violation]:
     """A buffer tensor's sources carry exactly its transfer ids and span exactly its box."""
     for core, wls in ix.ir.cores:
@@ -148,7 +164,10 @@ def check_buffer_source(ix: Index) -> Iterator[Violation]:
                     yield Violation(f"{bp}.source", "buffer-source", f"source ids {sorted(ids)} "
                                     f"differ from transfer_id {list(b.transfer_ids)}")
                 span = bounding(s.box for s in b.sources)
-                if span is not None and span != b.box:
+                if span is None or span == b.box:
+                    continue
+                real = bounding(_absolute_source(ix, s.box, s.transfer_id) for s in b.sources)
+                if real not in ix.readings(b.box, b.transfer_ids):
                     yield Violation(f"{bp}.source", "buffer-source",
                                     f"sources span {span}, the entry says {b.box}")
 
@@ -159,10 +178,13 @@ def check_ifmap_coverage(ix: Index) -> Iterator[Violation]:
         for i, w in enumerate(wls):
             for j, f in enumerate(w.ifmaps):
                 tids = set(f.transfer_ids)
-                boxes = [s.box for b in w.buffer if tids & set(b.transfer_ids or ())
-                         for s in (b.sources or ()) if s.transfer_id in tids]
-                rest = uncovered(f.box, boxes)
-                if rest:
+                boxes = [_absolute_source(ix, s.box, s.transfer_id) for b in w.buffer
+                         if tids & set(b.transfer_ids or ()) for s in (b.sources or ())
+                         if s.transfer_id in tids]
+                readings = ix.readings(f.box, f.transfer_ids) or [f.box]
+                rests = [uncovered(r, boxes) for r in readings]
+                if all(rests):
+                    rest = rests[0]
                     yield Violation(f"{workload_path(core, i)}.ifmap[{j}]", "ifmap-coverage",
                                     f"{sum(r.volume for r in rest)} elements of {f.box} are in "
                                     f"no L2 buffer entry of transfer ids {sorted(tids)}")

@@ -46,14 +46,28 @@ def child_path(path: str, key: str | int) -> str:
 
 
 class _Obj:
-    """A JSON object being read: typed getters that raise IRError with the JSON path."""
+    """A JSON object being read: typed getters that raise IRError with the JSON path.
 
-    __slots__ = ("d", "path", "src", "used")
+    ``get_*`` read a required key; ``opt_*`` return None when the key is absent (or null).
+    """
 
-    def __init__(self, d: Any, path: str, src: str) -> None:
+    __slots__ = ("d", "_path", "_parent", "_key", "src", "used")
+
+    def __init__(self, d: Any, path: str, src: str, parent: str | None = None,
+                 key: str | int | None = None) -> None:
+        # the JSON path is built only when an error needs it (``parent`` + ``key``)
+        self._path, self._parent, self._key = path, parent, key
         if not isinstance(d, dict):
-            raise _err(src, path, f"expected an object, got {_kind(d)}")
-        self.d, self.path, self.src, self.used = d, path, src, set()
+            raise _err(src, self.path, f"expected an object, got {_kind(d)}")
+        self.d, self.src = d, src
+        self.used: set[str] = set()
+
+    @property
+    def path(self) -> str:
+        if self._parent is not None and self._key is not None:
+            self._path = child_path(self._parent, self._key)
+            self._parent = None
+        return self._path
 
     def raw(self, key: str, optional: bool = False) -> Any:
         if key not in self.d:
@@ -63,9 +77,16 @@ class _Obj:
         self.used.add(key)
         return self.d[key]
 
-    def int(self, key: str, optional: bool = False) -> int | None:
-        v = self.raw(key, optional)
-        return None if v is None and optional else _int(v, self, key)
+    def get_int(self, key: str) -> int:
+        v = self.d.get(key)
+        if type(v) is int:  # fast path: the common, well-formed case
+            self.used.add(key)
+            return v
+        return _int(self.raw(key), self, key)
+
+    def opt_int(self, key: str) -> int | None:
+        v = self.raw(key, True)
+        return None if v is None else _int(v, self, key)
 
     def num(self, key: str) -> float:
         v = self.raw(key)
@@ -73,49 +94,83 @@ class _Obj:
             raise _err(self.src, child_path(self.path, key), f"expected a number, got {_kind(v)}")
         return v
 
-    def str(self, key: str, optional: bool = False) -> str | None:
-        v = self.raw(key, optional)
-        if v is None and optional:
-            return None
-        if not isinstance(v, str):
+    def opt_str(self, key: str) -> str | None:
+        v = self.raw(key, True)
+        if v is not None and not isinstance(v, str):
             raise _err(self.src, child_path(self.path, key), f"expected a string, got {_kind(v)}")
         return v
 
-    def bool(self, key: str) -> bool | None:
+    def get_str(self, key: str) -> str:
+        v = self.d.get(key)
+        if type(v) is str:
+            self.used.add(key)
+            return v
+        v = self.opt_str(key) if key in self.d else self.raw(key)
+        if v is None:
+            raise _err(self.src, child_path(self.path, key), "expected a string, got null")
+        return v
+
+    def opt_bool(self, key: str) -> bool | None:
         v = self.raw(key, optional=True)
         if v is not None and not isinstance(v, bool):
             raise _err(self.src, child_path(self.path, key), f"expected true/false, got {_kind(v)}")
         return v
 
-    def list(self, key: str, optional: bool = False) -> list[Any] | None:
-        v = self.raw(key, optional)
-        if v is None and optional:
-            return None
-        if not isinstance(v, list):
+    def opt_list(self, key: str) -> list[Any] | None:
+        v = self.raw(key, True)
+        if v is not None and not isinstance(v, list):
             raise _err(self.src, child_path(self.path, key), f"expected a list, got {_kind(v)}")
         return v
 
-    def ints(self, key: str, optional: bool = False, length: int | None = None) -> tuple[int, ...]:
-        items = self.list(key, optional)
-        if items is None:
-            return None  # type: ignore[return-value]
+    def get_list(self, key: str) -> list[Any]:
+        v = self.opt_list(key) if key in self.d else self.raw(key)
+        if v is None:
+            raise _err(self.src, child_path(self.path, key), "expected a list, got null")
+        return v
+
+    def _int_items(self, key: str, items: list[Any], length: int | None) -> tuple[int, ...]:
         p = child_path(self.path, key)
         if length is not None and len(items) != length:
             raise _err(self.src, p, f"expected {length} integers, got {len(items)}")
         return tuple(_int(v, self, key, p) for v in items)
 
-    def objs(self, key: str, optional: bool = False) -> list[_Obj] | None:
-        items = self.list(key, optional)
-        if items is None:
-            return None
-        p = child_path(self.path, key)
-        return [_Obj(v, child_path(p, i), self.src) for i, v in enumerate(items)]
+    def ints(self, key: str, length: int | None = None) -> tuple[int, ...]:
+        v = self.d.get(key)
+        if (type(v) is list and (length is None or len(v) == length)
+                and all(type(x) is int for x in v)):
+            self.used.add(key)
+            return tuple(v)
+        return self._int_items(key, self.get_list(key), length)
 
-    def obj(self, key: str, optional: bool = False) -> _Obj | None:
-        v = self.raw(key, optional)
-        return None if v is None and optional else _Obj(v, child_path(self.path, key), self.src)
+    def opt_ints(self, key: str) -> tuple[int, ...] | None:
+        items = self.opt_list(key)
+        return None if items is None else self._int_items(key, items, None)
+
+    def _wrap(self, key: str, items: list[Any]) -> list[_Obj]:
+        p = child_path(self.path, key)
+        return [_Obj(v, "", self.src, p, i) for i, v in enumerate(items)]
+
+    def objs(self, key: str) -> list[_Obj]:
+        return self._wrap(key, self.get_list(key))
+
+    def opt_objs(self, key: str) -> list[_Obj] | None:
+        items = self.opt_list(key)
+        return None if items is None else self._wrap(key, items)
+
+    def obj(self, key: str) -> _Obj:
+        return _Obj(self.raw(key), "", self.src, self.path, key)
+
+    def opt_obj(self, key: str) -> _Obj | None:
+        v = self.raw(key, True)
+        return None if v is None else _Obj(v, "", self.src, self.path, key)
 
     def box(self, lower: str = "lower", upper: str = "upper") -> Box:
+        d = self.d
+        lo, up = d.get(lower), d.get(upper)
+        if (type(lo) is list and type(up) is list and len(lo) == 4 and len(up) == 4
+                and all(type(x) is int for x in lo) and all(type(x) is int for x in up)):
+            self.used.update((lower, upper))
+            return Box(tuple(lo), tuple(up))
         return Box(self.ints(lower, length=4), self.ints(upper, length=4))
 
     def opt_box(self, lower: str = "lower", upper: str = "upper") -> Box | None:
@@ -124,6 +179,8 @@ class _Obj:
         return self.box(lower, upper)
 
     def extra(self) -> tuple[tuple[str, Any], ...]:
+        if len(self.used) == len(self.d):  # every key was read: nothing left over
+            return ()
         return tuple((k, freeze(v)) for k, v in self.d.items() if k not in self.used)
 
 
@@ -146,57 +203,57 @@ def _err(src: str, path: str, msg: str) -> IRError:
 
 def _destination(o: _Obj) -> Destination:
     return Destination(
-        o.str("type"), o.int("core_id"), o.int("workload_id", True), o.str("layer_name", True),
+        o.get_str("type"), o.get_int("core_id"), o.opt_int("workload_id"), o.opt_str("layer_name"),
         o.extra(),
     )
 
 
 def _load(o: _Obj) -> DramLoad:
-    rel = o.ints("related_ifmap", optional=True)
+    rel = o.opt_ints("related_ifmap")
     dests = tuple(_destination(d) for d in o.objs("destination"))
-    return DramLoad(o.int("transfer_id"), o.str("type"), o.box(), o.int("size"), dests, rel,
+    return DramLoad(o.get_int("transfer_id"), o.get_str("type"), o.box(), o.get_int("size"), dests, rel,
                     o.extra())
 
 
 def _store(o: _Obj) -> DramStore:
     return DramStore(
-        o.int("transfer_id"), o.int("core_id"), o.int("workload_id"), o.str("layer_name"),
-        o.box(), o.ints("related_ofmap", optional=True), o.extra(),
+        o.get_int("transfer_id"), o.get_int("core_id"), o.get_int("workload_id"), o.get_str("layer_name"),
+        o.box(), o.opt_ints("related_ofmap"), o.extra(),
     )
 
 
 def _ifmap(o: _Obj) -> Ifmap:
-    return Ifmap(o.box(), o.int("size"), o.ints("transfer_id"), o.int("align"),
-                 o.int("bitwidth"), o.extra())
+    return Ifmap(o.box(), o.get_int("size"), o.ints("transfer_id"), o.get_int("align"),
+                 o.get_int("bitwidth"), o.extra())
 
 
 def _ofmap(o: _Obj) -> Ofmap:
     dests = tuple(_destination(d) for d in o.objs("destination"))
-    return Ofmap(o.box(), o.int("size"), o.int("transfer_id"), dests, o.extra())
+    return Ofmap(o.box(), o.get_int("size"), o.get_int("transfer_id"), dests, o.extra())
 
 
 def _source(o: _Obj) -> Source:
-    return Source(o.str("type"), o.int("core_id"), o.box(), o.int("size"), o.int("transfer_id"),
-                  o.str("layer_name", True), o.extra())
+    return Source(o.get_str("type"), o.get_int("core_id"), o.box(), o.get_int("size"), o.get_int("transfer_id"),
+                  o.opt_str("layer_name"), o.extra())
 
 
 def _buffer_entry(o: _Obj) -> BufferEntry:
-    srcs = o.objs("source", optional=True)
+    srcs = o.opt_objs("source")
     return BufferEntry(
-        tensor_id=o.int("tensor_id"), tensor_order=o.int("tensor_order"), type=o.str("type"),
-        address=o.int("address"), size=o.int("size"), box=o.box(), align=o.int("align"),
-        bitwidth=o.int("bitwidth"), transfer_ids=o.ints("transfer_id", optional=True),
+        tensor_id=o.get_int("tensor_id"), tensor_order=o.get_int("tensor_order"), type=o.get_str("type"),
+        address=o.get_int("address"), size=o.get_int("size"), box=o.box(), align=o.get_int("align"),
+        bitwidth=o.get_int("bitwidth"), transfer_ids=o.opt_ints("transfer_id"),
         sources=None if srcs is None else tuple(_source(s) for s in srcs),
-        newly_added=o.bool("newly_added"), cur_wl_ifmap=o.bool("cur_wl_ifmap"),
-        layer_name=o.str("layer_name", True), start_send=o.bool("start_send"), extra=o.extra(),
+        newly_added=o.opt_bool("newly_added"), cur_wl_ifmap=o.opt_bool("cur_wl_ifmap"),
+        layer_name=o.opt_str("layer_name"), start_send=o.opt_bool("start_send"), extra=o.extra(),
     )
 
 
 def _weight_buffer_entry(o: _Obj) -> WeightBufferEntry:
     return WeightBufferEntry(
-        address=o.int("address"), size=o.int("size"), transfer_ids=o.ints("transfer_id"),
-        source=o.str("source"), layer_name=o.str("layer_name"), align=o.int("align"),
-        bitwidth=o.int("bitwidth"), tensor_order=o.int("tensor_order", optional=True),
+        address=o.get_int("address"), size=o.get_int("size"), transfer_ids=o.ints("transfer_id"),
+        source=o.get_str("source"), layer_name=o.get_str("layer_name"), align=o.get_int("align"),
+        bitwidth=o.get_int("bitwidth"), tensor_order=o.opt_int("tensor_order"),
         box=o.opt_box(), extra=o.extra(),
     )
 
@@ -207,8 +264,8 @@ def _tile(name: str, o: _Obj) -> Tile:
         name=name, ofmap=o.box("ofmap_lower", "ofmap_upper"),
         ifmap=o.box("ifmap_lower", "ifmap_upper"), padding=o.ints("tile_padding_tblr"),
         time_pred=o.num("single_tile_time_pred"), ifmap2=ifmap2,
-        layer_name=o.str("layer_name", True), cut_mode=o.str("cut_mode", True),
-        loop_order=o.str("loop_order", True), extra=o.extra(),
+        layer_name=o.opt_str("layer_name"), cut_mode=o.opt_str("cut_mode"),
+        loop_order=o.opt_str("loop_order"), extra=o.extra(),
     )
 
 
@@ -216,7 +273,7 @@ def _weight_buffer(o: _Obj) -> tuple[tuple[WeightBufferEntry, ...] | None, str]:
     key = next((k for k in WEIGHT_BUFFER_KEYS if k in o.d), "")
     if not key:
         return None, ""
-    entries = o.objs(key, optional=True)
+    entries = o.opt_objs(key)
     if entries is None:
         o.used.add(key)
         return None, key
@@ -224,25 +281,25 @@ def _weight_buffer(o: _Obj) -> tuple[tuple[WeightBufferEntry, ...] | None, str]:
 
 
 def _workload(core: int, o: _Obj) -> Workload:
-    bounds = o.list("workload")
+    bounds = o.get_list("workload")
     p = child_path(o.path, "workload")
     if len(bounds) != 2:
         raise _err(o.src, p, f"expected [lower, upper], got {len(bounds)} items")
     pair = _Obj({"lower": bounds[0], "upper": bounds[1]}, p, o.src)
     tiles_obj = o.obj("tile_info")
     tiles = tuple(_tile(k, tiles_obj.obj(k)) for k in list(tiles_obj.d))
-    ring = o.list("ring_buffer_info")
+    ring = o.get_list("ring_buffer_info")
     ring_path = child_path(o.path, "ring_buffer_info")
     regions = tuple(_region(r, child_path(ring_path, i), o.src) for i, r in enumerate(ring))
-    wobj = o.obj("weight", optional=True)
-    weight = None if wobj is None else Weight(wobj.box(), wobj.int("size"),
+    wobj = o.opt_obj("weight")
+    weight = None if wobj is None else Weight(wobj.box(), wobj.get_int("size"),
                                               wobj.ints("transfer_id"), wobj.extra())
     wbuf, wkey = _weight_buffer(o)
     return Workload(
-        core_id=core, workload_id=o.int("workload_id"), layer_name=o.str("layer_name"),
-        layer_type=o.str("layer_type"), box=pair.box(), time=o.int("time"),
+        core_id=core, workload_id=o.get_int("workload_id"), layer_name=o.get_str("layer_name"),
+        layer_type=o.get_str("layer_type"), box=pair.box(), time=o.get_int("time"),
         ifmaps=tuple(_ifmap(i) for i in o.objs("ifmap")),
-        ofmaps=tuple(_ofmap(i) for i in o.objs("ofmap")), ofmap_size=o.int("ofmap_size"),
+        ofmaps=tuple(_ofmap(i) for i in o.objs("ofmap")), ofmap_size=o.get_int("ofmap_size"),
         buffer=tuple(_buffer_entry(b) for b in o.objs("buffer")), ring_buffer=regions,
         tiles=tiles, padding=o.ints("tile_padding_tblr"), weight=weight, weight_buffer=wbuf,
         weight_buffer_key=wkey, extra=o.extra(),
@@ -252,7 +309,7 @@ def _workload(core: int, o: _Obj) -> Workload:
 def _region(r: Any, path: str, src: str) -> tuple[int, int]:
     if not (isinstance(r, list) and len(r) == 2
             and all(isinstance(x, int) and not isinstance(x, bool) for x in r)):
-        raise _err(src, path, "expected a ring-buffer region [start, end] of two integers")
+        raise _err(src, path, "expected a ring-buffer region [start, size] of two integers")
     return (r[0], r[1])
 
 
@@ -281,8 +338,8 @@ def from_dict(data: Any, source: str = "<ir>") -> IR:
         wls = top.objs(key)
         cores.append((int(key), tuple(_workload(int(key), w) for w in wls)))
     return IR(
-        cores=tuple(cores), loads=loads, stores=stores, buffersize=top.int("buffersize"),
-        top_batch_cut=top.int("top_batch_cut"), xlen=top.int("xlen"), ylen=top.int("ylen"),
+        cores=tuple(cores), loads=loads, stores=stores, buffersize=top.get_int("buffersize"),
+        top_batch_cut=top.get_int("top_batch_cut"), xlen=top.get_int("xlen"), ylen=top.get_int("ylen"),
         dram_extra=dram.extra(), extra=top.extra(),
     )
 

@@ -1,22 +1,43 @@
-"""Pictures of an IR replay: a per-core timeline PNG with L2 occupancy, and a Perfetto trace.
+"""Pictures of an IR replay through the package's one timeline and trace writer (``report``).
 
-The trace is Chrome/Perfetto Trace Event Format JSON: one process per core (workloads as
-complete ``"X"`` events, L2 occupancy as a ``"C"`` counter) and one for the DRAM channel.
-Times are microseconds.
+The replay's spans become report intervals (``resource`` = ``core <i>``, ``DRAM`` or
+``mesh <i>``; coloured by kind: ``pe``/``vp`` workloads, ``weight``/``fmap`` loads, ``store``,
+``mesh``). The PNG adds the L2 occupancy per snapshot below the lanes; the trace adds an
+``L2 bytes`` counter per core.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from npuweave.compile.gemini.model import IR
-from npuweave.compile.gemini.simulate import SimResult
-from npuweave.fileio import save_figure, write_json
+from npuweave.compile.gemini.replay import SimResult, Span
+from npuweave.fileio import write_json
+from npuweave.report.timeline import plot_timeline as _plot_lanes
+from npuweave.report.trace import chrome_trace
 
-_COLORS = {"pe": "tab:blue", "vp": "tab:orange", "dt": "tab:green", "weight": "tab:purple",
-           "fmap": "tab:cyan", "store": "tab:red"}
 _TYPES = ("ifmap", "weight", "ofmap")
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A replay span in the shape ``report`` draws: resource, tenant (colour), unit, times."""
+
+    resource: str
+    tenant: str
+    unit: str
+    request: int
+    start_s: float
+    end_s: float
+
+
+def intervals(result: SimResult) -> list[Interval]:
+    """Every span of the replay (workloads, DRAM and mesh transfers) as report intervals."""
+    spans: list[Span] = [*result.workloads, *result.transfers, *result.mesh]
+    return [Interval(s.lane, s.kind, s.name, s.workload_id if s.workload_id is not None else -1,
+                     s.start, s.end) for s in spans]
 
 
 def occupancy(ir: IR, core: int) -> list[dict[str, int]]:
@@ -32,48 +53,19 @@ def occupancy(ir: IR, core: int) -> list[dict[str, int]]:
 
 def plot_timeline(ir: IR, result: SimResult, path: str | os.PathLike[str],
                   title: str = "") -> None:
-    """Save a PNG: the replay's per-core and DRAM timeline above the L2 occupancy per core."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (ax_t, ax_m) = plt.subplots(2, 1, figsize=(12, 7), gridspec_kw={"height_ratios": [1, 1]})
-    _draw_lanes(ax_t, result)
-    _draw_occupancy(ax_m, ir)
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    save_figure(fig, path, dpi=120)
-    plt.close(fig)
-
-
-def _draw_lanes(ax: Any, result: SimResult) -> None:
-    lanes = sorted({s.lane for s in result.workloads}) + ["DRAM"]
-    for y, lane in enumerate(lanes):
-        spans = result.transfers if lane == "DRAM" else [s for s in result.workloads
-                                                         if s.lane == lane]
-        bars = [(s.start * 1e3, s.duration * 1e3) for s in spans]
-        colors = [_COLORS.get(s.kind, "tab:gray") for s in spans]
-        ax.broken_barh(bars, (y - 0.4, 0.8), facecolors=colors, edgecolor="black", linewidth=0.2)
-    ax.set_yticks(range(len(lanes)), lanes)
-    ax.set_xlabel("time (ms)")
-    ax.set_title(f"replay: makespan {result.makespan * 1e3:.3f} ms, "
-                 f"sum of time fields {result.sum_time * 1e3:.3f} ms")
-    handles = [_patch(c, k) for k, c in _COLORS.items()]
-    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.005, 1), fontsize=7)
-
-
-def _patch(color: str, label: str) -> Any:
-    from matplotlib.patches import Patch
-
-    return Patch(facecolor=color, label=label)
+    """Save a PNG: per-core, DRAM and mesh lanes above the L2 occupancy per core."""
+    head = (f"{title}: " if title else "") + (f"makespan {result.makespan * 1e3:.3f} ms, sum of "
+                                              f"time fields {result.sum_time * 1e3:.3f} ms")
+    _plot_lanes({"replay": intervals(result)}, path, title=head,
+                panel=lambda ax: _draw_occupancy(ax, ir))
 
 
 def _draw_occupancy(ax: Any, ir: IR) -> None:
     for core in ir.core_ids:
         rows = occupancy(ir, core)
         xs = [w.workload_id for w in ir.workloads(core)]
+        if not xs:
+            continue
         stacks = [[r[t] / 2**20 for r in rows] for t in _TYPES]
         prefix = f"core {core} " if len(ir.core_ids) > 1 else ""
         ax.stackplot(xs, *stacks, labels=[prefix + t for t in _TYPES], step="post", alpha=0.8)
@@ -85,26 +77,16 @@ def _draw_occupancy(ax: Any, ir: IR) -> None:
 
 def trace_events(ir: IR, result: SimResult) -> dict[str, Any]:
     """The replay as a Trace Event Format document (open it in ui.perfetto.dev)."""
-    events: list[dict[str, Any]] = []
-    dram_pid = max(ir.core_ids, default=0) + 1
-    for core in ir.core_ids:
-        events.append({"ph": "M", "name": "process_name", "pid": core, "tid": 0,
-                       "args": {"name": f"core {core}"}})
-    events.append({"ph": "M", "name": "process_name", "pid": dram_pid, "tid": 0,
-                   "args": {"name": "DRAM"}})
-    for s in result.workloads:
-        events.append({"ph": "X", "name": s.name, "cat": s.kind, "pid": s.core, "tid": 0,
-                       "ts": s.start * 1e6, "dur": s.duration * 1e6,
-                       "args": {"workload_id": s.workload_id}})
-    for s in result.transfers:
-        events.append({"ph": "X", "name": s.name, "cat": s.kind, "pid": dram_pid, "tid": 0,
-                       "ts": s.start * 1e6, "dur": s.duration * 1e6, "args": {"bytes": s.bytes}})
+    doc = chrome_trace({"replay": intervals(result)})
     starts = {(s.core, s.workload_id): s.start for s in result.workloads}
+    lane_tid = {e["args"]["name"]: e["tid"] for e in doc["traceEvents"]
+                if e["ph"] == "M" and e["name"] == "thread_name"}
     for core in ir.core_ids:
         for w, row in zip(ir.workloads(core), occupancy(ir, core)):
-            events.append({"ph": "C", "name": "L2 bytes", "pid": core, "tid": 0,
-                           "ts": starts[(core, w.workload_id)] * 1e6, "args": row})
-    return {"traceEvents": events, "displayTimeUnit": "ns"}
+            doc["traceEvents"].append({"ph": "C", "name": f"L2 bytes core {core}", "pid": 1,
+                                       "tid": lane_tid.get(f"core {core}", 0),
+                                       "ts": starts[(core, w.workload_id)] * 1e6, "args": row})
+    return doc
 
 
 def write_trace(ir: IR, result: SimResult, path: str | os.PathLike[str]) -> None:

@@ -22,6 +22,7 @@ Check = Callable[[Index], Iterator[Violation]]
 
 #: check name -> check, in the order they run
 CHECKS: dict[str, Check] = {
+    "header": cb.check_header,
     "transfer-unique": cl.check_transfer_unique,
     "transfer-dangling": cl.check_transfer_dangling,
     "dram-store": cl.check_dram_store,

@@ -70,6 +70,7 @@ _REGISTRY: dict[str, _Entry] = {
     "inceptionv3": _Entry(inception.inceptionv3, "InceptionV3, 299x299, no aux head", ("IC",)),
     "mobilenetv2": _Entry(mobilenet.mobilenetv2, "MobileNetV2 1.0, 224x224", ("MN",)),
     "resnet50": _Entry(resnet.resnet50, "ResNet-50 v1.5, 224x224", ("RN",)),
+    "resnet34": _Entry(resnet.resnet34, "ResNet-34, 224x224 (basic blocks)", ()),
     "resnext50": _Entry(resnet.resnext50, "ResNeXt-50 32x4d, 224x224", ("RX",)),
     "bert-base": _Entry(lambda seq_len: bert.bert("base", seq_len),
                         "BERT-base encoder + pooler", ("BB",), {"seq_len": _SEQ}),

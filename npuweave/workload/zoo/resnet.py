@@ -58,6 +58,31 @@ def _resnet(name: str, groups: int, width_per_group: int) -> Graph:
     return b.finish([b.gemm(x, 1000, name="fc")])
 
 
+def basic_block(b: GraphBuilder, x: str, cout: int, stride: int) -> str:
+    """Two 3x3 convolutions plus the identity or a 1x1 projection (ResNet-18/34)."""
+    y = conv_bn(b, x, cout, 3, stride, name="conv1")
+    y = conv_bn(b, y, cout, 3, relu=False, name="conv2")
+    short = x
+    if stride != 1 or b.shape(x)[1] != cout:
+        short = conv_bn(b, x, cout, 1, stride, relu=False, name="downsample")
+    return b.relu(b.add(y, short))
+
+
+def resnet34() -> Graph:
+    """ResNet-34, 224x224 input, 1000 classes (basic blocks 3-4-6-3; ~3.6 GMACs, ~21.8 M
+    parameters): the network of the published Gemini scheduler IR files."""
+    b = GraphBuilder("resnet34")
+    x = b.input("image", (1, 3, 224, 224))
+    x = conv_bn(b, x, 64, 7, 2, name="conv1")
+    x = b.maxpool(x, 3, 2, pad=1)
+    for stage, (blocks, cout) in enumerate(((3, 64), (4, 128), (6, 256), (3, 512))):
+        for i in range(blocks):
+            with b.scope(f"layer{stage + 1}.{i}"):
+                x = basic_block(b, x, cout, 2 if (i == 0 and stage > 0) else 1)
+    x = b.flatten(b.gap(x))
+    return b.finish([b.gemm(x, 1000, name="fc")])
+
+
 def resnet50() -> Graph:
     """ResNet-50 v1.5, 224x224 input, 1000 classes (~4.1 GMACs, ~25.6 M parameters)."""
     return _resnet("resnet50", groups=1, width_per_group=64)
