@@ -321,7 +321,8 @@ def _reproduce(config: dict[str, Any], names: list[str],
     total = len(scenarios) * n_pairs * (len(names) + grid)
 
     def work(step: Any) -> tuple[list[dict], dict[str, dict]]:
-        rows, sweeps = [], {}
+        rows: list[dict] = []
+        sweeps: dict[str, dict] = {}
         for scenario in scenarios:
             opts = {}
             if aimt_sweep and "aimt" in names:

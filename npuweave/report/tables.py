@@ -125,7 +125,7 @@ def to_dataframe(rows: Sequence[Mapping[str, Any]]) -> Any:
     return pd.DataFrame(flat, columns=_columns(rows))
 
 
-class Rows(list):  # type: ignore[type-arg]
+class Rows(list):
     """A list of result rows (dicts) that also turns into a DataFrame or a file.
 
     Comparisons and reproductions return ``Rows``; it is a plain ``list`` otherwise.
