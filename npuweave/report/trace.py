@@ -136,9 +136,11 @@ def flow_bindings(intervals: Sequence[Any], first_id: int = 1) -> dict[int, dict
 
 
 def trace_events(intervals: Iterable[Any], run: str = "npu", pid: int = 1,
-                 dram_bw: float | None = None, flow_id: int = 1) -> list[dict[str, Any]]:
+                 dram_bw: float | None = None, flow_id: int = 1,
+                 buffer: bool = True) -> list[dict[str, Any]]:
     """Trace events of one run: lane metadata, one ``"X"`` event per busy interval (with the
-    fetch-to-compute flow bindings, ids from ``flow_id`` on) and the buffer counter."""
+    fetch-to-compute flow bindings, ids from ``flow_id`` on) and, with ``buffer``, the
+    weight-buffer counter (the single-NPU engine's buffer; a multi-core replay has its own)."""
     ivs = list(intervals)
     lanes = _lanes(ivs)
     tid = {lane: i for i, lane in enumerate(lanes, start=1)}
@@ -158,16 +160,17 @@ def trace_events(intervals: Iterable[Any], run: str = "npu", pid: int = 1,
             "args": {"tenant": iv.tenant, "request": iv.request, "unit": iv.unit},
             **flows.get(i, {}),
         })
-    if any(iv.resource == "DRAM" for iv in ivs):
+    if buffer and any(iv.resource == "DRAM" for iv in ivs):
         events.extend(buffer_counter(ivs, dram_bw, pid))
     return events
 
 
 def chrome_trace(runs: Mapping[str, Iterable[Any]] | Iterable[Any],
-                 dram_bw: float | None = None) -> dict[str, Any]:
+                 dram_bw: float | None = None, buffer: bool = True) -> dict[str, Any]:
     """The trace document for one run (a list of intervals) or several (name -> intervals).
 
-    ``dram_bw`` (bytes/s) puts the buffer counter in bytes instead of resident units.
+    ``dram_bw`` (bytes/s) puts the buffer counter in bytes instead of resident units;
+    ``buffer=False`` leaves the counter out.
 
     Examples
     --------
@@ -182,7 +185,7 @@ def chrome_trace(runs: Mapping[str, Iterable[Any]] | Iterable[Any],
     events: list[dict[str, Any]] = []
     for pid, (name, ivs) in enumerate(runs.items(), start=1):
         flow_id = 1 + sum(1 for e in events if e.get("flow_in"))  # ids unique across runs
-        events.extend(trace_events(ivs, name, pid, dram_bw, flow_id))
+        events.extend(trace_events(ivs, name, pid, dram_bw, flow_id, buffer))
     return {"traceEvents": events, "displayTimeUnit": "ms"}
 
 

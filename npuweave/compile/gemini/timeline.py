@@ -77,7 +77,7 @@ def _draw_occupancy(ax: Any, ir: IR) -> None:
 
 def trace_events(ir: IR, result: SimResult) -> dict[str, Any]:
     """The replay as a Trace Event Format document (open it in ui.perfetto.dev)."""
-    doc = chrome_trace({"replay": intervals(result)})
+    doc = chrome_trace({"replay": intervals(result)}, buffer=False)  # L2 counters below
     starts = {(s.core, s.workload_id): s.start for s in result.workloads}
     lane_tid = {e["args"]["name"]: e["tid"] for e in doc["traceEvents"]
                 if e["ph"] == "M" and e["name"] == "thread_name"}
