@@ -143,6 +143,9 @@ class Engine:
                 self.ready.append(job)
                 if not self.pe_busy:
                     self._compute(now)
+                if unit.seconds == 0.0:  # it may end (and free space) at this very instant:
+                    self.loop.schedule(now, self._pull, prio=PULL)  # let that fire first
+                    return
                 continue
             self.dma_job = job
             if unit.kind is Kind.STORE:
