@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from npuweave.errors import ConfigError
 from npuweave.schedule.base import Tenant
@@ -49,7 +50,7 @@ from npuweave.schedule.protocol import (
     View,
 )
 from npuweave.sim.engine import Engine, Job, Kind, Unit
-from npuweave.sim.events import EventLoop
+from npuweave.sim.events import EventLoop, Handle
 from npuweave.sim.requests import Request, State
 from npuweave.sim.units import Footprint, tenant_units
 
@@ -72,8 +73,9 @@ class Simulator:
     """
 
     def __init__(self, tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
-                 policy: object, *, arrivals: Sequence[tuple[float, int, int, float]] = (),
-                 closed: ClosedLoop | None = None, footprints: Sequence[Footprint] | None = None,
+                 policy: Any, *, arrivals: Sequence[tuple[float, int, int, float]] = (),
+                 closed: ClosedLoop | None = None,
+                 footprints: Sequence[Footprint | None] | None = None,
                  traffic: bool = False, latency_s: float = 0.0, log: bool = False,
                  predict: bool = False, max_events: int = MAX_EVENTS,
                  isolated_s: Sequence[float] = (),
@@ -96,14 +98,14 @@ class Simulator:
         self.next_arrival = 0
         self.closed = closed
         self.board = Predictor(self.tenants, buffer_bytes, dram_bw) if self.layer else None
-        self.select = (policy.select if self.layer and type(policy).decide is LayerBase.decide
-                       else None)  # type: ignore[attr-defined]
+        plain = self.layer and type(policy).decide is LayerBase.decide
+        self.select = policy.select if plain else None
         self.idled = False  # the DMA idled since the last decision: tell the board ``now``
         self.running: Request | None = None  # task-level: holds the NPU, units left to send
         self.then: int | None = None  # task-level: request to run once the NPU is free
         self.draining = False
         self.stale: dict[int, int] = {}  # killed request id -> its computations still in flight
-        self.wake = None
+        self.wake: Handle | None = None
         self.predicted: list[tuple[int, int, float, float, float, float, float]] | None = (
             [] if predict else None)
         self.view = View(0.0, self.tenants, [], [], self.board, tuple(isolated_s),
@@ -228,13 +230,14 @@ class Simulator:
         u = self.units[t]
         rid = req.id
         pend = self.pending
-        if u.aload[i] is not None:
-            pend.append((u.aload[i], rid))
-        if u.load[i] is not None:
-            pend.append((u.load[i], rid))
+        aload, load, astore = u.aload[i], u.load[i], u.astore[i]
+        if aload is not None:
+            pend.append((aload, rid))
+        if load is not None:
+            pend.append((load, rid))
         pend.append((u.comp[i], rid))
-        if u.astore[i] is not None:
-            pend.append((u.astore[i], rid))
+        if astore is not None:
+            pend.append((astore, rid))
         return pend.popleft()
 
     def _next_task(self, now: float) -> Job | None:
