@@ -91,6 +91,7 @@ class Simulator:
         self.units = [tenant_units(t, k, f, traffic, latency_s, dram_bw) for k, (t, f) in
                       enumerate(zip(self.tenants, footprints or [None] * len(self.tenants)))]
         self.requests: list[Request] = []
+        self.live: list[Request] = []  # layer-wise: requests not yet done (pruned lazily)
         self.tindex: list[int] = []  # index of each request within its tenant's stream
         self.issued = [0] * len(self.tenants)
         self.pending: deque[Job] = deque()
@@ -163,6 +164,7 @@ class Simulator:
         self.tindex.append(self.issued[t])
         self.issued[t] += 1
         if self.layer:
+            self.live.append(req)
             self.board.issue(t, req.id, now)  # type: ignore[union-attr]
             self.engine.kick()
         else:
@@ -279,8 +281,9 @@ class Simulator:
         v = self.view
         v.now = now
         if self.layer:
-            v.queued = [r for r in self.requests if r.state is State.QUEUED]
-            v.running = [r for r in self.requests if r.state is State.RUNNING]
+            self.live = [r for r in self.live if r.state in (State.QUEUED, State.RUNNING)]
+            v.queued = [r for r in self.live if r.state is State.QUEUED]
+            v.running = [r for r in self.live if r.state is State.RUNNING]
         else:
             v.running = [self.running] if self.running is not None and not self.draining else []
         return self.policy.decide(now, v)  # type: ignore[attr-defined]
