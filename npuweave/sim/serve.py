@@ -213,10 +213,16 @@ class Simulator:
             t = self.select(b)
         else:
             d = self._decide(now)
+            while isinstance(d, Preempt):  # a drop changes the candidates: decide again
+                self._apply(d, now)
+                if not b.active:  # type: ignore[union-attr]
+                    self.idled = True
+                    return None
+                d = self._decide(now)
             if not isinstance(d, Dispatch):
                 self._apply(d, now)
                 self.idled = True
-                return self.pending.popleft() if self.pending else None
+                return None
             t = d.tenant
         r, i, fs, fe, cs, ce = b.commit(t)  # type: ignore[union-attr]
         if self.predicted is not None:
