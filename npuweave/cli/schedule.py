@@ -185,7 +185,8 @@ def _check_window(models: list[str], npu: Any, batch: int, window_s: float,
 
 @click.command("schedulers")
 def schedulers() -> None:
-    """List the registered scheduling policies, one line each.
+    """List the registered scheduling policies, one line each (layer-wise first, then the
+    task-level ones that only 'npuweave serve' runs).
 
     \b
     Example:
@@ -193,7 +194,7 @@ def schedulers() -> None:
     """
     from npuweave.schedule import schedulers as registry
 
-    entries = registry()
+    entries = registry("all")
     width = max(len(n) for n in entries)
     for name, description in entries.items():
         click.echo(f"{name:<{width}}  {description}")

@@ -19,8 +19,6 @@ priority level. Definitions (``docs/ARRIVALS_METRICS.md`` works examples by hand
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -138,21 +136,3 @@ def jsonable(rows: Sequence[Row]) -> list[Row]:
     def clean(v: Any) -> Any:
         return None if isinstance(v, float) and not math.isfinite(v) else v
     return [{k: clean(v) for k, v in r.items()} for r in rows]
-
-
-def to_csv(rows: Sequence[Row]) -> str:
-    """Rows as CSV text (header from the first row; None written as an empty field).
-
-    Examples
-    --------
-    >>> to_csv([{"name": "all", "antt": 1.5, "fairness": None}]).splitlines()
-    ['name,antt,fairness', 'all,1.5,']
-    """
-    if not rows:
-        return ""
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    for r in jsonable(rows):
-        writer.writerow({k: "" if v is None else v for k, v in r.items()})
-    return buf.getvalue()

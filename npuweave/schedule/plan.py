@@ -4,10 +4,8 @@ The result is a ``Schedule``: the dispatch order and, per unit, the predicted fe
 times. It is what the thesis's scheduler hands to the NPU; ``npuweave.sim`` executes the same
 decisions on the event-driven engine and reproduces these times exactly.
 
-Requests follow the closed-loop stream rule: each tenant's next request is issued when its
-previous one finishes (known as soon as the previous request's last unit is dispatched, which
-is when the thesis's scheduler appends queued requests), for ``requests`` requests per tenant
-or while the previous request finished before ``window_s``.
+Requests arrive by the closed loop (``npuweave.schedule.closedloop.ClosedLoop``, where the
+rule is written once).
 """
 
 from __future__ import annotations
@@ -17,6 +15,7 @@ from dataclasses import dataclass
 
 from npuweave.schedule.base import Policy, Tenant
 from npuweave.schedule.board import Board, DispatchHook
+from npuweave.schedule.closedloop import ClosedLoop
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,13 +41,12 @@ class Schedule:
 
 
 def stream_hook(board: Board, requests: int | None, window_s: float | None) -> DispatchHook:
-    """The closed-loop rule as a ``Board`` dispatch hook: re-issue at the predicted finish."""
+    """The closed loop (``ClosedLoop``) as a ``Board`` dispatch hook: re-issue at the predicted
+    finish."""
+    loop = ClosedLoop(requests, window_s)
 
     def reissue(t: int, r: int, finish_s: float) -> None:
-        if window_s is not None:
-            if finish_s < window_s:
-                board.issue(t, r + 1, finish_s)
-        elif requests is not None and r + 1 < requests:
+        if loop.reissue(r, finish_s):
             board.issue(t, r + 1, finish_s)
 
     return reissue
@@ -59,8 +57,8 @@ def start_streams(board: Board, policy: Policy, requests: int | None,
     """Issue every stream's first request at time 0 and let the policy prepare."""
     board.on_dispatched = stream_hook(board, requests, window_s)
     notes = policy.start(board)
-    for t in range(len(board.tenants)):
-        if window_s is None or window_s > 0.0:
+    if ClosedLoop(requests, window_s).first():
+        for t in range(len(board.tenants)):
             board.issue(t, 0, 0.0)
     return notes
 
@@ -131,7 +129,19 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
 
 
 # "auto" uses the kernel from this many expected decisions on (about 0.5 s of reference time)
+# when numba's on-disk cache of the kernel is warm (loading it costs about 0.3-0.6 s) ...
 KERNEL_MIN_DECISIONS = 100_000
+# ... and from this many when it is cold: compiling costs about 9 s, so below about 3 M
+# decisions (3 us each in the reference) the reference finishes first.
+KERNEL_COLD_MIN_DECISIONS = 3_000_000
+
+
+def kernel_cache_warm() -> bool:
+    """Whether numba's cache holds a compiled ``run_kernel`` (index files next to the module)."""
+    from pathlib import Path
+
+    cache = Path(__file__).with_name("__pycache__")
+    return any(cache.glob("kernel.run_kernel-*.nbi"))
 
 
 def _choose(path: str, policy: Policy, board: Board, requests: int | None,
@@ -147,7 +157,10 @@ def _choose(path: str, policy: Policy, board: Board, requests: int | None,
                          f"not {policy.name!r} here; use path='python'")
     if path != "auto":
         return path
-    if not fits or _expected_decisions(board, requests, window_s) < KERNEL_MIN_DECISIONS:
+    if not fits:
+        return "python"
+    need = KERNEL_MIN_DECISIONS if kernel_cache_warm() else KERNEL_COLD_MIN_DECISIONS
+    if _expected_decisions(board, requests, window_s) < need:
         return "python"
     from npuweave.schedule import kernel
 

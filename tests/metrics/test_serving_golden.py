@@ -32,7 +32,8 @@ import pytest
 
 from npuweave.errors import ConfigError
 from npuweave.metrics.requests import Outcome, request_table
-from npuweave.metrics.serving import jsonable, summarize, to_csv
+from npuweave.metrics.serving import jsonable, summarize
+from npuweave.report import to_csv
 
 
 def table():
