@@ -37,7 +37,7 @@ def _cancelled(*args: Any) -> None:
     """Stands in for the callback of a cancelled event."""
 
 
-class Handle(list):  # type: ignore[type-arg]
+class Handle(list):
     """A scheduled event: ``[time, priority, seq, callback, args]``; ``cancel()`` drops it."""
 
     __slots__ = ()
@@ -67,7 +67,7 @@ class EventLoop:
 
     def __init__(self, max_events: int | None = None, budget_hint: str = "") -> None:
         self.now = 0.0
-        self._heap: list[Handle] = []
+        self._heap: list[list[Any]] = []  # Handles, and plain lists from post()
         self._seq = 0
         self.fired = 0
         self.max_events = max_events
@@ -88,7 +88,7 @@ class EventLoop:
         if time < self.now:
             raise ValueError(f"cannot schedule at {time!r} before now={self.now!r}")
         self._seq += 1
-        heapq.heappush(self._heap, [time, prio, self._seq, fn, args])  # type: ignore[arg-type]
+        heapq.heappush(self._heap, [time, prio, self._seq, fn, args])
 
     def step(self) -> bool:
         """Fire the next event (cancelled ones are skipped); False when none is left."""

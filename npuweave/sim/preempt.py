@@ -26,7 +26,7 @@ def preempt(sim: Simulator, d: Preempt, now: float) -> None:
         return
     if req is not sim.running:  # a queued request: only dropping makes sense
         if d.mechanism is not Mechanism.KILL or d.restart:
-            raise ConfigError(f"policy {sim.policy.name!r} preempted request {req.id}, which "  # type: ignore[attr-defined]
+            raise ConfigError(f"policy {sim.policy.name!r} preempted request {req.id}, which "
                               "is not running; only Preempt(kill, restart=False) drops a "
                               "queued request")
         sim.view.queued.remove(req)
@@ -47,7 +47,7 @@ def preempt(sim: Simulator, d: Preempt, now: float) -> None:
 
 def _target(sim: Simulator, d: Preempt) -> Request:
     if not 0 <= d.request < len(sim.requests):
-        raise ConfigError(f"policy {sim.policy.name!r} preempted unknown request {d.request}")  # type: ignore[attr-defined]
+        raise ConfigError(f"policy {sim.policy.name!r} preempted unknown request {d.request}")
     return sim.requests[d.request]
 
 
@@ -56,7 +56,7 @@ def _drop_layerwise(sim: Simulator, req: Request, d: Preempt, now: float) -> Non
     request none of whose units has been dispatched (e.g. one that will miss its deadline)."""
     if d.mechanism is not Mechanism.KILL or d.restart or req.dispatched or req.state not in (
             State.QUEUED,):
-        raise ConfigError(f"layer-wise policy {sim.policy.name!r} returned {d}; layer-wise "  # type: ignore[attr-defined]
+        raise ConfigError(f"layer-wise policy {sim.policy.name!r} returned {d}; layer-wise "
                           "runs only drop requests that have not started "
                           "(Preempt(id, Mechanism.KILL, restart=False))")
     board = sim.board

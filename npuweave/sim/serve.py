@@ -118,11 +118,11 @@ class Simulator:
     def run(self) -> None:
         """Simulate until every issued request is done (or dropped)."""
         if self.layer:
-            self.notes = list(self.policy.start(self.board))  # type: ignore[attr-defined]
+            self.notes = list(self.policy.start(self.board))
             if self.closed is not None:
                 self.board.on_dispatched = self._reissue_predicted  # type: ignore[union-attr]
         else:
-            self.notes = list(self.policy.start(self.view))  # type: ignore[attr-defined]
+            self.notes = list(self.policy.start(self.view))
         if self.closed is not None and self.closed.first():
             for t in range(len(self.tenants)):
                 self._arrive(t, 0.0, 0, math.inf)
@@ -270,7 +270,7 @@ class Simulator:
     def _start(self, rid: int, now: float) -> None:
         req = self.requests[rid]
         if req.state not in (State.QUEUED, State.PREEMPTED):
-            raise ConfigError(f"policy {self.policy.name!r} ran request {rid}, which is "  # type: ignore[attr-defined]
+            raise ConfigError(f"policy {self.policy.name!r} ran request {rid}, which is "
                               f"{req.state.value}; run a queued or preempted request")
         self.view.queued.remove(req)
         req.state = State.RUNNING
@@ -292,7 +292,7 @@ class Simulator:
             v.running = [r for r in self.live if r.state is State.RUNNING]
         else:
             v.running = [self.running] if self.running is not None and not self.draining else []
-        return self.policy.decide(now, v)  # type: ignore[attr-defined]
+        return self.policy.decide(now, v)
 
     def _consult(self, now: float) -> None:
         self._apply(self._decide(now), now)
@@ -306,7 +306,7 @@ class Simulator:
                     self._start(d.request, now)
                     self.engine.kick()
             elif d.request != self.running.id:
-                raise ConfigError(f"policy {self.policy.name!r} ran request {d.request} while "  # type: ignore[attr-defined]
+                raise ConfigError(f"policy {self.policy.name!r} ran request {d.request} while "
                                   f"request {self.running.id} holds the NPU; preempt it first")
         elif isinstance(d, Preempt):
             from npuweave.sim.preempt import preempt
