@@ -75,10 +75,6 @@ class LayerweaverPlus(LayerBase):
         self.est = Estimator(self.mode, board.buf, board.bw)
         alt = "precise" if self.mode is StandaloneMode.APPROX else "approx"
         self.other = Estimator(alt, board.buf, board.bw) if self.audit else None
-        for t, tenant in enumerate(board.tenants):
-            self.est.add(t, tenant)
-            if self.other is not None:
-                self.other.add(t, tenant)
         return [f"layerweaver-plus: standalone estimate {self.mode.value}, requests of one "
                 "model first come first served; chapter IV's failsafe is off (deadlines "
                 "need the interleaving control)"]
@@ -127,7 +123,8 @@ class LayerweaverPlus(LayerBase):
             slack = deadline - t_end
             out.append(Candidate(
                 key=t, idle=total, slack=slack,
-                remaining=est.remaining(t, pos) if slack < math.inf else 0.0,
+                remaining=(est.remaining(board.comp[t], board.size[t], pos)
+                           if slack < math.inf else 0.0),
                 tie=(float(board.inh[t][pos] > 0.0), -dd),
                 pool=pool is None or board.kind[t] == pool))
         return out

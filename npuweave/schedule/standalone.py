@@ -114,39 +114,38 @@ def replay_alone(tenant: Tenant, pos: int, buffer_bytes: int, dram_bw: float) ->
 
 
 class Estimator:
-    """Remaining standalone time by ``(key, pos)`` for registered tenants, in one mode.
+    """Remaining standalone time of a unit list from ``pos`` on, in one mode.
 
-    ``key`` is whatever identifies a cost table (e.g. ``(model, batch)``); ``add`` registers
-    the tenant under it once. ``approx`` looks up a suffix table; ``precise`` replays.
+    The unit list is given as the per-unit compute seconds and weight bytes the predictor uses
+    (``board.comp[t]``, ``board.size[t]``: a driver may swap them per batch size). ``approx``
+    builds the suffix table once per list object (kept with the list, so a reused ``id`` can
+    never return a stale table); ``precise`` replays the units every time.
 
     Examples
     --------
     >>> est = Estimator("approx", buffer_bytes=100, dram_bw=10.0)
-    >>> est.add("m", Tenant("m", ("a", "b"), (2.0, 1.0), (10, 30)))
-    >>> est.remaining("m", 1), est.calls
+    >>> comp, size = [2.0, 1.0], [10, 30]
+    >>> est.remaining(comp, size, 1), est.calls
     (3.0, 1)
     """
 
-    __slots__ = ("mode", "buf", "bw", "tenants", "tables", "calls")
+    __slots__ = ("mode", "buf", "bw", "tables", "calls")
 
     def __init__(self, mode: str | StandaloneMode, buffer_bytes: int, dram_bw: float) -> None:
         self.mode = standalone_mode(mode)
         self.buf, self.bw = int(buffer_bytes), float(dram_bw)
-        self.tenants: dict[object, Tenant] = {}
-        self.tables: dict[object, tuple[float, ...]] = {}
+        self.tables: dict[int, tuple[Sequence[float], tuple[float, ...]]] = {}
         self.calls = 0  # estimates made, for the scheduler-cost report
 
-    def add(self, key: object, tenant: Tenant) -> None:
-        """Register ``tenant`` under ``key`` (no-op when already there)."""
-        if key in self.tenants:
-            return
-        self.tenants[key] = tenant
-        if self.mode is StandaloneMode.APPROX:
-            self.tables[key] = approx_table(tenant, self.bw)
-
-    def remaining(self, key: object, pos: int) -> float:
-        """Estimated standalone seconds of units ``pos..`` of the tenant under ``key``."""
+    def remaining(self, comp: Sequence[float], size: Sequence[int], pos: int) -> float:
+        """Estimated standalone seconds of units ``pos..`` (compute ``comp``, bytes ``size``)."""
         self.calls += 1
         if self.mode is StandaloneMode.APPROX:
-            return self.tables[key][pos]
-        return replay_alone(self.tenants[key], pos, self.buf, self.bw)
+            hit = self.tables.get(id(comp))
+            if hit is None or hit[0] is not comp:
+                hit = (comp, approx_suffix(comp, [b / self.bw for b in size]))
+                self.tables[id(comp)] = hit
+            return hit[1][pos]
+        n = len(comp)
+        rest = Tenant("rest", ("u",) * (n - pos), tuple(comp[pos:]), tuple(size[pos:]))
+        return replay_alone(rest, 0, self.buf, self.bw)

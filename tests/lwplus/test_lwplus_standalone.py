@@ -81,14 +81,15 @@ def test_zoo_model_estimates_on_lwplus() -> None:
 
 
 def test_estimator_modes_and_counts() -> None:
-    t = Tenant("m", ("a", "b"), (2.0, 1.0), (10, 30))
+    comp, size = [2.0, 1.0], [10, 30]
     ap = Estimator("approx", 100, 10.0)
     pr = Estimator("precise", 100, 10.0)
-    for e in (ap, pr):
-        e.add(("m", 1), t)
-    assert ap.remaining(("m", 1), 0) == 5.0  # max(2, 1) + max(1, 3)
-    assert pr.remaining(("m", 1), 0) == 5.0  # fetch a 0-1, b 1-4; compute 1-3, 4-5
-    assert ap.calls == pr.calls == 1
+    assert ap.remaining(comp, size, 0) == 5.0  # max(2, 1) + max(1, 3)
+    assert pr.remaining(comp, size, 0) == 5.0  # fetch a 0-1, b 1-4; compute 1-3, 4-5
+    assert pr.remaining(comp, size, 1) == 4.0  # fetch b 0-3, compute 3-4
+    assert ap.calls == 1 and pr.calls == 2
+    other = [4.0, 1.0]  # another list (another batch size): its own table
+    assert ap.remaining(other, size, 0) == 7.0
 
 
 def test_unknown_mode_names_the_option() -> None:
