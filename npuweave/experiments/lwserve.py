@@ -81,7 +81,6 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
     >>> s.finish_s.tolist(), s.missed       # fetch 0-1, compute 1-3; fetch 3-4, compute 4-6
     ([3.0, 6.0], 1)
     """
-    n_models = len(costs)
     _check(costs, time_s, model, deadline_s, batching)
     board = Predictor([c[0] for c in costs], buffer_bytes, dram_bw)
     st = _State(costs, board, time_s, model, deadline_s, batching)
