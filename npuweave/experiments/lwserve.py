@@ -139,16 +139,25 @@ class _State:
         self.batches = 0
         self.missed = 0
         self.pe_busy = 0.0
+        self.dirty = False  # admit must look at the queues even if nothing arrived
 
     def admit(self, now: float) -> None:
         times, models, n = self.times, self.models, len(self.times)
+        changed = self.dirty
         while self.next < n and times[self.next] <= now:
             self.pending[models[self.next]].append(self.next)
             self.next += 1
+            changed = True
+        if not changed:  # nothing arrived, nothing freed, no batch waiting for its window
+            return
+        self.dirty = False
         w, cap = self.batching.window_s, self.batching.max_batch
         for m, q in enumerate(self.pending):
-            if q and not self.members[m] and (len(q) >= cap or times[q[0]] + w <= now):
-                self._start(m, [q.popleft() for _ in range(min(cap, len(q)))])
+            if q and not self.members[m]:
+                if len(q) >= cap or times[q[0]] + w <= now:
+                    self._start(m, [q.popleft() for _ in range(min(cap, len(q)))])
+                if q and not self.members[m]:
+                    self.dirty = True  # a model waits for its window or its batch to fill
 
     def _start(self, m: int, reqs: list[int]) -> None:
         b = self.board
@@ -176,6 +185,7 @@ class _State:
                 self.missed += 1
         self.members[t] = []
         self.current[t] = None
+        self.dirty = True
 
     def next_event(self, now: float) -> float | None:
         """When work can start next with nothing in service: an arrival or a window end."""

@@ -44,6 +44,10 @@ class LayerweaverPlus(LayerBase):
 
     ``audit=True`` also computes the other estimate at every decision and counts the decisions
     whose mode would have differed (``disagreements``); it costs a replay per candidate.
+    ``prune=True`` skips the estimate of a candidate whose slack is at least the serial bound
+    ``sum(compute + fetch)`` of its remaining units (no estimate exceeds it, so the candidate
+    cannot be at risk): the decisions are the same, the precise mode gets much cheaper.
+    ``fast=False`` runs the reference path (``_candidates`` + ``qos.decide``) at every decision.
     Counters after a run: ``decisions``, ``urgent`` (Mode 2 decisions), ``estimates``.
 
     Examples
@@ -55,13 +59,16 @@ class LayerweaverPlus(LayerBase):
     name = "layerweaver-plus"
 
     def __init__(self, standalone: str = "approx", grouping: str = "per-model-fifo",
-                 audit: bool = False, seed: int = 0) -> None:
+                 audit: bool = False, prune: bool = True, fast: bool = True,
+                 seed: int = 0) -> None:
         self.mode = standalone_mode(standalone)
         if grouping not in GROUPINGS:
             raise ConfigError(f"unknown grouping {grouping!r} for layerweaver-plus (option "
                               f"--grouping); choose one of: {', '.join(GROUPINGS)}")
         self.grouping = grouping
         self.audit = bool(audit)
+        self.prune = bool(prune)
+        self.fast = bool(fast)
         self.lw = Layerweaver(failsafe=False)
         self.est: Estimator | None = None
         self.other: Estimator | None = None
@@ -96,6 +103,8 @@ class LayerweaverPlus(LayerBase):
         self.decisions += 1
         if len(act) == 1 and not deadlines:
             return act[0]
+        if self.other is None and self.fast:
+            return self._choose_fast(board, deadlines, t_end)
         cands = self._candidates(board, deadlines, t_end, self.est)  # type: ignore[arg-type]
         key, mode = decide(cands)
         if mode == MODE_URGENT:
@@ -104,6 +113,54 @@ class LayerweaverPlus(LayerBase):
             alt = decide(self._candidates(board, deadlines, t_end, self.other))
             self.disagreements += alt[1] != mode
         return key
+
+    def _choose_fast(self, board: Board, deadlines: dict[int, float], t_end: float) -> int:
+        """``decide(self._candidates(...))`` with the evaluation inlined (the hot loop; a
+        property test checks both give the same decisions)."""
+        b, est = board, self.est
+        assert est is not None
+        t_m, t_c, bw, maxft = b.t_m, b.t_c, b.bw, b.maxft
+        free = b.buf - b.used
+        pos, sizes, ftimes, comps, inhs = b.pos, b.size, b.ftime, b.comp, b.inh
+        evals = []
+        all_ci = all_mem = len(b.active) > 1
+        urgent, u_slack = -1, math.inf
+        for t in b.active:
+            i = pos[t]
+            size = sizes[t][i]
+            slack = deadlines.get(t, math.inf) - t_end
+            if slack < math.inf and (not self.prune
+                                     or slack < est.serial_bound(comps[t], sizes[t], i)):
+                if est.remaining(comps[t], sizes[t], i) > slack and (
+                        urgent < 0 or slack < u_slack):
+                    urgent, u_slack = t, slack
+            fe = t_m + ftimes[t][i] if size <= free else b.fetch_end(size)
+            ce = (t_c if t_c > fe else fe) + comps[t][i]
+            inh = inhs[t][i]
+            mem = inh
+            if fe > t_c:
+                ci = fe - t_c
+            else:
+                ci = 0.0
+                if fe < t_c and inh + (t_c - fe) > 0.0:
+                    mem = inh + b.fetch_window(fe, size, t_c) / bw
+            charged = (mem if mem > 0.0 else 0.0) - (inh if inh > 0.0 else 0.0)
+            pi = maxft - (ce - fe)
+            total = ci + charged + (pi if pi > 0.0 else 0.0)
+            if ci <= EPS:
+                all_ci = False
+            if mem <= EPS:
+                all_mem = False
+            evals.append((t, total, slack, inh > 0.0, fe - ce))
+        if urgent >= 0:
+            self.urgent += 1
+            return urgent
+        if all_ci:
+            evals = [e for e in evals if b.kind[e[0]] == COMPUTE] or evals
+        elif all_mem:
+            evals = [e for e in evals if b.kind[e[0]] == MEMORY] or evals
+        best = min(e[1] for e in evals) + EPS
+        return min((e for e in evals if e[1] <= best), key=lambda e: (e[2], e[3], e[4], e[0]))[0]
 
     def _candidates(self, board: Board, deadlines: dict[int, float], t_end: float,
                     est: Estimator) -> list[Candidate]:
@@ -121,10 +178,12 @@ class LayerweaverPlus(LayerBase):
             pos = board.pos[t]
             deadline = deadlines.get(t, math.inf)
             slack = deadline - t_end
+            # an estimate can only matter when the slack is below the serial bound
+            comp, size = board.comp[t], board.size[t]
+            risky = slack < est.serial_bound(comp, size, pos) if self.prune else slack < math.inf
             out.append(Candidate(
                 key=t, idle=total, slack=slack,
-                remaining=(est.remaining(board.comp[t], board.size[t], pos)
-                           if slack < math.inf else 0.0),
+                remaining=est.remaining(comp, size, pos) if risky else 0.0,
                 tie=(float(board.inh[t][pos] > 0.0), -dd),
                 pool=pool is None or board.kind[t] == pool))
         return out

@@ -129,12 +129,13 @@ class Estimator:
     (3.0, 1)
     """
 
-    __slots__ = ("mode", "buf", "bw", "tables", "calls")
+    __slots__ = ("mode", "buf", "bw", "tables", "bounds", "calls")
 
     def __init__(self, mode: str | StandaloneMode, buffer_bytes: int, dram_bw: float) -> None:
         self.mode = standalone_mode(mode)
         self.buf, self.bw = int(buffer_bytes), float(dram_bw)
         self.tables: dict[int, tuple[Sequence[float], tuple[float, ...]]] = {}
+        self.bounds: dict[int, tuple[Sequence[float], tuple[float, ...]]] = {}
         self.calls = 0  # estimates made, for the scheduler-cost report
 
     def remaining(self, comp: Sequence[float], size: Sequence[int], pos: int) -> float:
@@ -149,3 +150,20 @@ class Estimator:
         n = len(comp)
         rest = Tenant("rest", ("u",) * (n - pos), tuple(comp[pos:]), tuple(size[pos:]))
         return replay_alone(rest, 0, self.buf, self.bw)
+
+    def serial_bound(self, comp: Sequence[float], size: Sequence[int], pos: int) -> float:
+        """``sum(compute + fetch)`` of units ``pos..``: no estimate exceeds it (O(1)).
+
+        The replay never does: once unit ``i - 1`` has computed, every earlier unit's weights
+        are freed, so unit ``i``'s fetch ends by ``ce[i-1] + fetch[i]`` and its computation by
+        ``ce[i-1] + fetch[i] + compute[i]``. The approximation is a sum of maxima of the same
+        terms. A caller may skip an estimate when the slack is at least this bound: the
+        request cannot be at risk then, whatever the estimate.
+        """
+        hit = self.bounds.get(id(comp))
+        if hit is None or hit[0] is not comp:
+            bw = self.bw
+            hit = (comp, approx_suffix([c + b / bw for c, b in zip(comp, size)],
+                                       [0.0] * len(comp)))
+            self.bounds[id(comp)] = hit
+        return hit[1][pos]

@@ -87,3 +87,45 @@ def test_precise_and_audit_count_disagreements() -> None:
         picks[mode] = pol.decide(0.0, _view(b, 0.0, [rv, rn])).tenant
         assert pol.disagreements == 1
     assert picks == {"approx": 0, "precise": 1}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(unit, min_size=1, max_size=6), min_size=2, max_size=3),
+       st.lists(st.floats(0.0, 20.0), min_size=2, max_size=10), st.floats(2.0, 30.0),
+       st.sampled_from(["approx", "precise"]))
+def test_pruning_never_changes_a_decision(tenants, arrivals, deadline, mode) -> None:
+    import numpy as np
+
+    from npuweave.experiments.lwserve import serve_layerwise
+
+    costs = [[make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], 100)]
+             for k, us in enumerate(tenants)]
+    times = np.array(sorted(arrivals))
+    models = np.arange(len(times)) % len(tenants)
+    dl = [deadline] * len(tenants)
+    runs = [serve_layerwise(costs, 100, 10.0, times, models, dl,
+                            LayerweaverPlus(standalone=mode, prune=p)) for p in (True, False)]
+    assert runs[0].finish_s.tolist() == runs[1].finish_s.tolist()
+    assert runs[0].urgent == runs[1].urgent
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(unit, min_size=1, max_size=6), min_size=1, max_size=4),
+       st.lists(st.floats(0.0, 20.0), min_size=1, max_size=12),
+       st.lists(st.floats(1.0, 30.0), min_size=4, max_size=4),
+       st.sampled_from(["approx", "precise"]))
+def test_fast_path_equals_the_reference(tenants, arrivals, deadlines, mode) -> None:
+    """The inlined hot loop makes the decisions of ``_candidates`` + ``qos.decide``."""
+    import numpy as np
+
+    from npuweave.experiments.lwserve import serve_layerwise
+
+    costs = [[make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], 100)]
+             for k, us in enumerate(tenants)]
+    times = np.array(sorted(arrivals))
+    models = np.arange(len(times)) % len(tenants)
+    dl = deadlines[:len(tenants)]
+    runs = [serve_layerwise(costs, 100, 10.0, times, models, dl,
+                            LayerweaverPlus(standalone=mode, fast=f)) for f in (True, False)]
+    assert runs[0].finish_s.tolist() == runs[1].finish_s.tolist()
+    assert runs[0].urgent == runs[1].urgent

@@ -47,6 +47,7 @@ def _engine_run(costs, buf, bw, times, models, deadlines, policy, batching):
                 last[t, r] = stt.members[t]
                 stt.members[t] = []
                 stt.current[t] = None
+                stt.dirty = True
             board.commit(t)
             return unit
 

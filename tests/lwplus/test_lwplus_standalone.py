@@ -101,3 +101,15 @@ def test_approx_suffix_rejects_mismatched_lists() -> None:
     assert approx_suffix([], []) == (0.0,)
     with pytest.raises(ValueError):
         approx_suffix([1.0], [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(units, st.integers(0, 12))
+def test_no_estimate_exceeds_the_serial_bound(us: list[tuple[float, int]], pos: int) -> None:
+    pos = min(pos, len(us))
+    comp, size = [c for c, _ in us], [s for _, s in us]
+    for mode in ("approx", "precise"):
+        est = Estimator(mode, 64, 10.0)
+        bound = est.serial_bound(comp, size, pos)
+        assert bound == pytest.approx(sum(c + s / 10.0 for c, s in us[pos:]), rel=1e-12)
+        assert est.remaining(comp, size, pos) <= bound * (1 + 1e-12) + 1e-15
