@@ -93,7 +93,11 @@ class LayerweaverPlus(LayerBase):
     def decide(self, now: float, view: View) -> Decision:
         board = view.board
         assert board is not None, "layerweaver-plus is layer-wise: it needs the board"
-        deadlines = {r.model: r.deadline_s for r in view.running}
+        # the candidate of tenant t is the next unit of its current request ``board.req[t]``
+        # (the simulator lists it as running once a unit went out, as queued before that)
+        ids = {board.req[t]: t for t in board.active}
+        deadlines = {ids[r.id]: r.deadline_s for r in (*view.running, *view.queued)
+                     if r.id in ids and r.model == ids[r.id]}
         return Dispatch(self._choose(board, deadlines, max(now, board.t_c)))
 
     def _choose(self, board: Board, deadlines: dict[int, float], t_end: float) -> int:

@@ -53,8 +53,8 @@ def test_two_requests_mode_switch_on_the_board() -> None:
 
     def board():
         b = Predictor([v, n], 100, 10.0)
-        b.issue(0, 0, 0.0)
-        b.issue(1, 0, 0.0)
+        b.issue(0, 0, 0.0)  # request ids 0 (V) and 1 (N), as the Requests below
+        b.issue(1, 1, 0.0)
         b.t_c = 3.0
         return b
 
@@ -80,7 +80,7 @@ def test_precise_and_audit_count_disagreements() -> None:
     for mode in ("approx", "precise"):
         b = Predictor([v, n], 100, 10.0)
         b.issue(0, 0, 0.0)
-        b.issue(1, 0, 0.0)
+        b.issue(1, 1, 0.0)
         b.t_c = 3.0
         pol = LayerweaverPlus(standalone=mode, audit=True)
         pol.start(b)

@@ -51,7 +51,9 @@ def test_precise_equals_standalone_replay_on_the_engine(us: list[tuple[float, in
     t = _tenant(us)
     rest = _tenant(us[pos:])
     engine = run_tenants([rest], 64, 10.0, "sequential", requests=1).makespan_s
-    assert replay_alone(t, pos, 64, 10.0) == engine
+    # equal up to rounding: the serving engine of the core adds a stalled fetch's parts in
+    # another order than ScheduleMemFetch (1 ulp apart on some cases; see notes/issue-11.md)
+    assert replay_alone(t, pos, 64, 10.0) == pytest.approx(engine, rel=1e-12, abs=1e-15)
 
 
 def test_precise_hand_worked_with_a_full_buffer() -> None:
