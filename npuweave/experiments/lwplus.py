@@ -63,10 +63,10 @@ class ServeSetup:
 def model_costs(model: str, npu_name: str, max_batch: int,
                 cost_model: str = "systolic-ws") -> tuple[Tenant, ...]:
     """The model as scheduling units at batch 1..``max_batch`` on the preset ``npu_name``."""
-    from npuweave.hardware import preset
+    from npuweave.hardware import get_npu
     from npuweave.sim.tenants import tenants_for
 
-    npu = preset(npu_name)
+    npu = get_npu(npu_name)
     out = tuple(tenants_for([model], npu, b, cost_model)[0] for b in range(1, max_batch + 1))
     names = {t.units for t in out}
     if len(names) != 1:
@@ -78,9 +78,9 @@ def model_costs(model: str, npu_name: str, max_batch: int,
 @functools.cache
 def isolated_s(model: str, npu_name: str, cost_model: str = "systolic-ws") -> float:
     """Cold standalone seconds of one batch-1 request (empty buffer, engine-exact replay)."""
-    from npuweave.hardware import preset
+    from npuweave.hardware import get_npu
 
-    npu = preset(npu_name)
+    npu = get_npu(npu_name)
     t = model_costs(model, npu_name, 1, cost_model)[0]
     return replay_alone(t, 0, npu.weight_buffer, npu.dram_bw)
 
@@ -135,9 +135,9 @@ class _Runner:
         return poisson_trace([load * s for s in self.share], self.setup.requests, seed)
 
     def serve(self, load: float, seed: int, stop: bool) -> Served:
-        from npuweave.hardware import preset
+        from npuweave.hardware import get_npu
 
-        npu = preset(self.setup.npu)
+        npu = get_npu(self.setup.npu)
         costs = [model_costs(m, self.setup.npu, self.setup.max_batch, self.setup.cost_model)
                  for m in self.models]
         times, models = self.trace(load, seed)
@@ -180,7 +180,7 @@ def capacity_row(models: tuple[str, str], ratio: tuple[float, float],
     start = 1.0 / (share[0] * iso[0] + share[1] * iso[1])  # the NPU busy alone at batch 1
     windows = setup.baseline_windows_s if baseline else (setup.lw_window_s,)
     best: tuple[Capacity, _Runner, float] | None = None
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for w in windows:
         runner = _Runner(models, share, deadlines, factory, Batching(w, setup.max_batch), setup)
         cap = search_capacity(runner, start, setup.seeds, setup.budget, setup.rel_tol,
@@ -199,7 +199,7 @@ def capacity_row(models: tuple[str, str], ratio: tuple[float, float],
         "failed_qps": cap.failed_load, "monotone": cap.monotone, "trials": len(cap.trials),
         "urgent_share": out.urgent / out.decisions if out.decisions else 0.0,
         "policy_s_per_decision": out.policy_s / out.decisions if out.decisions else 0.0,
-        "time_s": time.perf_counter() - t0,
+        "time_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
     }
 
 
