@@ -44,7 +44,7 @@ def _progress(total: int, label: str) -> Any:
 def _write(rows: list[dict[str, Any]], csv_path: str | None, json_path: str | None,
            extra: dict[str, Any] | None = None) -> None:
     from npuweave.fileio import atomic_open
-    from npuweave.metrics.serving import jsonable, to_csv
+    from npuweave.metrics.serving import jsonable
 
     flat = [{k: v for k, v in r.items() if not k.startswith("latency_")} for r in rows]
     if csv_path == "-":
@@ -55,6 +55,20 @@ def _write(rows: list[dict[str, Any]], csv_path: str | None, json_path: str | No
     if json_path:
         with atomic_open(json_path, "w") as fh:
             json.dump({"rows": jsonable(flat), **(extra or {})}, fh, indent=1, default=str)
+
+
+def to_csv(rows: list[dict[str, Any]]) -> str:
+    """Rows with different keys as one CSV (the union of the keys, in first-seen order)."""
+    import csv
+    import io
+
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=keys, restval="", lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: "" if v is None else v for k, v in r.items()})
+    return buf.getvalue()
 
 
 def _table(rows: list[dict[str, Any]], cols: list[str], title: str) -> None:

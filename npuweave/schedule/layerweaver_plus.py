@@ -27,13 +27,14 @@ Mode 2 never fires and the choice equals ``Layerweaver(failsafe=False)``.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from npuweave.errors import ConfigError
 from npuweave.schedule.base import COMPUTE, EPS, MEMORY
 from npuweave.schedule.board import Board
 from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.protocol import Decision, Dispatch, LayerBase, View
-from npuweave.schedule.qos import MODE_URGENT, Candidate, decide
+from npuweave.schedule.qos import MODE_URGENT, Candidate, decide, mode1_pick
 from npuweave.schedule.standalone import Estimator, StandaloneMode, standalone_mode
 
 GROUPINGS = ("per-model-fifo",)
@@ -110,11 +111,11 @@ class LayerweaverPlus(LayerBase):
         if self.other is None and self.fast:
             return self._choose_fast(board, deadlines, t_end)
         cands = self._candidates(board, deadlines, t_end, self.est)  # type: ignore[arg-type]
-        key, mode = decide(cands)
+        key, mode = decide(cands, t_end)
         if mode == MODE_URGENT:
             self.urgent += 1
         if self.other is not None:
-            alt = decide(self._candidates(board, deadlines, t_end, self.other))
+            alt = decide(self._candidates(board, deadlines, t_end, self.other), t_end)
             self.disagreements += alt[1] != mode
         return key
 
@@ -128,16 +129,9 @@ class LayerweaverPlus(LayerBase):
         pos, sizes, ftimes, comps, inhs = b.pos, b.size, b.ftime, b.comp, b.inh
         evals = []
         all_ci = all_mem = len(b.active) > 1
-        urgent, u_slack = -1, math.inf
         for t in b.active:
             i = pos[t]
             size = sizes[t][i]
-            slack = deadlines.get(t, math.inf) - t_end
-            if slack < math.inf and (not self.prune
-                                     or slack < est.serial_bound(comps[t], sizes[t], i)):
-                if est.remaining(comps[t], sizes[t], i) > slack and (
-                        urgent < 0 or slack < u_slack):
-                    urgent, u_slack = t, slack
             fe = t_m + ftimes[t][i] if size <= free else b.fetch_end(size)
             ce = (t_c if t_c > fe else fe) + comps[t][i]
             inh = inhs[t][i]
@@ -155,19 +149,32 @@ class LayerweaverPlus(LayerBase):
                 all_ci = False
             if mem <= EPS:
                 all_mem = False
-            evals.append((t, total, slack, inh > 0.0, fe - ce))
+            evals.append((t, total, deadlines.get(t, math.inf), inh > 0.0, fe - ce, ce))
+        pool = evals
+        if all_ci:
+            pool = [e for e in evals if b.kind[e[0]] == COMPUTE] or evals
+        elif all_mem:
+            pool = [e for e in evals if b.kind[e[0]] == MEMORY] or evals
+        best = min(e[1] for e in pool) + EPS
+        pick = min((e for e in pool if e[1] <= best), key=lambda e: (e[2], e[3], e[4], e[0]))
+        urgent, u_deadline = -1, math.inf
+        for t, _total, deadline, _inh, _dd, _ce in evals:
+            if deadline == math.inf or (urgent >= 0 and deadline >= u_deadline):
+                continue
+            slack = deadline - (t_end if t == pick[0] else pick[5])
+            i = pos[t]
+            if self.prune and slack >= est.serial_bound(comps[t], sizes[t], i):
+                continue
+            if est.remaining(comps[t], sizes[t], i) > slack:
+                urgent, u_deadline = t, deadline
         if urgent >= 0:
             self.urgent += 1
             return urgent
-        if all_ci:
-            evals = [e for e in evals if b.kind[e[0]] == COMPUTE] or evals
-        elif all_mem:
-            evals = [e for e in evals if b.kind[e[0]] == MEMORY] or evals
-        best = min(e[1] for e in evals) + EPS
-        return min((e for e in evals if e[1] <= best), key=lambda e: (e[2], e[3], e[4], e[0]))[0]
+        return pick[0]
 
     def _candidates(self, board: Board, deadlines: dict[int, float], t_end: float,
                     est: Estimator) -> list[Candidate]:
+        """The view ``qos.decide`` takes (the reference path; see ``_choose_fast``)."""
         evals = [(t, *self.lw.evaluate(board, t)) for t in board.active]
         # chapter IV's starvation rule: which candidates Mode 1 may pick
         pool = None
@@ -177,17 +184,23 @@ class LayerweaverPlus(LayerBase):
             pool = MEMORY
         if pool is not None and not any(board.kind[e[0]] == pool for e in evals):
             pool = None
-        out = []
+        bare = []
         for t, total, _ci, _mem, _charged, _pi, dd in evals:
-            pos = board.pos[t]
-            deadline = deadlines.get(t, math.inf)
-            slack = deadline - t_end
+            i = board.pos[t]
+            size = board.size[t][i]
+            fe = (board.t_m + board.ftime[t][i] if size <= board.buf - board.used
+                  else board.fetch_end(size))
+            ce = max(board.t_c, fe) + board.comp[t][i]
+            bare.append(Candidate(key=t, idle=total, deadline=deadlines.get(t, math.inf),
+                                  end=ce, tie=(float(board.inh[t][i] > 0.0), -dd),
+                                  pool=pool is None or board.kind[t] == pool))
+        pick = mode1_pick(bare)
+        out = []
+        for c in bare:
+            slack = c.deadline - (t_end if c.key == pick.key else pick.end)
+            i = board.pos[c.key]
+            comp, size = board.comp[c.key], board.size[c.key]
             # an estimate can only matter when the slack is below the serial bound
-            comp, size = board.comp[t], board.size[t]
-            risky = slack < est.serial_bound(comp, size, pos) if self.prune else slack < math.inf
-            out.append(Candidate(
-                key=t, idle=total, slack=slack,
-                remaining=est.remaining(comp, size, pos) if risky else 0.0,
-                tie=(float(board.inh[t][pos] > 0.0), -dd),
-                pool=pool is None or board.kind[t] == pool))
+            risky = slack < (est.serial_bound(comp, size, i) if self.prune else math.inf)
+            out.append(replace(c, remaining=est.remaining(comp, size, i) if risky else 0.0))
         return out

@@ -45,8 +45,8 @@ def test_two_requests_mode_switch_on_the_board() -> None:
     computes 3-7: no compute idle, decoupling 6 s; memory idle: inh = 4 - 90/10 < 0, F over
     (1, 3) = 20 B -> inh + 2 < 0: nothing charged; potential idle 0 -> V total 0. N fetches
     0-4, computes 4-4.5: compute idle 1 s -> total >= 1. Mode 1 picks V.
-    Give N a deadline of 10 s: slack = 10 - max(now, t_c) = 7 s < 8 s remaining -> Mode 2 -> N.
-    With a deadline of 11.5 s: slack 8.5 s > 8 s: Mode 1 -> V.
+    If V goes, S_thput[t_c] = 7 s. Give N a deadline of 14.5 s: its slack after the pick is
+    14.5 - 7 = 7.5 s < 8 s remaining -> Mode 2 -> N. Deadline 15.5 s: 8.5 s > 8 s: Mode 1 -> V.
     """
     v = make_tenant("V", [4.0, 4.0], [10, 10], 100)
     n = make_tenant("N", [0.5, 0.5], [40, 40], 100)
@@ -59,7 +59,7 @@ def test_two_requests_mode_switch_on_the_board() -> None:
         return b
 
     rv = Request(0, model=0, arrival_s=0.0, deadline_s=math.inf, units=2)
-    for deadline, want, urgent in ((10.0, 1, 1), (11.5, 0, 0), (math.inf, 0, 0)):
+    for deadline, want, urgent in ((14.5, 1, 1), (15.5, 0, 0), (math.inf, 0, 0)):
         rn = Request(1, model=1, arrival_s=0.0, deadline_s=deadline, units=2)
         pol = LayerweaverPlus()
         b = board()
@@ -71,11 +71,12 @@ def test_two_requests_mode_switch_on_the_board() -> None:
 
 def test_precise_and_audit_count_disagreements() -> None:
     """Same case with precise: N alone from empty: fetch 0-4, 4-8; compute 4-4.5, 8-8.5 ->
-    8.5 s. Deadline 11.25 s: slack 8.25 s: approx (8 s) says safe, precise (8.5 s) at risk."""
+    8.5 s. Deadline 15.25 s: slack after V's unit 8.25 s: approx (8 s) says safe, precise
+    (8.5 s) at risk."""
     v = make_tenant("V", [4.0, 4.0], [10, 10], 100)
     n = make_tenant("N", [0.5, 0.5], [40, 40], 100)
     rv = Request(0, model=0, arrival_s=0.0, units=2)
-    rn = Request(1, model=1, arrival_s=0.0, deadline_s=11.25, units=2)
+    rn = Request(1, model=1, arrival_s=0.0, deadline_s=15.25, units=2)
     picks = {}
     for mode in ("approx", "precise"):
         b = Predictor([v, n], 100, 10.0)
