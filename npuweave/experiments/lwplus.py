@@ -13,9 +13,13 @@ requests per run. Schedulers (``SCHEDULERS``):
 * ``lwplus-approx`` / ``lwplus-precise``: Layerweaver+ with either estimate, batched likewise.
 
 The capacity is the largest total QPS with fewer than ``budget`` of the requests missing their
-deadline (``npuweave.experiments.capacity.search_capacity``); STP at that load is the cold
-standalone time of one batch-1 request of each served request, summed, per second of the run
-(thesis IV.5.C's weighting: a query counts its own standalone time, however it was batched).
+deadline (``npuweave.experiments.capacity.search_capacity``). STP at that load weighs every
+request by the cold standalone time of one batch-1 request of its model (thesis IV.5.C: a query
+counts its own standalone time, however it was batched), summed and divided by the arrival
+window (``stp``: the load that was sustained; at a fixed mix it is proportional to the QPS), or
+by the time until the last finish (``stp_span``, the serving metrics' form, which also charges
+the drain after the last arrival: a scheduler that finishes loose-deadline work late scores
+lower on a finite run).
 """
 
 from __future__ import annotations
@@ -151,15 +155,19 @@ class _Runner:
         out = self.serve(load, seed, self.stop)
         return out.missed, len(out.finish_s)
 
-    def stp(self, load: float) -> float:
+    def stp(self, load: float) -> tuple[float, float]:
+        """``(offered, span)`` STP of the runs at ``load``: standalone seconds of the requests
+        per second of arrivals (what was sustained), and per second until the last finish
+        (the serving metrics' span form, which also counts the drain after the last arrival)."""
         iso = np.array([isolated_s(m, self.setup.npu, self.setup.cost_model)
                         for m in self.models])
-        work = span = 0.0
+        work = span = window = 0.0
         for seed in self.setup.seeds:
-            out, _, models = self.runs[load, seed]
+            out, times, models = self.runs[load, seed]
             work += float(iso[models].sum())
-            span += float(np.nanmax(out.finish_s))
-        return work / span
+            window += float(times[-1])
+            span += max(float(np.nanmax(out.finish_s)), float(times[-1]))
+        return work / window, work / span
 
 
 def capacity_row(models: tuple[str, str], ratio: tuple[float, float],
@@ -190,11 +198,12 @@ def capacity_row(models: tuple[str, str], ratio: tuple[float, float],
     assert best is not None
     cap, runner, window = best
     out, _, _ = runner.runs[cap.load, setup.seeds[0]]
+    stp = runner.stp(cap.load)
     return {
         "models": "+".join(models), "ratio": f"{ratio[0]:g}:{ratio[1]:g}",
         "scheduler": scheduler, "window_s": window, "max_batch": setup.max_batch,
         "qps": cap.load, "qps_a": cap.load * share[0], "qps_b": cap.load * share[1],
-        "stp": runner.stp(cap.load), "missed": cap.missed, "requests": cap.requests,
+        "stp": stp[0], "stp_span": stp[1], "missed": cap.missed, "requests": cap.requests,
         "miss_rate": cap.rate, "miss_ci_low": cap.low, "miss_ci_high": cap.high,
         "failed_qps": cap.failed_load, "monotone": cap.monotone, "trials": len(cap.trials),
         "urgent_share": out.urgent / out.decisions if out.decisions else 0.0,
