@@ -216,7 +216,12 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
     if "6" in figs:
         tasks += rp.fig6_tasks(names, setup)
     if "7" in figs:
-        tasks += rp.fig7_tasks([n for n in names if n != "lwplus-precise"], setup)
+        cases = rp.FIG7_CASES if pairs == "all" else tuple(
+            c for c in rp.FIG7_CASES if (c[0], c[1]) in pair_list)
+        if not cases:
+            raise ConfigError(f"--figures 7: none of Figure V.7's pairs (RN+BB, MN+BL) is in "
+                              f"--pairs {pairs!r}")
+        tasks += rp.fig7_tasks([n for n in names if n != "lwplus-precise"], setup, cases)
     t0 = time.perf_counter()
     with _progress(len(tasks), "reproduce") as bar:
         task = bar.add_task("layerweaver-plus points", total=len(tasks))
