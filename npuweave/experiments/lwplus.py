@@ -89,7 +89,8 @@ def isolated_s(model: str, npu_name: str, cost_model: str = "systolic-ws") -> fl
     return replay_alone(t, 0, npu.weight_buffer, npu.dram_bw)
 
 
-def parse_ratio(text: str) -> tuple[float, float]:
+def parse_ratio(text: str, flag: str = "--ratio",
+                order: str = "in --models order") -> tuple[float, float]:
     """``"4:1"`` -> ``(4.0, 1.0)``; both parts finite and > 0.
 
     Examples
@@ -103,8 +104,7 @@ def parse_ratio(text: str) -> tuple[float, float]:
     except ValueError:
         a = b = math.nan
     if not (math.isfinite(a) and math.isfinite(b) and a > 0 and b > 0):
-        raise ConfigError(f"--ratio: {text!r}; write two rates > 0 as A:B (e.g. 4:1), in "
-                          "--models order")
+        raise ConfigError(f"{flag}: {text!r}; write two rates > 0 as A:B (e.g. 4:1), {order}")
     return a, b
 
 

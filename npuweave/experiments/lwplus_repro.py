@@ -85,8 +85,11 @@ def parse_ratios(spec: str | None) -> list[tuple[float, float]]:
     >>> parse_ratios("4:1..1:2")
     [(4.0, 1.0), (2.0, 1.0), (1.0, 1.0), (1.0, 2.0)]
     """
-    from npuweave.experiments.lwplus import parse_ratio
+    from functools import partial
 
+    from npuweave.experiments.lwplus import parse_ratio as parse_one
+
+    parse_ratio = partial(parse_one, flag="--ratios", order="NLP:vision")
     if spec is None or spec == "all":
         return list(RATIOS)
     if ".." in spec:
