@@ -108,3 +108,26 @@ def test_poisson_trace_rates_and_marks() -> None:
         poisson_trace([0.0, 0.0], 10, 0)
     with pytest.raises(ConfigError):
         poisson_trace([1.0], 0, 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.01, 2.0), st.integers(0, 40)), min_size=1, max_size=5),
+       st.integers(0, 2**32 - 1), st.floats(0.05, 2.0), st.floats(1.01, 4.0),
+       st.floats(1.0, 20.0))
+def test_one_model_fcfs_on_the_npu_never_misses_more_at_a_lower_load(units, seed, qps, factor,
+                                                                     deadline) -> None:
+    """One model served first come first served on the decoupled NPU (fetch of the next
+    request overlapping the current computation): the same seed at a lower load stretches the
+    arrivals, and no request waits longer (the capacity search's monotonicity, exact here)."""
+    from npuweave.experiments.lwserve import serve_layerwise
+    from npuweave.schedule.base import Tenant
+    from npuweave.schedule.sequential import Sequential
+
+    t = Tenant("m", tuple(f"L{i}" for i in range(len(units))), tuple(c for c, _ in units),
+               tuple(s for _, s in units))
+    misses = []
+    for q in (qps, qps / factor):
+        times, models = poisson_trace([q], 60, seed)
+        out = serve_layerwise([[t]], 64, 10.0, times, models, [deadline], Sequential())
+        misses.append(out.missed)
+    assert misses[1] <= misses[0]
