@@ -159,7 +159,7 @@ def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: s
     with _progress(len(keys), "capacity") as bar:
         task = bar.add_task("capacity search", total=len(keys))
         for k in keys:
-            rows.append(capacity_row((names[0], names[1]), (a, b), dls, k, setup))
+            rows.append(capacity_row((names[0], names[1]), (a, b), (dls[0], dls[1]), k, setup))
             bar.advance(task)
     cols = ["scheduler", "qps", "qps_a", "qps_b", "stp", "miss_rate", "miss_ci_low",
             "miss_ci_high", "window_s", "trials", "monotone", "time_s"]

@@ -85,7 +85,7 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
     board = Predictor([c[0] for c in costs], buffer_bytes, dram_bw)
     st = _State(costs, board, time_s, model, deadline_s, batching)
     board.on_dispatched = st.finished
-    notes = tuple(policy.start(board))
+    notes = tuple(policy.start(board))  # type: ignore[attr-defined]
     view = View(now=0.0, tenants=board.tenants, board=board)
     plain = type(policy).decide is LayerBase.decide  # deadline-blind: call select directly
     limit = math.inf if stop_missed is None else stop_missed

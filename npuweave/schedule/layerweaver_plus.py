@@ -199,8 +199,8 @@ class LayerweaverPlus(LayerBase):
         for c in bare:
             slack = c.deadline - (t_end if c.key == pick.key else pick.end)
             i = board.pos[c.key]
-            comp, size = board.comp[c.key], board.size[c.key]
+            comp, nbytes = board.comp[c.key], board.size[c.key]
             # an estimate can only matter when the slack is below the serial bound
-            risky = slack < (est.serial_bound(comp, size, i) if self.prune else math.inf)
-            out.append(replace(c, remaining=est.remaining(comp, size, i) if risky else 0.0))
+            risky = slack < (est.serial_bound(comp, nbytes, i) if self.prune else math.inf)
+            out.append(replace(c, remaining=est.remaining(comp, nbytes, i) if risky else 0.0))
         return out
