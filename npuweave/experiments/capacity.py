@@ -83,7 +83,9 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     den = 1.0 + z * z / n
     mid = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
+    lo = 0.0 if k <= 0 else max(0.0, mid - half)  # exact ends: no rounding residue
+    hi = 1.0 if k >= n else min(1.0, mid + half)
+    return lo, hi
 
 
 def _z(confidence: float) -> float:
