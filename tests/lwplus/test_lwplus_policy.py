@@ -130,3 +130,26 @@ def test_fast_path_equals_the_reference(tenants, arrivals, deadlines, mode) -> N
                             LayerweaverPlus(standalone=mode, fast=f)) for f in (True, False)]
     assert runs[0].finish_s.tolist() == runs[1].finish_s.tolist()
     assert runs[0].urgent == runs[1].urgent
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(unit, min_size=1, max_size=6), min_size=1, max_size=3),
+       st.lists(st.integers(0, 2), min_size=1, max_size=8))
+def test_one_request_at_a_time_loose_deadlines_same_as_layerweaver(tenants, order) -> None:
+    """Requests spaced so that one is in the system at a time, deadlines loose but finite:
+    Layerweaver+ never enters Mode 2 and every request finishes when Layerweaver's does."""
+    import numpy as np
+
+    from npuweave.experiments.lwserve import serve_layerwise
+
+    costs = [[make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], 100)]
+             for k, us in enumerate(tenants)]
+    gap = 1.0 + max(sum(c for _, c in us) + sum(s for s, _ in us) / 10.0 for us in tenants)
+    models = np.array([m % len(tenants) for m in order])
+    times = np.arange(len(models)) * gap
+    dl = [1e6] * len(tenants)
+    lw = serve_layerwise(costs, 100, 10.0, times, models, dl, Layerweaver(failsafe=False))
+    lwp = LayerweaverPlus()
+    plus = serve_layerwise(costs, 100, 10.0, times, models, dl, lwp)
+    assert plus.finish_s.tolist() == lw.finish_s.tolist()
+    assert lwp.urgent == 0 and plus.decisions == lw.decisions
