@@ -28,7 +28,7 @@ import functools
 import math
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,7 +60,6 @@ class ServeSetup:
     budget: float = 0.01
     rel_tol: float = 0.03
     cost_model: str = "systolic-ws"
-    notes: tuple[str, ...] = field(default=())
 
 
 @functools.cache
@@ -242,10 +241,3 @@ def best_baseline_fixed(models: tuple[str, str], qps: tuple[float, float],
     rows = [serve_fixed(models, qps, deadlines, "baseline", setup, w, seed)
             for w in setup.baseline_windows_s]
     return min(rows, key=lambda r: r["miss_all"])
-
-
-def check_deadlines(values: Sequence[float]) -> None:
-    """Every deadline must be > 0 seconds."""
-    for d in values:
-        if not d > 0:
-            raise ConfigError(f"--deadline: {d!r} s; a deadline must be > 0")
