@@ -162,7 +162,7 @@ def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: s
             rows.append(capacity_row((names[0], names[1]), (a, b), (dls[0], dls[1]), k, setup))
             bar.advance(task)
     cols = ["scheduler", "qps", "qps_a", "qps_b", "stp", "miss_rate", "miss_ci_low",
-            "miss_ci_high", "window_s", "trials", "monotone", "time_s"]
+            "miss_ci_high", "first_crossing_qps", "window_s", "trials", "monotone", "time_s"]
     _table(rows, cols, f"capacity: {names[0]}+{names[1]} at {ratio} on {npu_spec}, deadlines "
            f"{deadline}, < {100 * share:g}% missed, {requests} requests x {len(seed_list)} seed(s)")
     _write(rows, csv_path, json_path)
@@ -243,8 +243,9 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
 def _show(rows: list[dict[str, Any]]) -> None:
     f5 = [r for r in rows if r["figure"] == "V.5"]
     if f5:
-        _table(f5, ["pair", "ratio", "scheduler", "qps", "stp", "stp_norm", "miss_rate",
-                    "urgent_share"], "Figure V.5: maximum sustainable STP (< 1% missed)")
+        _table(f5, ["pair", "ratio", "scheduler", "qps", "first_crossing_qps", "stp",
+                    "stp_norm", "miss_rate", "urgent_share"],
+               "Figure V.5: maximum sustainable STP (< 1% missed)")
     f6 = [r for r in rows if r["figure"] == "V.6"]
     if f6:
         cols = ["pair", "qps", "scheduler", "window_s"] + sorted(

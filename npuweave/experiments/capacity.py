@@ -27,6 +27,8 @@ import numpy as np
 from npuweave.errors import ConfigError, InfeasibleError
 
 RunFn = Callable[[float, int], tuple[int, int]]
+#: At most this many bracket-bisect-scan rounds (each one ends at a higher passing load).
+MAX_ROUNDS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +49,10 @@ class Capacity:
     """Result of ``search_capacity``: the sustainable ``load`` and what backs it.
 
     ``low``/``high`` bound the miss rate at ``load`` (Wilson, ``confidence``); ``failed_load``
-    is the smallest load seen to miss too often (``inf`` when ``max_load`` still passed);
-    ``trials`` lists every evaluation in the order made.
+    is the failing load that bounds ``load`` from above (``inf`` when ``max_load`` still
+    passed); ``trials`` lists every evaluation in the order made; ``first_crossing`` is the
+    passing load of the first bracket (equal to ``load`` when the miss rate grew with the
+    load over the scanned range).
     """
 
     load: float
@@ -61,6 +65,7 @@ class Capacity:
     confidence: float
     monotone: bool
     trials: tuple[Trial, ...]
+    first_crossing: float = math.nan
 
     @property
     def rate(self) -> float:
@@ -105,7 +110,8 @@ def _z(confidence: float) -> float:
 def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
                     budget: float = 0.01, rel_tol: float = 0.02, min_load: float | None = None,
                     max_load: float | None = None, confidence: float = 0.95,
-                    progress: Callable[[Trial], None] | None = None) -> Capacity:
+                    progress: Callable[[Trial], None] | None = None, scan: int = 8,
+                    scan_step: float = 1.15) -> Capacity:
     """Largest load with ``missed < budget * requests`` for the seeds together.
 
     Parameters
@@ -118,6 +124,11 @@ def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
     rel_tol : stop when the failing load is within ``1 + rel_tol`` of the passing one.
     min_load, max_load : search limits (default ``start / 1024`` and ``start * 1024``). If
         ``min_load`` already misses too often: ``InfeasibleError`` naming the rate.
+    scan, scan_step : after each bisection, try ``scan`` loads above the failing one, each
+        ``scan_step`` times the previous; if one passes, the search goes on from it. The miss
+        rate of a batching server need not grow with the load (bigger batches at higher load
+        can serve more on time), so the first crossing is not always the largest sustainable
+        load; ``Capacity.first_crossing`` keeps the first one. ``scan=0`` stops there.
 
     Examples
     --------
@@ -157,18 +168,42 @@ def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
                 "deadlines or check that they exceed the models' standalone times")
         t = trial(max(bad.load / 2, lo_lim))
         good, bad = (t, bad) if ok(t) else (None, t)
-    while bad is None:
-        if good.load >= hi_lim:
+    crossing: Trial | None = None
+    if scan < 0 or not scan_step > 1.0:
+        raise ConfigError(f"scan {scan!r} must be >= 0 and scan_step {scan_step!r} > 1")
+    for _ in range(MAX_ROUNDS):
+        while bad is None and good.load < hi_lim:
+            t = trial(min(good.load * 2, hi_lim))
+            good, bad = (t, None) if ok(t) else (good, t)
+        while bad is not None and bad.load > good.load * (1 + rel_tol):
+            t = trial(math.sqrt(good.load * bad.load))
+            good, bad = (t, bad) if ok(t) else (good, t)
+        crossing = crossing or good
+        above = _scan(trial, ok, bad, scan, scan_step, hi_lim)
+        if above is None:
             break
-        t = trial(min(good.load * 2, hi_lim))
-        good, bad = (t, None) if ok(t) else (good, t)
-    while bad is not None and bad.load > good.load * (1 + rel_tol):
-        t = trial(math.sqrt(good.load * bad.load))
-        good, bad = (t, bad) if ok(t) else (good, t)
+        good, bad = above, None  # a higher load passes again: search on from there
     low, high = wilson_interval(good.missed, good.requests, confidence)
     return Capacity(good.load, good.missed, good.requests, low, high,
                     math.inf if bad is None else bad.load, budget, confidence,
-                    _monotone(trials), tuple(trials))
+                    _monotone(trials), tuple(trials),
+                    crossing.load if crossing is not None else good.load)
+
+
+def _scan(trial: Callable[[float], Trial], ok: Callable[[Trial], bool], bad: Trial | None,
+          scan: int, step: float, hi_lim: float) -> Trial | None:
+    """The first of ``scan`` loads above ``bad`` (``step`` apart) that passes, if any."""
+    if bad is None:
+        return None
+    load = bad.load
+    for _ in range(scan):
+        load *= step
+        if load > hi_lim:
+            return None
+        t = trial(load)
+        if ok(t):
+            return t
+    return None
 
 
 def _check(start: float, budget: float, rel_tol: float, seeds: Sequence[int]) -> None:

@@ -131,3 +131,19 @@ def test_one_model_fcfs_on_the_npu_never_misses_more_at_a_lower_load(units, seed
         out = serve_layerwise([[t]], 64, 10.0, times, models, [deadline], Sequential())
         misses.append(out.missed)
     assert misses[1] <= misses[0]
+
+
+def test_a_passing_load_above_a_valley_is_found() -> None:
+    """Misses: none below 100 QPS, 5% in 100-200 QPS (small batches), none in 200-400 QPS
+    (full batches), 50% above 400. The first crossing is ~100; the scan finds the 200-400
+    region and the search ends just below 400."""
+
+    def run(load: float, seed: int) -> tuple[int, int]:
+        if load <= 100 or 200 <= load <= 400:
+            return 0, 1000
+        return (50 if load < 200 else 500), 1000
+
+    cap = search_capacity(run, start=150.0, rel_tol=0.01)  # starts in the valley
+    assert 100 * 0.99 <= cap.first_crossing <= 100
+    assert 400 * 0.99 <= cap.load <= 400 < cap.failed_load and not cap.monotone
+    assert search_capacity(run, start=150.0, rel_tol=0.01, scan=0).load == cap.first_crossing
