@@ -109,10 +109,11 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
 
 @click.command("schedulers")
 def schedulers() -> None:
-    """List the registered scheduling policies, one line each."""
+    """List the registered scheduling policies, one line each (layer-wise first, then the
+    task-level ones that only 'npuweave serve' runs)."""
     from npuweave.schedule import schedulers as registry
 
-    entries = registry()
+    entries = registry("all")
     width = max(len(n) for n in entries)
     for name, description in entries.items():
         click.echo(f"{name:<{width}}  {description}")
