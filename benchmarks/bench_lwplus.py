@@ -10,6 +10,7 @@ the ratios more than wall time.
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 
@@ -30,6 +31,10 @@ def one_search(scheduler: str, ratio: tuple[float, float], setup: ServeSetup) ->
     return time.perf_counter() - t0, time.process_time() - c0
 
 
+def _same(policy: LayerweaverPlus) -> LayerweaverPlus:
+    return policy
+
+
 def estimate_costs(load: float, ratio: tuple[float, float], setup: ServeSetup) -> list[str]:
     """Per-decision policy time and Mode-2 disagreements at a fixed load (no pruning too)."""
     share = (ratio[0] / sum(ratio), ratio[1] / sum(ratio))
@@ -37,8 +42,8 @@ def estimate_costs(load: float, ratio: tuple[float, float], setup: ServeSetup) -
     for mode in ("approx", "precise"):
         for prune in (True, False):
             pol = LayerweaverPlus(mode, prune=prune, audit=False)
-            r = _Runner(PAIR, share, DEADLINES, lambda p=pol: p, Batching(0.0, 16), setup,
-                        stop=False)
+            r = _Runner(PAIR, share, DEADLINES, functools.partial(_same, pol),
+                        Batching(0.0, 16), setup, stop=False)
             out = r.serve(load, 0, stop=False)
             lines.append(f"{mode:8s} prune={prune!s:5s} decisions={out.decisions:7d} "
                          f"policy={1e6 * out.policy_s / out.decisions:6.2f} us/decision "
