@@ -20,8 +20,8 @@ standalone time exceeds its slack once the Mode 1 pick is dispatched, ``deadline
 the pick itself the slack is measured from the current ``S[t_c]``, since dispatching it does
 not delay it). The at-risk request with the least slack goes next (ties: lower key).
 
-The direction follows the prose of V.2 ("when the estimated remaining standalone execution
-time ... exceeds the estimated QoS slack time"); the pseudocode's line 23 compares the other way
+The direction follows the prose of V.2 (Mode 2 when the estimated remaining standalone time
+exceeds the slack); the pseudocode's line 23 compares the other way
 round (Mode 2 while the slack still exceeds the estimate), which would make Mode 2 the rule
 rather than the exception the prose describes, so we do not follow it there. The pseudocode
 checks only the least-slack request; we check every candidate ("some request", as the issue

@@ -9,7 +9,7 @@ its remaining units would take alone on the NPU. Two estimates:
   neighbours: it over-counts the overlap of one unit's fetch with the previous computation and
   misses the exposed first fetch of a cold start, so it bounds the replay below neither way.
   Kept as a suffix-sum table per (model, batch): one estimate is one lookup, O(1) per candidate.
-* ``precise`` (the thesis's "hypothetical precise scheduler", which the seed does not define):
+* ``precise`` (the thesis's hypothetical exact variant, which the seed does not define):
   replay the remaining units alone, on an empty buffer, with the predictor's arithmetic
   (``Board.commit``, i.e. ScheduleMemFetch), and return the last compute end. It costs
   O(remaining units) per estimate.
