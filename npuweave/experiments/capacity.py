@@ -239,7 +239,7 @@ def poisson_trace(qps: Sequence[float], requests: int,
     >>> t1, m1 = poisson_trace([300.0, 100.0], 5, seed=1)
     >>> t2, m2 = poisson_trace([150.0, 50.0], 5, seed=1)
     >>> bool((m1 == m2).all()), bool(np.allclose(t2, 2 * t1))
-    True True
+    (True, True)
     """
     rates = np.asarray(qps, dtype=float)
     if rates.ndim != 1 or len(rates) == 0 or not np.all(np.isfinite(rates)) or np.any(rates < 0):
