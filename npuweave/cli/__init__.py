@@ -25,6 +25,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "schedule": ("npuweave.cli.schedule", "schedule", "Co-schedule models layer by layer on one NPU."),
     "schedulers": ("npuweave.cli.schedule", "schedulers", "List the registered scheduling policies."),
     "reproduce": ("npuweave.cli.schedule", "reproduce", "Re-run a paper's experiment."),
+    "capacity": ("npuweave.cli.lwplus", "capacity", "Largest load sustained under deadlines (thesis V.3)."),
     "compile": ("npuweave.cli.compile", "compile_", "Layer-group compilation into local memory."),
     "ir": ("npuweave.cli.ir", "ir", "Read, validate, inspect and simulate Gemini scheduler IR."),
     "numbers": ("npuweave.cli.numbers", "numbers", "libnumber: number formats and the auto-tuner."),

@@ -360,3 +360,8 @@ def _versus(ours: dict[str, dict[str, float]], thesis: dict[str, dict[str, float
             rows.append({"scenario": scenario, "metric": key, "ours": value,
                          "thesis": paper})
     return rows
+
+
+from npuweave.cli.lwplus import reproduce_lwplus  # noqa: E402  (reproduce layerweaver-plus)
+
+reproduce.add_command(reproduce_lwplus)

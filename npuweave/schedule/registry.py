@@ -18,6 +18,7 @@ from npuweave.schedule.fair import Fair
 from npuweave.schedule.fcfs import FCFS
 from npuweave.schedule.hpf import HPF
 from npuweave.schedule.layerweaver import Layerweaver
+from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 from npuweave.schedule.memory_only import MemoryOnly
 from npuweave.schedule.rr import RoundRobin
 from npuweave.schedule.sequential import Sequential
@@ -26,6 +27,8 @@ from npuweave.schedule.sjf import SJF
 _POLICIES: dict[str, tuple[type, str]] = {
     "layerweaver": (Layerweaver, "greedy layer interleaving that minimizes PE and DRAM idle "
                                  "time (thesis IV.2-IV.4)"),
+    "layerweaver-plus": (LayerweaverPlus, "Layerweaver with deadlines: least idle, or least "
+                                          "slack when a request is at risk (thesis V.2)"),
     "sequential": (Sequential, "one request at a time, first come first served"),
     "compute-only": (ComputeOnly, "only the compute-intensive models, one request at a time"),
     "memory-only": (MemoryOnly, "only the memory-intensive models, one request at a time"),

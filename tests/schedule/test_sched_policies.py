@@ -19,7 +19,7 @@ def firsts(s):
 def test_registry_lists_every_policy_with_a_description():
     names = schedulers()
     assert set(names) == {"layerweaver", "sequential", "compute-only", "memory-only", "fair",
-                          "aimt"}
+                          "aimt", "layerweaver-plus"}
     assert all(isinstance(d, str) and d for d in names.values())
 
 

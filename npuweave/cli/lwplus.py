@@ -1,0 +1,257 @@
+"""``npuweave capacity`` and ``npuweave reproduce layerweaver-plus`` (thesis chapter V).
+
+``capacity`` finds the largest total QPS (at a fixed ratio between two models) that each
+scheduler sustains with fewer than ``--violations`` of the requests past their deadline, and
+the STP at that load. ``reproduce layerweaver-plus`` runs Figures V.5-V.7. Options are all
+checked before any work starts; user errors print one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from npuweave.errors import ConfigError
+
+CAP_SCHEDULERS = ("baseline", "layerweaver", "layerweaver-plus")
+
+
+def _percent(text: str) -> float:
+    t = text.strip()
+    try:
+        v = float(t[:-1]) / 100 if t.endswith("%") else float(t)
+    except ValueError:
+        raise ConfigError(f"--violations: {text!r}; write a share like 1% or 0.01") from None
+    if not 0 < v < 1:
+        raise ConfigError(f"--violations: {text!r}; it must be between 0 and 100%")
+    return v
+
+
+def _progress(total: int, label: str) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from npuweave.cli._console import console
+
+    err = console().__class__(stderr=True, width=console().width)
+    return Progress("[progress.description]{task.description}", BarColumn(),
+                    MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True)
+
+
+def _write(rows: list[dict[str, Any]], csv_path: str | None, json_path: str | None,
+           extra: dict[str, Any] | None = None) -> None:
+    from npuweave.fileio import atomic_open
+    from npuweave.metrics.serving import jsonable
+
+    flat = [{k: v for k, v in r.items() if not k.startswith("latency_")} for r in rows]
+    if csv_path == "-":
+        click.echo(to_csv(flat), nl=False)
+    elif csv_path:
+        with atomic_open(csv_path, "w") as fh:
+            fh.write(to_csv(flat))
+    if json_path:
+        with atomic_open(json_path, "w") as fh:
+            json.dump({"rows": jsonable(flat), **(extra or {})}, fh, indent=1, default=str)
+
+
+def to_csv(rows: list[dict[str, Any]]) -> str:
+    """Rows with different keys as one CSV (the union of the keys, in first-seen order)."""
+    import csv
+    import io
+
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=keys, restval="", lineterminator="\n")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: "" if v is None else v for k, v in r.items()})
+    return buf.getvalue()
+
+
+def _table(rows: list[dict[str, Any]], cols: list[str], title: str) -> None:
+    from rich.table import Table
+
+    from npuweave.cli._console import console
+
+    t = Table(title=title)
+    for c in cols:
+        t.add_column(c, justify="left" if c in ("pair", "models", "scheduler", "ratio",
+                                                "figure", "deadlines") else "right")
+    for r in rows:
+        t.add_row(*[_fmt(r.get(c)) for c in cols])
+    console().print(t)
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "" if v is None else str(v)
+
+
+@click.command("capacity", epilog="""\b
+Example:
+  npuweave capacity --models resnet50,bert-base --npu lwplus --ratio 4:1 \\
+      --deadline 15ms,130ms --scheduler layerweaver-plus --violations 1%""")
+@click.option("--models", required=True, help="Two comma-separated zoo names or ONNX paths.")
+@click.option("--npu", "npu_spec", default="lwplus", show_default=True,
+              help="NPU preset name or YAML file.")
+@click.option("--ratio", required=True, help="Arrival ratio A:B in --models order (e.g. 4:1).")
+@click.option("--deadline", required=True, help="Latency budget per model (e.g. 15ms,130ms).")
+@click.option("--scheduler", default="all", show_default=True,
+              help="baseline | layerweaver | layerweaver-plus | all (the three).")
+@click.option("--standalone", default="approx", show_default=True,
+              help="Layerweaver+ standalone-time estimate: approx | precise.")
+@click.option("--violations", default="1%", show_default=True,
+              help="Allowed share of requests past their deadline.")
+@click.option("--requests", default=4000, show_default=True, type=int,
+              help="Requests per run (per seed).")
+@click.option("--seeds", default="0", show_default=True, help="Comma list of arrival seeds.")
+@click.option("--max-batch", default=16, show_default=True, type=int,
+              help="Dynamic batching: largest batch per model.")
+@click.option("--windows", default="0,1ms,2ms,5ms", show_default=True,
+              help="Baseline batching windows to sweep (the best is kept).")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON.")
+@click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
+              help="Print the table as CSV, or with a path write it there.")
+def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: str,
+             standalone: str, violations: str, requests: int, seeds: str, max_batch: int,
+             windows: str, json_path: str | None, csv_path: str | None) -> None:
+    """Largest load (QPS at a fixed ratio) sustained with few deadline misses, per scheduler."""
+    from npuweave.experiments.lwplus import ServeSetup, capacity_row, parse_ratio
+    from npuweave.hardware import get_npu
+    from npuweave.schedule.standalone import standalone_mode
+    from npuweave.sim.options import parse_deadlines, parse_seconds
+
+    names = [m.strip() for m in models.split(",") if m.strip()]
+    if len(names) != 2:
+        raise ConfigError(f"--models: {models!r}; give exactly two models")
+    a, b = parse_ratio(ratio)
+    dls = parse_deadlines(deadline, 2)
+    mode = standalone_mode(standalone).value
+    share = _percent(violations)
+    if scheduler not in (*CAP_SCHEDULERS, "all"):
+        raise ConfigError(f"--scheduler: {scheduler!r}; choose one of: "
+                          f"{', '.join(CAP_SCHEDULERS)}, all")
+    if requests < 100:
+        raise ConfigError(f"--requests: {requests}; give at least 100 requests per run")
+    if max_batch < 1:
+        raise ConfigError(f"--max-batch: {max_batch}; give an integer >= 1")
+    try:
+        seed_list = tuple(int(s) for s in seeds.split(","))
+    except ValueError:
+        raise ConfigError(f"--seeds: {seeds!r}; give comma-separated integers") from None
+    wins = tuple(parse_seconds(w, "--windows") for w in windows.split(","))
+    if any(not (0 <= w < 1) for w in wins):
+        raise ConfigError(f"--windows: {windows!r}; every window must be >= 0 and < 1 s")
+    get_npu(npu_spec)
+    from npuweave.workload import load_layers
+
+    for m in names:
+        load_layers(m)  # unknown model: one-line error before any work
+    setup = ServeSetup(npu=npu_spec, max_batch=max_batch, baseline_windows_s=wins,
+                       requests=requests, seeds=seed_list, budget=share)
+    chosen = list(CAP_SCHEDULERS) if scheduler == "all" else [scheduler]
+    keys = ["lwplus-" + mode if s == "layerweaver-plus" else s for s in chosen]
+    rows = []
+    with _progress(len(keys), "capacity") as bar:
+        task = bar.add_task("capacity search", total=len(keys))
+        for k in keys:
+            rows.append(capacity_row((names[0], names[1]), (a, b), (dls[0], dls[1]), k, setup))
+            bar.advance(task)
+    cols = ["scheduler", "qps", "qps_a", "qps_b", "stp", "miss_rate", "miss_ci_low",
+            "miss_ci_high", "first_crossing_qps", "window_s", "trials", "monotone", "time_s"]
+    _table(rows, cols, f"capacity: {names[0]}+{names[1]} at {ratio} on {npu_spec}, deadlines "
+           f"{deadline}, < {100 * share:g}% missed, {requests} requests x {len(seed_list)} seed(s)")
+    _write(rows, csv_path, json_path)
+
+
+@click.command("layerweaver-plus", epilog="""\b
+Example (a subset, a few minutes):
+  npuweave reproduce layerweaver-plus --pairs RN+BB --ratios 4:1,1:1,1:4 \\
+      --figures 5 --plots figs --csv lwplus.csv""")
+@click.option("--pairs", default="all", show_default=True,
+              help="Pairs vision+NLP from {IC,MN,RN}x{BB,BL,XL}, e.g. RN+BB,MN+BL.")
+@click.option("--ratios", default="64:1..1:64", show_default=True,
+              help="NLP:vision arrival ratios: a 2x range A..B or a comma list.")
+@click.option("--figures", default="5,6,7", show_default=True, help="Which of V.5, V.6, V.7.")
+@click.option("--schedulers", "sched", default="baseline,layerweaver,lwplus-approx,"
+              "lwplus-precise", show_default=True, help="Schedulers to run.")
+@click.option("--requests", default=4000, show_default=True, type=int,
+              help="Requests per run.")
+@click.option("--windows", default="0,2ms", show_default=True,
+              help="Baseline batching windows (the best is kept per point).")
+@click.option("--max-batch", default=16, show_default=True, type=int)
+@click.option("--jobs", default=1, show_default=True, type=int, help="Worker processes.")
+@click.option("--plots", "plots_dir", type=click.Path(file_okay=False),
+              help="Write fig5.png, fig6.png, fig7.png here.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every row.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON.")
+def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests: int,
+                     windows: str, max_batch: int, jobs: int, plots_dir: str | None,
+                     csv_path: str | None, json_path: str | None) -> None:
+    """Re-run the Layerweaver+ evaluation (thesis V.3, Figures V.5-V.7) on lwplus."""
+    from npuweave.experiments import lwplus_repro as rp
+    from npuweave.experiments.lwplus import ServeSetup
+    from npuweave.sim.options import parse_seconds
+
+    pair_list = rp.parse_pairs(pairs)
+    ratio_list = rp.parse_ratios(ratios)
+    figs = {f.strip() for f in figures.split(",") if f.strip()}
+    if not figs or not figs <= {"5", "6", "7"}:
+        raise ConfigError(f"--figures: {figures!r}; choose among 5, 6, 7")
+    names = rp.check_schedulers(s.strip() for s in sched.split(",") if s.strip())
+    wins = tuple(parse_seconds(w, "--windows") for w in windows.split(","))
+    if requests < 100 or max_batch < 1 or jobs < 1 or any(not 0 <= w < 1 for w in wins):
+        raise ConfigError("--requests >= 100, --max-batch >= 1, --jobs >= 1 and windows in "
+                          "[0, 1 s) please")
+    if plots_dir:
+        Path(plots_dir).mkdir(parents=True, exist_ok=True)
+    setup = ServeSetup(max_batch=max_batch, baseline_windows_s=wins, requests=requests)
+    tasks = []
+    if "5" in figs:
+        tasks += rp.fig5_tasks(pair_list, ratio_list, names, setup)
+    if "6" in figs:
+        tasks += rp.fig6_tasks(names, setup)
+    if "7" in figs:
+        cases = rp.FIG7_CASES if pairs == "all" else tuple(
+            c for c in rp.FIG7_CASES if (c[0], c[1]) in pair_list)
+        if not cases:
+            raise ConfigError(f"--figures 7: none of Figure V.7's pairs (RN+BB, MN+BL) is in "
+                              f"--pairs {pairs!r}")
+        tasks += rp.fig7_tasks([n for n in names if n != "lwplus-precise"], setup, cases)
+    t0 = time.perf_counter()
+    with _progress(len(tasks), "reproduce") as bar:
+        task = bar.add_task("layerweaver-plus points", total=len(tasks))
+        rows = rp.run_tasks(tasks, jobs, lambda _: bar.advance(task))
+    rows = rp.normalize(rows)
+    elapsed = time.perf_counter() - t0
+    _show(rows)
+    click.echo(f"{len(tasks)} points in {elapsed:.1f} s with --jobs {jobs}")
+    if plots_dir:
+        from npuweave.report.lwplus_plots import plot_fig5, plot_fig6, plot_fig7
+
+        for f, fn in (("5", plot_fig5), ("6", plot_fig6), ("7", plot_fig7)):
+            if f in figs:
+                fn(rows, Path(plots_dir) / f"fig{f}.png")
+    _write(rows, csv_path, json_path, {"thesis": rp.THESIS, "elapsed_s": elapsed,
+                                       "jobs": jobs})
+
+
+def _show(rows: list[dict[str, Any]]) -> None:
+    f5 = [r for r in rows if r["figure"] == "V.5"]
+    if f5:
+        _table(f5, ["pair", "ratio", "scheduler", "qps", "first_crossing_qps", "stp",
+                    "stp_norm", "miss_rate", "urgent_share"],
+               "Figure V.5: maximum sustainable STP (< 1% missed)")
+    f6 = [r for r in rows if r["figure"] == "V.6"]
+    if f6:
+        cols = ["pair", "qps", "scheduler", "window_s"] + sorted(
+            {k for r in f6 for k in r if k.startswith("miss_")})
+        _table(f6, cols, "Figure V.6: share of requests past the deadline at fixed QPS")
+    f7 = [r for r in rows if r["figure"] == "V.7"]
+    if f7:
+        _table(f7, ["pair", "ratio", "deadlines", "scheduler", "qps", "stp_norm"],
+               "Figure V.7: STP vs deadlines (normalized to the baseline at 15/130 ms)")

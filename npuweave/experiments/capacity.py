@@ -1,0 +1,258 @@
+"""The largest load a scheduler sustains with fewer than 1% deadline misses (thesis V.3.A).
+
+``search_capacity`` is generic: it takes ``run(load, seed) -> (missed, requests)`` (for
+instance, a seeded open-loop serving run at ``load`` queries per second with a fixed ratio
+between the models) and finds the largest load at which ``missed < budget * requests`` for
+every seed. It brackets the threshold by doubling or halving from ``start``, then bisects
+geometrically until the bracket is within ``rel_tol``. Bisection assumes the miss rate does not
+fall as the load grows. That holds for one first-come-first-served queue when every seed's
+arrival times at a lower load are the same draws stretched in time (Lindley's recursion:
+longer gaps never lengthen a wait), which is how ``poisson_trace`` draws them; for interleaving
+schedulers it is an observed property, not a theorem, so ``Capacity.monotone`` says whether the
+evaluated points were monotone.
+
+The miss rate at the answer comes with a Wilson score interval (95% by default). Requests in a
+queue are not independent (a burst delays its neighbours), so the interval is optimistic; running
+several seeds and summing their counts narrows what the interval leaves out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from npuweave.errors import ConfigError, InfeasibleError
+
+RunFn = Callable[[float, int], tuple[int, int]]
+#: At most this many bracket-bisect-scan rounds (each one ends at a higher passing load).
+MAX_ROUNDS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Trial:
+    """One evaluated load: misses and requests summed over the seeds."""
+
+    load: float
+    missed: int
+    requests: int
+
+    @property
+    def rate(self) -> float:
+        return self.missed / self.requests if self.requests else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Capacity:
+    """Result of ``search_capacity``: the sustainable ``load`` and what backs it.
+
+    ``low``/``high`` bound the miss rate at ``load`` (Wilson, ``confidence``); ``failed_load``
+    is the failing load that bounds ``load`` from above (``inf`` when ``max_load`` still
+    passed); ``trials`` lists every evaluation in the order made; ``first_crossing`` is the
+    passing load of the first bracket (equal to ``load`` when the miss rate grew with the
+    load over the scanned range).
+    """
+
+    load: float
+    missed: int
+    requests: int
+    low: float
+    high: float
+    failed_load: float
+    budget: float
+    confidence: float
+    monotone: bool
+    trials: tuple[Trial, ...]
+    first_crossing: float = math.nan
+
+    @property
+    def rate(self) -> float:
+        return self.missed / self.requests if self.requests else 0.0
+
+
+def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion ``k / n``.
+
+    Examples
+    --------
+    >>> lo, hi = wilson_interval(10, 1000)
+    >>> round(lo, 4), round(hi, 4)
+    (0.0054, 0.0183)
+    """
+    if n <= 0:
+        return 0.0, 1.0
+    z = _z(confidence)
+    p = k / n
+    den = 1.0 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    lo = 0.0 if k <= 0 else max(0.0, mid - half)  # exact ends: no rounding residue
+    hi = 1.0 if k >= n else min(1.0, mid + half)
+    return lo, hi
+
+
+def _z(confidence: float) -> float:
+    """Two-sided standard-normal quantile by bisection on erf (no SciPy needed)."""
+    if not 0.0 < confidence < 1.0:
+        raise ConfigError(f'"confidence" must be between 0 and 1, got {confidence!r}')
+    lo, hi = 0.0, 40.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if math.erf(mid / math.sqrt(2)) < confidence:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
+                    budget: float = 0.01, rel_tol: float = 0.02, min_load: float | None = None,
+                    max_load: float | None = None, confidence: float = 0.95,
+                    progress: Callable[[Trial], None] | None = None, scan: int = 8,
+                    scan_step: float = 1.15) -> Capacity:
+    """Largest load with ``missed < budget * requests`` for the seeds together.
+
+    Parameters
+    ----------
+    run : ``run(load, seed) -> (missed, requests)``; it may stop early once the misses exceed
+        the budget (the counts then still decide the trial correctly).
+    start : first load tried; the search doubles or halves from it.
+    seeds : the same seeds at every load (common random numbers).
+    budget : allowed miss fraction (strictly below it passes).
+    rel_tol : stop when the failing load is within ``1 + rel_tol`` of the passing one.
+    min_load, max_load : search limits (default ``start / 1024`` and ``start * 1024``). If
+        ``min_load`` already misses too often: ``InfeasibleError`` naming the rate.
+    scan, scan_step : after each bisection, try ``scan`` loads above the failing one, each
+        ``scan_step`` times the previous; if one passes, the search goes on from it. The miss
+        rate of a batching server need not grow with the load (bigger batches at higher load
+        can serve more on time), so the first crossing is not always the largest sustainable
+        load; ``Capacity.first_crossing`` keeps the first one. ``scan=0`` stops there.
+
+    Examples
+    --------
+    A queue that misses 10% of requests above 250 QPS and none below:
+
+    >>> cap = search_capacity(lambda q, s: (100 if q > 250 else 0, 1000), start=100.0)
+    >>> 245 < cap.load <= 250 < cap.failed_load <= 255
+    True
+    """
+    _check(start, budget, rel_tol, seeds)
+    lo_lim = start / 1024 if min_load is None else float(min_load)
+    hi_lim = start * 1024 if max_load is None else float(max_load)
+    trials: list[Trial] = []
+
+    def trial(load: float) -> Trial:
+        missed = requests = 0
+        for seed in seeds:
+            m, n = run(load, seed)
+            missed, requests = missed + int(m), requests + int(n)
+        t = Trial(load, missed, requests)
+        trials.append(t)
+        if progress is not None:
+            progress(t)
+        return t
+
+    def ok(t: Trial) -> bool:
+        return t.missed < budget * t.requests
+
+    first = trial(min(max(start, lo_lim), hi_lim))
+    good, bad = (first, None) if ok(first) else (None, first)
+    while good is None:
+        assert bad is not None
+        if bad.load <= lo_lim:
+            raise InfeasibleError(
+                f"unreachable load: even {bad.load:.4g} QPS misses {100 * bad.rate:.2f}% of "
+                f"its {bad.requests} requests' deadlines (budget {100 * budget:g}%); loosen the "
+                "deadlines or check that they exceed the models' standalone times")
+        t = trial(max(bad.load / 2, lo_lim))
+        good, bad = (t, bad) if ok(t) else (None, t)
+    crossing: Trial | None = None
+    if scan < 0 or not scan_step > 1.0:
+        raise ConfigError(f"scan {scan!r} must be >= 0 and scan_step {scan_step!r} > 1")
+    for _ in range(MAX_ROUNDS):
+        while bad is None and good.load < hi_lim:
+            t = trial(min(good.load * 2, hi_lim))
+            good, bad = (t, None) if ok(t) else (good, t)
+        while bad is not None and bad.load > good.load * (1 + rel_tol):
+            t = trial(math.sqrt(good.load * bad.load))
+            good, bad = (t, bad) if ok(t) else (good, t)
+        crossing = crossing or good
+        above = _scan(trial, ok, bad, scan, scan_step, hi_lim)
+        if above is None:
+            break
+        good, bad = above, None  # a higher load passes again: search on from there
+    low, high = wilson_interval(good.missed, good.requests, confidence)
+    return Capacity(good.load, good.missed, good.requests, low, high,
+                    math.inf if bad is None else bad.load, budget, confidence,
+                    _monotone(trials), tuple(trials),
+                    crossing.load if crossing is not None else good.load)
+
+
+def _scan(trial: Callable[[float], Trial], ok: Callable[[Trial], bool], bad: Trial | None,
+          scan: int, step: float, hi_lim: float) -> Trial | None:
+    """The first of ``scan`` loads above ``bad`` (``step`` apart) that passes, if any."""
+    if bad is None:
+        return None
+    load = bad.load
+    for _ in range(scan):
+        load *= step
+        if load > hi_lim:
+            return None
+        t = trial(load)
+        if ok(t):
+            return t
+    return None
+
+
+def _check(start: float, budget: float, rel_tol: float, seeds: Sequence[int]) -> None:
+    if not (isinstance(start, int | float) and math.isfinite(start) and start > 0):
+        raise ConfigError(f'the starting load must be a finite number > 0 QPS, got {start!r}')
+    if not 0.0 < budget < 1.0:
+        raise ConfigError(f'the violation budget must be between 0 and 100%, got {budget!r}')
+    if not rel_tol > 0.0:
+        raise ConfigError(f'"rel_tol" must be > 0, got {rel_tol!r}')
+    if not seeds:
+        raise ConfigError("give at least one seed for the capacity search")
+
+
+def _monotone(trials: Sequence[Trial]) -> bool:
+    """Whether the miss rate never falls as the load grows over the evaluated points."""
+    pts = sorted((t.load, t.rate) for t in trials)
+    return all(a[1] <= b[1] + 1e-15 for a, b in zip(pts, pts[1:]))
+
+
+def poisson_trace(qps: Sequence[float], requests: int,
+                  seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Merged Poisson arrivals of several models: ``(times in s, model index)``, ``requests``
+    arrivals in all.
+
+    The merged stream of independent Poisson processes of rates ``qps`` is one Poisson process
+    of rate ``sum(qps)`` whose arrivals belong to model ``i`` with probability
+    ``qps[i] / sum(qps)``. Both the unit-rate gaps and the model marks come from ``seed``
+    alone, so the same seed at another total rate gives the same sequence of models with every
+    time scaled by the ratio of the rates (what makes the capacity search monotone for FCFS).
+
+    Examples
+    --------
+    >>> t1, m1 = poisson_trace([300.0, 100.0], 5, seed=1)
+    >>> t2, m2 = poisson_trace([150.0, 50.0], 5, seed=1)
+    >>> bool((m1 == m2).all()), bool(np.allclose(t2, 2 * t1))
+    (True, True)
+    """
+    rates = np.asarray(qps, dtype=float)
+    if rates.ndim != 1 or len(rates) == 0 or not np.all(np.isfinite(rates)) or np.any(rates < 0):
+        raise ConfigError(f"QPS must be finite and >= 0 per model, got {list(qps)}")
+    total = float(rates.sum())
+    if total <= 0:
+        raise ConfigError("the total QPS must be > 0")
+    if isinstance(requests, bool) or not isinstance(requests, int) or requests < 1:
+        raise ConfigError(f'"requests" must be an integer >= 1, got {requests!r}')
+    rng = np.random.default_rng(seed)
+    gaps = rng.standard_exponential(requests)
+    marks = rng.random(requests)
+    times = np.cumsum(gaps) / total
+    edges = np.cumsum(rates / total)
+    models = np.minimum(np.searchsorted(edges, marks, side="right"), len(rates) - 1)
+    return times, models.astype(np.int64)

@@ -1,0 +1,218 @@
+"""Open-loop layer-wise serving on the predictor alone: the fast path of the capacity searches.
+
+For non-preemptive layer-wise policies the NPU engine makes a decision exactly when its DMA
+engine frees, which the predictor knows (``S[t_m]``), and executes it at the predicted times
+(the engine-equals-predictor contract). So an open-loop run needs no event loop: take the next
+decision at ``max(S[t_m], when work is there)``, tell the ``Predictor`` that time, let the
+policy choose, commit. ``tests/lwplus/test_lwplus_serve.py`` checks the times against the
+event-driven engine.
+
+Requests of one model are served first come first served (one batch of the model in service
+at a time, the thesis's per-model request queue); a new batch starts once the previous
+batch's last unit is dispatched (chapter IV's CheckEnd). Batching (``Batching``): a batch holds
+up to ``max_batch`` requests of one model and forms when ``max_batch`` have arrived or the
+oldest has waited ``window_s``; window 0 takes whatever has arrived (CheckEnd's "appended to
+existing requests of the same model"). A batch of ``b`` uses the model's costs at batch ``b``
+and carries the earliest deadline of its requests.
+
+``stop_missed``: stop as soon as that many requests are known to miss their deadline (the
+capacity search only needs to know that the budget is exceeded).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from npuweave.errors import ConfigError
+from npuweave.schedule.base import Tenant
+from npuweave.schedule.predictor import Predictor
+from npuweave.schedule.protocol import Dispatch, LayerBase, View
+from npuweave.sim.requests import Request
+
+
+@dataclass(frozen=True, slots=True)
+class Batching:
+    """Dynamic batching per model: up to ``max_batch`` requests, waiting at most ``window_s``."""
+
+    window_s: float = 0.0
+    max_batch: int = 1
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Served:
+    """Per-request outcome of ``serve_layerwise`` (arrays aligned with the arrivals).
+
+    ``finish_s`` is ``nan`` for requests not finished when the run stopped early
+    (``complete`` is then False); ``batch`` is the size of the batch a request was served in.
+    """
+
+    finish_s: np.ndarray
+    batch: np.ndarray
+    missed: int
+    complete: bool
+    decisions: int
+    urgent: int
+    policy_s: float
+    pe_busy_s: float
+    notes: tuple[str, ...]
+
+
+def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw: float,
+                    time_s: np.ndarray, model: np.ndarray, deadline_s: Sequence[float],
+                    policy: LayerBase, batching: Batching = Batching(),
+                    stop_missed: int | None = None) -> Served:
+    """Serve the arrivals ``(time_s, model)`` with a layer-wise ``policy``.
+
+    ``costs[m][b - 1]`` is model ``m`` at batch ``b`` (same units, per-batch costs), for
+    ``b`` up to ``batching.max_batch``; ``deadline_s[m]`` is model ``m``'s relative deadline.
+
+    Examples
+    --------
+    >>> from npuweave.schedule.sequential import Sequential
+    >>> a = Tenant("a", ("x",), (2.0,), (10,))
+    >>> s = serve_layerwise([[a]], 10, 10.0, np.array([0.0, 0.5]), np.array([0, 0]),
+    ...                     [5.0], Sequential())
+    >>> s.finish_s.tolist(), s.missed       # fetch 0-1, compute 1-3; fetch 3-4, compute 4-6
+    ([3.0, 6.0], 1)
+    """
+    _check(costs, time_s, model, deadline_s, batching)
+    board = Predictor([c[0] for c in costs], buffer_bytes, dram_bw)
+    st = _State(costs, board, time_s, model, deadline_s, batching)
+    board.on_dispatched = st.finished
+    notes = tuple(policy.start(board))  # type: ignore[attr-defined]
+    view = View(now=0.0, tenants=board.tenants, board=board)
+    plain = type(policy).decide is LayerBase.decide  # deadline-blind: call select directly
+    limit = math.inf if stop_missed is None else stop_missed
+    decisions, spent = 0, 0.0
+    now = 0.0
+    while st.missed < limit:
+        st.admit(now)
+        if not board.active:
+            nxt = st.next_event(now)
+            if nxt is None:
+                break
+            now = nxt
+            board.tell(now)
+            continue
+        t0 = time.perf_counter()
+        if plain:
+            t = policy.select(board)
+        else:
+            view.now = now
+            view.running = [st.current[m] for m in board.active]  # type: ignore[misc]
+            decision = policy.decide(now, view)
+            assert isinstance(decision, Dispatch), "layer-wise policies answer Dispatch"
+            t = decision.tenant
+        spent += time.perf_counter() - t0
+        board.commit(t)
+        decisions += 1
+        now = board.t_m
+    done = not np.isnan(st.finish).any()
+    return Served(st.finish, st.batch, st.missed, bool(done), decisions,
+                  int(getattr(policy, "urgent", 0)), spent, st.pe_busy, notes)
+
+
+class _State:
+    """Queues, batches in service and outcomes of one ``serve_layerwise`` run."""
+
+    def __init__(self, costs: Sequence[Sequence[Tenant]], board: Predictor, time_s: np.ndarray,
+                 model: np.ndarray, deadline_s: Sequence[float], batching: Batching) -> None:
+        self.board, self.batching = board, batching
+        self.times = [float(x) for x in time_s]
+        self.models = [int(x) for x in model]
+        self.rel = [float(d) for d in deadline_s]
+        self.arrays = [[(list(t.compute_s), list(t.weight_bytes),
+                         [s / board.bw for s in t.weight_bytes]) for t in per] for per in costs]
+        n = len(self.times)
+        self.finish = np.full(n, np.nan)
+        self.batch = np.zeros(n, np.int64)
+        self.next = 0
+        self.pending: list[deque[int]] = [deque() for _ in costs]
+        self.members: list[list[int]] = [[] for _ in costs]
+        self.current: list[Request | None] = [None] * len(costs)
+        self.batches = 0
+        self.missed = 0
+        self.pe_busy = 0.0
+        self.dirty = False  # admit must look at the queues even if nothing arrived
+
+    def admit(self, now: float) -> None:
+        times, models, n = self.times, self.models, len(self.times)
+        changed = self.dirty
+        while self.next < n and times[self.next] <= now:
+            self.pending[models[self.next]].append(self.next)
+            self.next += 1
+            changed = True
+        if not changed:  # nothing arrived, nothing freed, no batch waiting for its window
+            return
+        self.dirty = False
+        w, cap = self.batching.window_s, self.batching.max_batch
+        for m, q in enumerate(self.pending):
+            if q and not self.members[m]:
+                if len(q) >= cap or times[q[0]] + w <= now:
+                    self._start(m, [q.popleft() for _ in range(min(cap, len(q)))])
+                if q and not self.members[m]:
+                    self.dirty = True  # a model waits for its window or its batch to fill
+
+    def _start(self, m: int, reqs: list[int]) -> None:
+        b = self.board
+        comp, size, ftime = self.arrays[m][len(reqs) - 1]
+        bw, buf = b.bw, b.buf
+        b.comp[m], b.size[m], b.ftime[m] = comp, size, ftime
+        b.inh[m] = [c - (buf - s) / bw for c, s in zip(comp, size)]
+        b.mft[m] = max(ftime, default=0.0)
+        first = self.times[reqs[0]]
+        deadline = min(self.times[r] for r in reqs) + self.rel[m]
+        self.members[m] = reqs
+        self.current[m] = Request(self.batches, m, first, deadline_s=deadline,
+                                  batch=len(reqs), units=len(comp))
+        self.batches += 1
+        self.pe_busy += sum(comp)
+        b.issue(m, self.batches - 1, first)
+
+    def finished(self, t: int, request: int, finish_s: float) -> None:
+        """Board hook: the batch's last unit is dispatched; ``finish_s`` is its compute end."""
+        reqs = self.members[t]
+        for r in reqs:
+            self.finish[r] = finish_s
+            self.batch[r] = len(reqs)
+            if finish_s > self.times[r] + self.rel[t]:
+                self.missed += 1
+        self.members[t] = []
+        self.current[t] = None
+        self.dirty = True
+
+    def next_event(self, now: float) -> float | None:
+        """When work can start next with nothing in service: an arrival or a window end."""
+        out = math.inf
+        if self.next < len(self.times):
+            out = self.times[self.next]
+        w, cap = self.batching.window_s, self.batching.max_batch
+        for m, q in enumerate(self.pending):
+            if q and not self.members[m]:
+                out = min(out, now if len(q) >= cap else max(now, self.times[q[0]] + w))
+        return None if out == math.inf else out
+
+
+def _check(costs: Sequence[Sequence[Tenant]], time_s: np.ndarray, model: np.ndarray,
+           deadline_s: Sequence[float], batching: Batching) -> None:
+    if len(deadline_s) != len(costs):
+        raise ConfigError(f"{len(deadline_s)} deadlines for {len(costs)} models; give one each")
+    for d in deadline_s:
+        if not d > 0:
+            raise ConfigError(f"deadline {d!r} s: a deadline must be > 0 (inf: none)")
+    if isinstance(batching.max_batch, bool) or batching.max_batch < 1:
+        raise ConfigError(f"max batch {batching.max_batch!r}: give an integer >= 1")
+    if not (math.isfinite(batching.window_s) and batching.window_s >= 0):
+        raise ConfigError(f"batching window {batching.window_s!r} s: give a finite value >= 0")
+    for m, per in enumerate(costs):
+        if len(per) < batching.max_batch:
+            raise ConfigError(f"model {m}: costs for {len(per)} batch sizes, need "
+                              f"{batching.max_batch} (one per batch size up to the max batch)")
+    if len(time_s) != len(model):
+        raise ValueError("time_s and model must have one entry per request")

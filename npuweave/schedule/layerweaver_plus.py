@@ -1,0 +1,206 @@
+"""Layerweaver+: QoS-aware layer interleaving (thesis chapter V, section V.2).
+
+On top of chapter IV's greedy selection, every request carries its arrival and absolute
+deadline. At each decision the policy evaluates the candidate group (the next unit of each
+active tenant's current request; requests of one model are served first come first served,
+``grouping="per-model-fifo"``) with chapter IV's arithmetic (``Layerweaver.evaluate``: compute
+idle, memory idle charged, potential compute idle, decoupling distance; the starvation rule's
+pool) and hands the two-mode rule (``npuweave.schedule.qos.decide``) one view per candidate:
+
+* slack ``= deadline - max(now, S[t_c])``, the predicted compute end (the ``Predictor`` is told
+  ``now``, so ``S[t_c] >= now``);
+* remaining standalone time of the request from its next unit on: ``approx`` (suffix sums of
+  ``max(compute, fetch)``, one lookup) or ``precise`` (a replay of the remaining units alone on
+  an empty buffer), see ``npuweave.schedule.standalone``.
+
+Mode 2 (least slack among the requests estimated to miss even alone) when any is at risk, else
+Mode 1 (least idle time, slack as the first tie-breaker). Chapter IV's failsafe is not applied:
+it replaces interleaving by one-request-at-a-time FCFS when all models sit on one side of the
+compute/memory balance, which ignores deadlines; on ``lwplus`` it would also disable the
+thesis's own RN+BB pair (IC and RN classify as memory-bound at batch 1 there). The starvation
+rule is kept (it is part of chapter IV's selection, which Mode 1 reuses).
+
+Without a view (``plan``, closed loops) ``select`` has no deadlines: every slack is infinite,
+Mode 2 never fires and the choice equals ``Layerweaver(failsafe=False)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from npuweave.errors import ConfigError
+from npuweave.schedule.base import COMPUTE, EPS, MEMORY
+from npuweave.schedule.board import Board
+from npuweave.schedule.layerweaver import Layerweaver
+from npuweave.schedule.protocol import Decision, Dispatch, LayerBase, View
+from npuweave.schedule.qos import MODE_URGENT, Candidate, decide, mode1_pick
+from npuweave.schedule.standalone import Estimator, StandaloneMode, standalone_mode
+
+GROUPINGS = ("per-model-fifo",)
+
+
+class LayerweaverPlus(LayerBase):
+    """The Layerweaver+ policy (``standalone="approx"`` or ``"precise"``).
+
+    ``audit=True`` also computes the other estimate at every decision and counts the decisions
+    whose mode would have differed (``disagreements``); it costs a replay per candidate.
+    ``prune=True`` skips the estimate of a candidate whose slack is at least the serial bound
+    ``sum(compute + fetch)`` of its remaining units (no estimate exceeds it, so the candidate
+    cannot be at risk): the decisions are the same, the precise mode gets much cheaper.
+    ``fast=False`` runs the reference path (``_candidates`` + ``qos.decide``) at every decision.
+    Counters after a run: ``decisions``, ``urgent`` (Mode 2 decisions), ``estimates``.
+
+    Examples
+    --------
+    >>> LayerweaverPlus(standalone="precise").name
+    'layerweaver-plus'
+    """
+
+    name = "layerweaver-plus"
+
+    def __init__(self, standalone: str = "approx", grouping: str = "per-model-fifo",
+                 audit: bool = False, prune: bool = True, fast: bool = True,
+                 seed: int = 0) -> None:
+        self.mode = standalone_mode(standalone)
+        if grouping not in GROUPINGS:
+            raise ConfigError(f"unknown grouping {grouping!r} for layerweaver-plus (option "
+                              f"--grouping); choose one of: {', '.join(GROUPINGS)}")
+        self.grouping = grouping
+        self.audit = bool(audit)
+        self.prune = bool(prune)
+        self.fast = bool(fast)
+        self.lw = Layerweaver(failsafe=False)
+        self.est: Estimator | None = None
+        self.other: Estimator | None = None
+        self.decisions = self.urgent = self.disagreements = 0
+
+    @property
+    def estimates(self) -> int:
+        return 0 if self.est is None else self.est.calls
+
+    def start(self, board: Board) -> list[str]:
+        self.est = Estimator(self.mode, board.buf, board.bw)
+        alt = "precise" if self.mode is StandaloneMode.APPROX else "approx"
+        self.other = Estimator(alt, board.buf, board.bw) if self.audit else None
+        return [f"layerweaver-plus: standalone estimate {self.mode.value}, requests of one "
+                "model first come first served; chapter IV's failsafe is off (deadlines "
+                "need the interleaving control)"]
+
+    def select(self, board: Board) -> int:
+        """Without deadlines: Mode 1 with infinite slack, i.e. chapter IV's choice."""
+        return self._choose(board, {}, board.t_c)
+
+    def decide(self, now: float, view: View) -> Decision:
+        board = view.board
+        assert board is not None, "layerweaver-plus is layer-wise: it needs the board"
+        # the candidate of tenant t is the next unit of its current request ``board.req[t]``
+        # (the simulator lists it as running once a unit went out, as queued before that)
+        ids = {board.req[t]: t for t in board.active}
+        deadlines = {ids[r.id]: r.deadline_s for r in (*view.running, *view.queued)
+                     if r.id in ids and r.model == ids[r.id]}
+        return Dispatch(self._choose(board, deadlines, max(now, board.t_c)))
+
+    def _choose(self, board: Board, deadlines: dict[int, float], t_end: float) -> int:
+        if self.est is None:
+            self.start(board)
+        act = board.active
+        self.decisions += 1
+        if len(act) == 1 and not deadlines:
+            return act[0]
+        if self.other is None and self.fast:
+            return self._choose_fast(board, deadlines, t_end)
+        cands = self._candidates(board, deadlines, t_end, self.est)  # type: ignore[arg-type]
+        key, mode = decide(cands, t_end)
+        if mode == MODE_URGENT:
+            self.urgent += 1
+        if self.other is not None:
+            alt = decide(self._candidates(board, deadlines, t_end, self.other), t_end)
+            self.disagreements += alt[1] != mode
+        return key
+
+    def _choose_fast(self, board: Board, deadlines: dict[int, float], t_end: float) -> int:
+        """``decide(self._candidates(...))`` with the evaluation inlined (the hot loop; a
+        property test checks both give the same decisions)."""
+        b, est = board, self.est
+        assert est is not None
+        t_m, t_c, bw, maxft = b.t_m, b.t_c, b.bw, b.maxft
+        free = b.buf - b.used
+        pos, sizes, ftimes, comps, inhs = b.pos, b.size, b.ftime, b.comp, b.inh
+        evals = []
+        all_ci = all_mem = len(b.active) > 1
+        for t in b.active:
+            i = pos[t]
+            size = sizes[t][i]
+            fe = t_m + ftimes[t][i] if size <= free else b.fetch_end(size)
+            ce = (t_c if t_c > fe else fe) + comps[t][i]
+            inh = inhs[t][i]
+            mem = inh
+            if fe > t_c:
+                ci = fe - t_c
+            else:
+                ci = 0.0
+                if fe < t_c and inh + (t_c - fe) > 0.0:
+                    mem = inh + b.fetch_window(fe, size, t_c) / bw
+            charged = (mem if mem > 0.0 else 0.0) - (inh if inh > 0.0 else 0.0)
+            pi = maxft - (ce - fe)
+            total = ci + charged + (pi if pi > 0.0 else 0.0)
+            if ci <= EPS:
+                all_ci = False
+            if mem <= EPS:
+                all_mem = False
+            evals.append((t, total, deadlines.get(t, math.inf), inh > 0.0, fe - ce, ce))
+        pool = evals
+        if all_ci:
+            pool = [e for e in evals if b.kind[e[0]] == COMPUTE] or evals
+        elif all_mem:
+            pool = [e for e in evals if b.kind[e[0]] == MEMORY] or evals
+        best = min(e[1] for e in pool) + EPS
+        pick = min((e for e in pool if e[1] <= best), key=lambda e: (e[2], e[3], e[4], e[0]))
+        urgent, u_deadline = -1, math.inf
+        for t, _total, deadline, _inh, _dd, _ce in evals:
+            if deadline == math.inf or (urgent >= 0 and deadline >= u_deadline):
+                continue
+            slack = deadline - (t_end if t == pick[0] else pick[5])
+            i = pos[t]
+            if self.prune and slack >= est.serial_bound(comps[t], sizes[t], i):
+                continue
+            if est.remaining(comps[t], sizes[t], i) > slack:
+                urgent, u_deadline = t, deadline
+        if urgent >= 0:
+            self.urgent += 1
+            return urgent
+        return pick[0]
+
+    def _candidates(self, board: Board, deadlines: dict[int, float], t_end: float,
+                    est: Estimator) -> list[Candidate]:
+        """The view ``qos.decide`` takes (the reference path; see ``_choose_fast``)."""
+        evals = [(t, *self.lw.evaluate(board, t)) for t in board.active]
+        # chapter IV's starvation rule: which candidates Mode 1 may pick
+        pool = None
+        if len(evals) > 1 and all(e[2] > EPS for e in evals):
+            pool = COMPUTE
+        elif len(evals) > 1 and all(e[3] > EPS for e in evals):
+            pool = MEMORY
+        if pool is not None and not any(board.kind[e[0]] == pool for e in evals):
+            pool = None
+        bare = []
+        for t, total, _ci, _mem, _charged, _pi, dd in evals:
+            i = board.pos[t]
+            size = board.size[t][i]
+            fe = (board.t_m + board.ftime[t][i] if size <= board.buf - board.used
+                  else board.fetch_end(size))
+            ce = max(board.t_c, fe) + board.comp[t][i]
+            bare.append(Candidate(key=t, idle=total, deadline=deadlines.get(t, math.inf),
+                                  end=ce, tie=(float(board.inh[t][i] > 0.0), -dd),
+                                  pool=pool is None or board.kind[t] == pool))
+        pick = mode1_pick(bare)
+        out = []
+        for c in bare:
+            slack = c.deadline - (t_end if c.key == pick.key else pick.end)
+            i = board.pos[c.key]
+            comp, nbytes = board.comp[c.key], board.size[c.key]
+            # an estimate can only matter when the slack is below the serial bound
+            risky = slack < (est.serial_bound(comp, nbytes, i) if self.prune else math.inf)
+            out.append(replace(c, remaining=est.remaining(comp, nbytes, i) if risky else 0.0))
+        return out

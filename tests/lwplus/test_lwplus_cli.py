@@ -1,0 +1,78 @@
+"""``npuweave capacity`` and ``npuweave reproduce layerweaver-plus``: bad input is one line and
+exit 2 before any work; a small run writes its tables."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+CAP = ["capacity", "--models", "resnet50,bert-base", "--ratio", "4:1",
+       "--deadline", "15ms,130ms", "--requests", "100", "--windows", "0"]
+
+
+def _run(args: list[str], cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "npuweave", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=600)
+
+
+@pytest.mark.parametrize("change, match", [
+    (("--deadline", "0ms,130ms"), "deadline"),
+    (("--deadline", "-5ms,130ms"), "deadline"),
+    (("--ratio", "0:1"), "--ratio"),
+    (("--ratio", "four"), "--ratio"),
+    (("--standalone", "exact"), "--standalone"),
+    (("--violations", "0%"), "--violations"),
+    (("--models", "resnet50"), "two models"),
+    (("--models", "resnet50,nosuchnet"), "nosuchnet"),
+])
+def test_capacity_bad_input(change: tuple[str, str], match: str) -> None:
+    args = list(CAP)
+    if change[0] in args:
+        args[args.index(change[0]) + 1] = change[1]
+    else:
+        args += list(change)
+    r = _run(args)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and match in lines[0]
+    assert "Traceback" not in r.stderr
+
+
+def test_capacity_unreachable_load_says_so_with_the_number() -> None:
+    """A 0.1 ms deadline is below ResNet-50's standalone time: even the lowest load misses."""
+    args = list(CAP)
+    args[args.index("--deadline") + 1] = "0.1ms,130ms"
+    args += ["--scheduler", "baseline"]
+    r = _run(args)
+    assert r.returncode == 2
+    line = r.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: unreachable load: even ") and "% of its 100 requests" in line
+
+
+def test_capacity_runs_and_writes_json(tmp_path) -> None:
+    r = _run([*CAP, "--scheduler", "layerweaver-plus", "--json", "c.json", "--csv", "c.csv"],
+             cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads((tmp_path / "c.json").read_text())["rows"]
+    assert rows[0]["scheduler"] == "lwplus-approx" and rows[0]["qps"] > 0
+    assert rows[0]["missed"] < 0.01 * rows[0]["requests"]
+    assert (tmp_path / "c.csv").read_text().startswith("models,")
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--pairs", "RN+IC"], "one vision model"),
+    (["--pairs", "RN+XX"], "XX"),
+    (["--ratios", "0:1"], "--ratios"),
+    (["--ratios", "3:1..1:3"], "powers of two"),
+    (["--figures", "8"], "--figures"),
+    (["--schedulers", "fcfs"], "fcfs"),
+    (["--pairs", "IC+XL", "--figures", "7"], "Figure V.7"),
+])
+def test_reproduce_bad_input(args: list[str], match: str) -> None:
+    r = _run(["reproduce", "layerweaver-plus", *args])
+    assert r.returncode == 2, r.stderr
+    line = r.stderr.strip().splitlines()
+    assert len(line) == 1 and match in line[0]
