@@ -27,6 +27,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from npuweave.cost.maestro import MaestroDims, kcp_ws_cycles, maestro_dims
@@ -91,9 +92,23 @@ def run_maestro(exe: Path, work: Path, d: MaestroDims, cluster: int, pes: int) -
     return int(found.group(1)) if found else -1
 
 
-def collect(models: list[str]) -> dict[tuple[str, int, str], dict[str, object]]:
-    """Distinct (preset, pes, dims) -> the first zoo layer that needs it."""
-    cases: dict[tuple[str, int, str], dict[str, object]] = {}
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One distinct MAESTRO run and the first zoo layer that needs it."""
+
+    model: str
+    layer: str
+    kind: str
+    preset: str
+    batch: int
+    dims: MaestroDims
+    cluster: int
+    pes: int
+
+
+def collect(models: list[str]) -> dict[tuple[str, int, str], Case]:
+    """Distinct (preset, batch, dims) -> the first zoo layer that needs it."""
+    cases: dict[tuple[str, int, str], Case] = {}
     for name in models:
         for layer in load_layers(name):
             for p in PRESETS:
@@ -104,9 +119,8 @@ def collect(models: list[str]) -> dict[tuple[str, int, str], dict[str, object]]:
                     if d is None:
                         continue
                     key = (p, b, repr(d))
-                    cases.setdefault(key, {"model": name, "layer": layer.name,
-                                           "kind": str(layer.kind), "preset": p, "batch": b,
-                                           "dims": d, "cluster": npu.pe_rows, "pes": pes})
+                    cases.setdefault(key, Case(name, layer.name, str(layer.kind), p, b, d,
+                                               npu.pe_rows, pes))
     return cases
 
 
@@ -121,17 +135,17 @@ def main() -> int:
         work = Path(tmp)
         exe = args.maestro_bin or build(args.maestro_src, work)
         cases = collect(args.models.split(","))
-        rows, bad = [], 0
-        for case in cases.values():
-            d = case["dims"]
-            ours = kcp_ws_cycles(d, case["cluster"], case["pes"])
-            theirs = run_maestro(exe, work, d, case["cluster"], case["pes"])
+        rows: list[dict[str, object]] = []
+        bad = 0
+        for c in cases.values():
+            ours = kcp_ws_cycles(c.dims, c.cluster, c.pes)
+            theirs = run_maestro(exe, work, c.dims, c.cluster, c.pes)
             bad += ours != theirs
-            rows.append({**case, "dims": repr(d), "npuweave": ours, "maestro": theirs})
+            rows.append({**asdict(c), "dims": repr(c.dims), "npuweave": ours, "maestro": theirs})
     by_kind: dict[str, list[int]] = {}
     for r in rows:
-        by_kind.setdefault(f"{r['kind']}{' dw' if 'depthwise=True' in r['dims'] else ''}",
-                           [0, 0])[r["npuweave"] == r["maestro"]] += 1
+        by_kind.setdefault(f"{r['kind']}{' dw' if 'depthwise=True' in str(r['dims']) else ''}",
+                           [0, 0])[int(r["npuweave"] == r["maestro"])] += 1
     print(f"{'layer kind':<14}{'runs':>6}{'equal':>7}")
     for kind, (diff, same) in sorted(by_kind.items()):
         print(f"{kind:<14}{diff + same:>6}{same:>7}")

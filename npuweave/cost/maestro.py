@@ -33,6 +33,7 @@ Vector work is not modelled by MAESTRO; it runs on the vector unit after the arr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import isqrt
 
 from npuweave.cost.systolic import vector_cycles
 from npuweave.cost.traffic import assemble, cdiv
@@ -82,16 +83,34 @@ def kcp_ws_cycles(d: MaestroDims, cluster: int, pes: int) -> int:
 
 
 def _conv_dims(layer: Layer, batch: int) -> MaestroDims | None:
+    """The conv's own MAESTRO dimensions.
+
+    A pool fused after the conv composes the layer's ``geometry`` (larger window, output after
+    the pool), so the conv's own window and output come from the GEMM instead: ``R * S =
+    k / (C / groups)`` and ``Yo * Xo = m``, square when the geometry's input is square. The
+    runtime depends only on those products, K and C; the stride is ``round(H / Yo)``.
+    """
     geo = layer.geometry
     if geo is None or layer.gemm is None:
         return None
+    count, m, k, n = layer.gemm
     (kh, kw), (sh, sw) = geo.kernel, geo.stride
     _, oh, ow = geo.out_chw
+    c = geo.in_chw[0] // geo.groups
+    if oh * ow != m or kh * kw * c != k:
+        kh, kw = _square(k // c)
+        oh, ow = _square(m) if geo.in_chw[1] == geo.in_chw[2] else (m, 1)
+        sh, sw = max(1, round(geo.in_chw[1] / oh)), max(1, round(geo.in_chw[2] / ow))
     y, x = (oh - 1) * sh + kh, (ow - 1) * sw + kw
-    count, _, k, n = layer.gemm
     if count > 1 and k == kh * kw and geo.groups == geo.in_chw[0]:
         return MaestroDims(batch, 1, count, kh, kw, y, x, (sh, sw), depthwise=True, runs=n)
-    return MaestroDims(batch, n, k // (kh * kw), kh, kw, y, x, (sh, sw), runs=count)
+    return MaestroDims(batch, n, c, kh, kw, y, x, (sh, sw), runs=count)
+
+
+def _square(area: int) -> tuple[int, int]:
+    """``(a, a)`` when ``area`` is a perfect square, else ``(area, 1)``."""
+    side = isqrt(area)
+    return (side, side) if side * side == area else (area, 1)
 
 
 def maestro_dims(layer: Layer, batch: int) -> MaestroDims | None:
