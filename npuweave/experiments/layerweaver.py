@@ -228,6 +228,7 @@ class Task:
     requests: int
     opts: tuple[tuple[str, Any], ...]
     phys: Physics
+    stp_only: bool = False  # sweeps rank settings by STP alone: skip the other metrics
 
 
 def run_task(task: Task) -> dict[str, Any]:
@@ -247,7 +248,8 @@ def run_task(task: Task) -> dict[str, Any]:
            "cost_model": phys.cost_model, "seq_len": _effective_seq_len(task.pair, phys.seq_len),
            "ncf": phys.ncf if "NCF" in task.pair else None,
            "pair": "+".join(task.pair), "scheduler": task.scheduler}
-    metrics = evaluate(result, lambda rec: alone[rec.model], (*METRICS, max_slowdown))
+    wanted = ("stp",) if task.stp_only else (*METRICS, max_slowdown)
+    metrics = evaluate(result, lambda rec: alone[rec.model], wanted)
     row.update({k: v for k, v in metrics.items() if k != "scheduler"})
     bound = pair_bound(task.pair, task.scenario, phys)
     row["fluid_bound"] = bound
@@ -259,10 +261,11 @@ def run_task(task: Task) -> dict[str, Any]:
 
 def make_tasks(pairs: Sequence[tuple[str, str]], scenarios: Sequence[str],
                names: Sequence[str], requests: int, phys: Physics,
-               scheduler_opts: Mapping[str, Mapping[str, Any]] | None = None) -> list[Task]:
+               scheduler_opts: Mapping[str, Mapping[str, Any]] | None = None,
+               stp_only: bool = False) -> list[Task]:
     """Every (scenario, pair, scheduler) task, in the order rows are reported."""
     return [Task(pair, s, name, requests,
-                 tuple(sorted(((scheduler_opts or {}).get(name, {})).items())), phys)
+                 tuple(sorted(((scheduler_opts or {}).get(name, {})).items())), phys, stp_only)
             for s in scenarios for pair in pairs for name in names]
 
 

@@ -63,7 +63,8 @@ def sweep_aimt_thresholds(
     phys = Physics(model, seq, ncf, seed)
     grid = aimt_grid(lows, highs)
     tasks = [t for lo, hi in grid for t in make_tasks(
-        chosen, [scenario], ["aimt"], requests, phys, {"aimt": {"low": lo, "high": hi}})]
+        chosen, [scenario], ["aimt"], requests, phys, {"aimt": {"low": lo, "high": hi}},
+        stp_only=True)]
     rows = run_tasks(tasks, jobs, on_step)
     n = len(chosen)
     scored = [(lo, hi, _geomean(r["stp"] for r in rows[i * n:(i + 1) * n]))
