@@ -88,12 +88,10 @@ def _is_reproduction(config: dict[str, Any], plain: bool) -> bool:
 def _header(config: dict[str, Any], plain: bool) -> str:
     """One line naming the configuration, so a saved log says what it reproduced."""
     seq = "zoo default" if config["seq_len"] is None else str(config["seq_len"])
-    kind = ("the reproduction" if _is_reproduction(config, plain)
-            else "not the reproduction: a sensitivity study")
-    return (f"Layerweaver reproduction: config {config['config']}, cost model "
+    kind = "the reproduction" if _is_reproduction(config, plain) else "sensitivity study"
+    return (f"Layerweaver ({kind}): config {config['config']}, cost model "
             f"{config['cost_model']}, seq_len {seq} (BB, BL, XL), NCF {config['ncf']}, "
-            f"{config['requests']} requests/stream, pairs {config['pairs']}, "
-            f"seed {config['seed']} ({kind})")
+            f"{config['requests']} requests/stream, pairs {config['pairs']}, seed {config['seed']}")
 
 
 def _common(config: dict[str, Any]) -> dict[str, Any]:
