@@ -13,8 +13,8 @@ from sched_helpers import board
 from npuweave.schedule import get_scheduler, make_tenant, plan
 
 
-def lw(b):
-    p = get_scheduler("layerweaver")
+def lw(b, reading="npuweave"):
+    p = get_scheduler("layerweaver", reading=reading)
     p.start(b)
     return p
 
