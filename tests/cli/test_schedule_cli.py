@@ -209,7 +209,10 @@ def test_demo_two_parts_write_into_out_only(tmp_path, monkeypatch, capsys):
     for png in out_dir.glob("*.png"):
         assert png.read_bytes()[:4] == b"\x89PNG"
     part1, part2 = out.split("Part 2")
-    assert "Part 1" in part1 and "failsafe" in part1
-    assert "bert-base:seq_len=32" in part2 and "roofline" in part2
+    # part 1: the story (maestro, derived seq_len): interleaving helps, and why
+    assert "Part 1" in part1 and "bert-base:seq_len=32" in part1 and "maestro" in part1
+    assert "Why:" in part1 and "memory-bound" in part1 and "failsafe:" not in part1
+    # part 2: the caveat (SCALE-Sim-exact, 128 tokens): BERT compute-bound, failsafe
+    assert "systolic-ws" in part2 and "failsafe" in part2 and "Why not:" in part2
     for name in schedulers():
         assert name in part1 and name in part2
