@@ -73,7 +73,8 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
     config = {"config": config_name, "cost_model": model, "seq_len": seq, "ncf": ncf,
               "requests": requests, "seed": seed, "pairs": pairs,
               "scenarios": _split(scenarios), "aimt_sweep": aimt_sweep, "jobs": jobs}
-    _console().print(_header(config, cost_model is None and seq_len is None))
+    shown = config if lens is None else {**config, "seq_len": "swept " + ",".join(map(str, lens))}
+    _console().print(_header(shown, cost_model is None and seq_len is None))
     if lens is not None:
         runs = _seq_len_sweep(config, names, lens, png_path, csv_path, json_path)
     else:
