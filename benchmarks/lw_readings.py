@@ -22,6 +22,7 @@ import argparse
 import random
 import statistics
 import sys
+from typing import Any
 
 from npuweave.experiments.layerweaver import SCENARIOS, all_pairs, model_spec
 from npuweave.hardware import preset
@@ -32,15 +33,15 @@ from npuweave.sim.tenants import tenants_for
 BUF = 100
 
 
-def readings() -> dict[str, dict[str, str]]:
-    out = {"printed (default)": {"reading": "printed"}, "npuweave (former)": {"reading": "npuweave"}}
+def readings() -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {"printed (default)": {"reading": "printed"}, "npuweave (former)": {"reading": "npuweave"}}
     for field, (printed, other) in CHOICES.items():
         assert getattr(PRINTED, field) == printed and getattr(NPUWEAVE, field) == other
         out[f"printed, {field}={other}"] = {field: other}
     return out
 
 
-def ratio(tenants, buf: int, bw: float, opts: dict[str, str]) -> float:
+def ratio(tenants, buf: int, bw: float, opts: dict[str, Any]) -> float:
     s = plan("layerweaver", tenants, buf, bw, 1, failsafe=False, **opts)
     comp = sum(t.total_compute_s for t in tenants)
     fetch = sum(t.total_weight_bytes for t in tenants) / bw

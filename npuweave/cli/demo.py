@@ -48,14 +48,14 @@ PARTS = (
 
 def why(models: tuple[str, ...], cost_model: str) -> str:
     """One sentence on why Layerweaver helps (or cannot) here, from the models' totals."""
-    from npuweave.cost import profile
+    from npuweave.cost import LayerCost, profile
     from npuweave.hardware import preset
     from npuweave.workload import load_layers
 
     npu = preset(DEMO_NPU)
     parts, sides = [], set()
     for spec in models:
-        total = sum(profile(load_layers(spec), npu, 1, model=cost_model))
+        total = sum(profile(load_layers(spec), npu, 1, model=cost_model), LayerCost())
         fetch = total.weight_bytes / npu.dram_bw
         side = "compute" if total.compute_s >= fetch else "memory"
         sides.add(side)

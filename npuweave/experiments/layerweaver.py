@@ -158,8 +158,8 @@ def _effective_seq_len(pair: tuple[str, str], seq_len: int | None) -> int | None
 
     for abbreviation in pair:
         if abbreviation in TRANSFORMERS:
-            return seq_len if seq_len is not None else zoo.defaults(ABBREVIATIONS[abbreviation])[
-                "seq_len"]
+            default = zoo.defaults(ABBREVIATIONS[abbreviation])["seq_len"]
+            return seq_len if seq_len is not None else int(default)  # type: ignore[arg-type]
     return None
 
 
@@ -244,11 +244,11 @@ def run_task(task: Task) -> dict[str, Any]:
                          **opts)
     alone = {(s if isinstance(s, str) else s[0]): standalone(a, task.scenario, phys)
              for a, s in zip(task.pair, specs, strict=True)}
-    row = {"scenario": sc.name, "npu": sc.npu, "batch": sc.batch,
+    row: dict[str, Any] = {"scenario": sc.name, "npu": sc.npu, "batch": sc.batch,
            "cost_model": phys.cost_model, "seq_len": _effective_seq_len(task.pair, phys.seq_len),
            "ncf": phys.ncf if "NCF" in task.pair else None,
            "pair": "+".join(task.pair), "scheduler": task.scheduler}
-    wanted = ("stp",) if task.stp_only else (*METRICS, max_slowdown)
+    wanted: tuple[Any, ...] = ("stp",) if task.stp_only else (*METRICS, max_slowdown)
     metrics = evaluate(result, lambda rec: alone[rec.model], wanted)
     row.update({k: v for k, v in metrics.items() if k != "scheduler"})
     bound = pair_bound(task.pair, task.scenario, phys)

@@ -82,12 +82,12 @@ def intensity(model: str, seq_len: int, batch: int) -> float:
     >>> round(intensity("bert-base", 32, 1), 1)
     31.9
     """
-    from npuweave.cost import profile
+    from npuweave.cost import LayerCost, profile
     from npuweave.hardware import preset
     from npuweave.workload import load_layers
 
     layers = load_layers(f"{model}:seq_len={seq_len}")
-    total = sum(profile(layers, preset("memory-centric"), batch, model="roofline"))
+    total = sum(profile(layers, preset("memory-centric"), batch, model="roofline"), LayerCost())
     return 2.0 * total.macs / total.weight_bytes
 
 
