@@ -250,7 +250,8 @@ def run_task(task: Task) -> dict[str, Any]:
            "pair": "+".join(task.pair), "scheduler": task.scheduler}
     wanted: tuple[Any, ...] = ("stp",) if task.stp_only else (*METRICS, max_slowdown)
     metrics = evaluate(result, lambda rec: alone[rec.model], wanted)
-    row.update({k: v for k, v in metrics.items() if k != "scheduler"})
+    # a run that did nothing keys its (undefined) metrics by what was asked, callables too
+    row.update({getattr(k, "__name__", k): v for k, v in metrics.items() if k != "scheduler"})
     bound = pair_bound(task.pair, task.scenario, phys)
     row["fluid_bound"] = bound
     row["bound_share"] = row["stp"] / bound if row.get("stp") else 0.0
