@@ -11,13 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-import numpy as np
-
-from npuweave.cost import LayerCost
 from npuweave.errors import ConfigError, unknown_name
-from npuweave.experiments.compare import evaluate, resolve_schedulers, standalone_lookup
+from npuweave.experiments.compare import evaluate, resolve_schedulers
+from npuweave.experiments.executor import check_jobs, run_map
+from npuweave.experiments.lw_setup import check_ncf, fluid_bound, get_config, ncf_tables
+from npuweave.experiments.lw_summary import (  # noqa: F401 (re-exported)
+    BASELINES,
+    METRICS,
+    _geomean,
+    averages,
+    headline,
+)
 from npuweave.report.tables import Rows
 
 COMPUTE_MODELS = {"IC": "inceptionv3", "MN": "mobilenetv2", "RN": "resnet50", "RX": "resnext50"}
@@ -25,10 +32,7 @@ MEMORY_MODELS = {"BB": "bert-base", "BL": "bert-large", "NCF": "ncf", "XL": "xln
 #: The models a ``seq_len`` applies to (tokens per request).
 TRANSFORMERS = ("BB", "BL", "XL")
 ABBREVIATIONS = {**COMPUTE_MODELS, **MEMORY_MODELS}
-#: The thesis's three baselines (IV.5.B); they all score STP 1 on a pair of streams.
-BASELINES = ("compute-only", "memory-only", "fair")
 SCHEDULERS = ("sequential", *BASELINES, "aimt", "layerweaver")
-METRICS = ("stp", "antt", "fairness", "pe_utilization", "dram_utilization", "makespan_ratio")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +51,14 @@ SCENARIOS = {
 
 #: What the thesis reports (IV.5.C), by scenario.
 THESIS = {
-    "single-batch": {"stp_gain_vs_baselines": 0.601, "stp_gain_vs_aimt": 0.216,
-                     "pe_utilization": 0.997, "dram_utilization": 0.913, "antt": 1.27,
-                     "antt_aimt": 1.55},
-    "multi-batch": {"stp_gain_vs_baselines": 0.539, "stp_gain_vs_aimt": 0.163,
-                    "pe_utilization": 0.999, "dram_utilization": 0.707, "antt": 1.36,
-                    "antt_aimt": 1.58},
+    "single-batch": {"stp_gain_vs_baselines": 0.601, "stp_gain_vs_baselines_max": 0.752,
+                     "stp_gain_vs_aimt": 0.216, "pe_utilization": 0.997,
+                     "dram_utilization": 0.913, "antt": 1.27, "antt_aimt": 1.55,
+                     "max_slowdown": 1.40, "max_slowdown_aimt": 1.89},
+    "multi-batch": {"stp_gain_vs_baselines": 0.539, "stp_gain_vs_baselines_max": 0.902,
+                    "stp_gain_vs_aimt": 0.163, "pe_utilization": 0.999,
+                    "dram_utilization": 0.707, "antt": 1.36, "antt_aimt": 1.58,
+                    "max_slowdown": 1.61, "max_slowdown_aimt": 1.90},
 }
 
 
@@ -88,12 +94,29 @@ def check_config(cost_model: str, seq_len: int | None) -> None:
     if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int)
                                 or seq_len < 1):
         raise ConfigError(f"seq_len (--seq-len) must be an integer >= 1, got {seq_len!r}; "
-                          "use e.g. 32, or leave it out for the zoo's default")
+                          "use e.g. 32, or leave it out for the configuration's")
+
+
+def resolve_physics(config: str = "thesis", cost_model: str | None = None,
+                    seq_len: int | None = None) -> tuple[str, int | None]:
+    """``(cost model, seq_len)``: the named configuration's, each overridden when given.
+
+    Examples
+    --------
+    >>> resolve_physics(), resolve_physics("systolic"), resolve_physics(seq_len=8)
+    (('maestro', 32), ('systolic-ws', None), ('maestro', 8))
+    """
+    cfg = get_config(config)
+    model = cfg.cost_model if cost_model is None else cost_model
+    seq = cfg.seq_len if seq_len is None else seq_len
+    check_config(model, seq)
+    return model, seq
 
 
 def check_options(pairs: str | Iterable[str] | None, scenarios: Sequence[str],
-                  schedulers: Sequence[str], requests: int, cost_model: str = "systolic-ws",
-                  seq_len: int | None = None) -> tuple[list[tuple[str, str]], list[str]]:
+                  schedulers: Sequence[str], requests: int, cost_model: str = "maestro",
+                  seq_len: int | None = None, ncf: str = "gather",
+                  jobs: int = 1) -> tuple[list[tuple[str, str]], list[str]]:
     """Validate a reproduction's options before any run; return ``(pairs, scheduler names)``.
 
     The CLI calls this first so that a bad option fails with one line and nothing else printed.
@@ -106,6 +129,8 @@ def check_options(pairs: str | Iterable[str] | None, scenarios: Sequence[str],
     if isinstance(requests, bool) or not isinstance(requests, int) or requests < 1:
         raise ConfigError(f"requests (--requests) must be an integer >= 1, got {requests!r}")
     check_config(cost_model, seq_len)
+    check_ncf(ncf)
+    check_jobs(jobs)
     chosen = parse_pairs(pairs)
     names = resolve_schedulers(list(schedulers))
     if not scenarios:
@@ -137,61 +162,166 @@ def _effective_seq_len(pair: tuple[str, str], seq_len: int | None) -> int | None
     for abbreviation in pair:
         if abbreviation in TRANSFORMERS:
             default = zoo.defaults(ABBREVIATIONS[abbreviation])["seq_len"]
-            return seq_len if seq_len is not None else (
-                default if isinstance(default, int) else None)
+            return seq_len if seq_len is not None else int(default)  # type: ignore[arg-type]
     return None
 
 
-def _run_one(pair: tuple[str, str], scenario: Scenario, scheduler: str, requests: int,
-             opts: Mapping[str, Any], seed: int, cost_model: str,
-             seq_len: int | None = None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Physics:
+    """What every run of one reproduction shares: cost model, tokens, NCF mode, seed."""
+
+    cost_model: str
+    seq_len: int | None
+    ncf: str = "gather"
+    seed: int = 0
+
+
+@cache
+def _spec(abbreviation: str, scenario: str, phys: Physics) -> Any:
+    """The ``run_streams`` spec of a pair member (NCF with whole tables is pre-costed)."""
+    if abbreviation == "NCF" and phys.ncf == "tables":
+        sc = SCENARIOS[scenario]
+        return ncf_tables(sc.npu, sc.batch, phys.cost_model)
+    return model_spec(abbreviation, phys.seq_len)
+
+
+@cache
+def standalone(abbreviation: str, scenario: str, phys: Physics) -> float:
+    """Steady-state seconds per request of the model alone (cached across runs).
+
+    Examples
+    --------
+    >>> standalone("RN", "single-batch", Physics("maestro", 32)) > 1e-3  # doctest: +SKIP
+    True
+    """
+    from npuweave.hardware import preset
+    from npuweave.sim import standalone_time
+
+    sc = SCENARIOS[scenario]
+    return float(standalone_time(_spec(abbreviation, scenario, phys), preset(sc.npu), sc.batch,
+                                 phys.cost_model))
+
+
+@cache
+def pair_bound(pair: tuple[str, str], scenario: str, phys: Physics) -> float:
+    """The fluid upper bound on the pair's STP (``lw_setup.fluid_bound``; cached).
+
+    Examples
+    --------
+    >>> round(pair_bound(("RN", "BB"), "single-batch", Physics("maestro", 32)), 2)  # doctest: +SKIP
+    1.53
+    """
+    from npuweave.hardware import preset
+    from npuweave.sim.tenants import tenants_for
+
+    sc = SCENARIOS[scenario]
+    npu = preset(sc.npu)
+    specs = [_spec(a, scenario, phys) for a in pair]
+    tenants = tenants_for(specs, npu, sc.batch, phys.cost_model)
+    comp = tuple(t.total_compute_s for t in tenants)
+    mem = tuple(t.total_weight_bytes / npu.dram_bw for t in tenants)
+    alone = tuple(standalone(a, scenario, phys) for a in pair)
+    return fluid_bound((comp[0], comp[1]), (mem[0], mem[1]), (alone[0], alone[1]))
+
+
+def max_slowdown(run: Any, sa: Any, window: Any) -> float:
+    """Largest NTT among the requests issued inside the window (thesis: "100% tail").
+
+    A metric function for ``compare.evaluate``, keyed ``"max_slowdown"`` in the rows.
+
+    Examples
+    --------
+    >>> evaluate(result, standalone_of, [max_slowdown])["max_slowdown"]  # doctest: +SKIP
+    2.25
+    """
+    from npuweave.metrics import resolve_window
+    from npuweave.metrics.multitask import ntt
+
+    t0, t1 = resolve_window(window, run.requests)
+    return max(ntt([r for r in run.requests if t0 <= r.arrival_s < t1], sa))
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One run: a pair under one scheduler in one scenario."""
+
+    pair: tuple[str, str]
+    scenario: str
+    scheduler: str
+    requests: int
+    opts: tuple[tuple[str, Any], ...]
+    phys: Physics
+    stp_only: bool = False  # sweeps rank settings by STP alone: skip the other metrics
+
+
+def run_task(task: Task) -> dict[str, Any]:
+    """Run one ``Task`` and measure it: one row (module-level so a process pool can call it).
+
+    Examples
+    --------
+    >>> task = Task(("RN", "BB"), "single-batch", "layerweaver", 2, (), Physics("maestro", 32))
+    >>> run_task(task)["scheduler"]  # doctest: +SKIP
+    'layerweaver'
+    """
     from npuweave.hardware import preset
     from npuweave.sim import run_streams
 
-    models: list[str | tuple[str, list[LayerCost]]] = [model_spec(pair[0], seq_len),
-                                                       model_spec(pair[1], seq_len)]
-    npu = preset(scenario.npu)
-    result = run_streams(models, npu, batch=scenario.batch, scheduler=scheduler,
-                         requests=requests, seed=seed, cost_model=cost_model, **opts)
-    row = {"scenario": scenario.name, "npu": scenario.npu, "batch": scenario.batch,
-           "cost_model": cost_model, "seq_len": _effective_seq_len(pair, seq_len),
-           "pair": "+".join(pair), "scheduler": scheduler}
-    metrics = evaluate(result, standalone_lookup(models, npu, cost_model), METRICS)
-    row.update({k: v for k, v in metrics.items() if k != "scheduler"})
+    sc, phys = SCENARIOS[task.scenario], task.phys
+    specs = [_spec(a, task.scenario, phys) for a in task.pair]
+    opts = dict(task.opts)
+    result = run_streams(specs, preset(sc.npu), batch=sc.batch, scheduler=task.scheduler,
+                         requests=task.requests, seed=phys.seed, cost_model=phys.cost_model,
+                         **opts)
+    alone = {(s if isinstance(s, str) else s[0]): standalone(a, task.scenario, phys)
+             for a, s in zip(task.pair, specs, strict=True)}
+    row: dict[str, Any] = {"scenario": sc.name, "npu": sc.npu, "batch": sc.batch,
+           "cost_model": phys.cost_model, "seq_len": _effective_seq_len(task.pair, phys.seq_len),
+           "ncf": phys.ncf if "NCF" in task.pair else None,
+           "pair": "+".join(task.pair), "scheduler": task.scheduler}
+    wanted: tuple[Any, ...] = ("stp",) if task.stp_only else (*METRICS, max_slowdown)
+    metrics = evaluate(result, lambda rec: alone[rec.model], wanted)
+    # a run that did nothing keys its (undefined) metrics by what was asked, callables too
+    row.update({getattr(k, "__name__", k): v for k, v in metrics.items() if k != "scheduler"})
+    bound = pair_bound(task.pair, task.scenario, phys)
+    row["fluid_bound"] = bound
+    row["bound_share"] = row["stp"] / bound if row.get("stp") else 0.0
     row["notes"] = "; ".join(result.notes)
+    row["options"] = ", ".join(f"{k}={v}" for k, v in opts.items())
     return row
 
 
-def sweep_aimt_thresholds(
-    pairs: str | Iterable[str] | None,
-    scenario: str,
-    requests: int = 10,
-    lows: Sequence[float] | None = None,
-    highs: Sequence[float] | None = None,
-    seed: int = 0,
-    cost_model: str = "systolic-ws",
-    on_step: Callable[[dict[str, Any]], None] | None = None,
-    seq_len: int | None = None,
-) -> dict[str, Any]:
-    """One AI-MT setting for a whole scenario: the ``(low, high)`` with the best geomean STP.
+def make_tasks(pairs: Sequence[tuple[str, str]], scenarios: Sequence[str],
+               names: Sequence[str], requests: int, phys: Physics,
+               scheduler_opts: Mapping[str, Mapping[str, Any]] | None = None,
+               stp_only: bool = False) -> list[Task]:
+    """Every (scenario, pair, scheduler) task, in the order rows are reported.
 
-    As in the thesis (IV.5.B), the thresholds are swept in 2D and the single setting with the
-    best overall throughput over all pairs is kept (not a different setting per pair).
-    Returns ``{"low", "high", "stp_geomean", "grid": [(low, high, stp_geomean), ...]}``.
+    Examples
+    --------
+    >>> ts = make_tasks([("RN", "BB")], ["single-batch"], ["fair", "aimt"], 2,
+    ...                 Physics("maestro", 32), {"aimt": {"low": 0.1, "high": 0.5}})
+    >>> [(t.scheduler, t.opts) for t in ts]
+    [('fair', ()), ('aimt', (('high', 0.5), ('low', 0.1)))]
     """
-    from npuweave.sim.sweep import HIGHS, LOWS
+    return [Task(pair, s, name, requests,
+                 tuple(sorted(((scheduler_opts or {}).get(name, {})).items())), phys, stp_only)
+            for s in scenarios for pair in pairs for name in names]
 
-    grid = []
-    for lo in lows or LOWS:
-        for hi in highs or HIGHS:
-            if not lo < hi:
-                continue
-            opts = {"aimt": {"low": lo, "high": hi}}
-            rows = reproduce_layerweaver(pairs, [scenario], ["aimt"], requests, opts, seed,
-                                         cost_model, on_step, seq_len)
-            grid.append((lo, hi, _geomean(r["stp"] for r in rows)))
-    lo, hi, best = max(grid, key=lambda g: g[2] or 0.0)
-    return {"low": lo, "high": hi, "stp_geomean": best, "grid": grid}
+
+def run_tasks(tasks: Sequence[Task], jobs: int = 1,
+              on_step: Callable[[dict[str, Any]], None] | None = None,
+              dask: str | None = None) -> list[dict[str, Any]]:
+    """Rows of ``tasks`` in order; standalone times and bounds are computed once, up front.
+
+    Examples
+    --------
+    >>> rows = run_tasks(make_tasks([("RN", "BB")], ["single-batch"], ["fair"], 2,
+    ...                             Physics("maestro", 32)), jobs=2)  # doctest: +SKIP
+    """
+    for t in dict.fromkeys((t.pair, t.scenario, t.phys) for t in tasks):
+        pair_bound(*t)
+    return run_map(run_task, tasks, jobs,
+                   None if on_step is None else (lambda _t, row: on_step(row)), dask=dask)
 
 
 def reproduce_layerweaver(
@@ -201,111 +331,33 @@ def reproduce_layerweaver(
     requests: int = 10,
     scheduler_opts: Mapping[str, Mapping[str, Any]] | None = None,
     seed: int = 0,
-    cost_model: str = "systolic-ws",
+    cost_model: str | None = None,
     on_step: Callable[[dict[str, Any]], None] | None = None,
     seq_len: int | None = None,
+    config: str = "thesis",
+    ncf: str = "gather",
+    jobs: int = 1,
+    dask: str | None = None,
 ) -> Rows:
     """Run every (scenario, pair, scheduler); one row of metrics each (``Rows``: a list with
     ``to_dataframe()``).
 
-    ``scheduler_opts`` maps a scheduler name to its options (e.g. the AI-MT thresholds, see
-    ``sweep_aimt_thresholds``); ``on_step(row)`` is called after each run. Nothing is tuned
-    here: every scheduler runs with its registered defaults unless options are passed in.
-    ``cost_model`` names a registered cost model (``npuweave.cost.cost_models()``);
-    ``seq_len`` sets the tokens per request of the transformers (BB, BL, XL) only, ``None``
-    keeping the zoo's default. Both are recorded in every row (``seq_len`` as the value the
-    pair's transformer ran with, ``None`` for pairs without one).
+    ``config`` names the physics (``lw_setup.CONFIGS``: ``"thesis"``, the reproduction, is
+    ``maestro`` with the derived sequence length; ``"systolic"`` is SCALE-Sim-exact cycles with
+    the zoo's 128 tokens); ``cost_model`` and ``seq_len`` override it. ``ncf`` is ``"gather"``
+    (the zoo) or ``"tables"`` (the labelled alternative). ``scheduler_opts`` maps a scheduler
+    name to its options (e.g. AI-MT's thresholds); ``on_step(row)`` is called after each run;
+    ``jobs`` runs on that many processes (``dask``: on a Dask cluster, ``local:N`` or an
+    address) with the same rows as serially. Nothing is tuned here.
 
     Examples
     --------
     >>> rows = reproduce_layerweaver(pairs="RN+BB", scenarios=["single-batch"])  # doctest: +SKIP
     >>> headline(rows)["single-batch"]["stp_gain_vs_baselines"]                  # doctest: +SKIP
-    0.0
+    0.25
     """
-    chosen, names = check_options(pairs, scenarios, schedulers, requests, cost_model, seq_len)
-    rows = Rows()
-    for s in scenarios:
-        for pair in chosen:
-            for name in names:
-                opts = (scheduler_opts or {}).get(name, {})
-                row = _run_one(pair, SCENARIOS[s], name, requests, opts, seed, cost_model,
-                               seq_len)
-                row["options"] = ", ".join(f"{k}={v}" for k, v in opts.items())
-                rows.append(row)
-                if on_step is not None:
-                    on_step(row)
-    return rows
-
-
-def _mean(values: Iterable[float | None]) -> float | None:
-    """Mean of the defined values (a run that did nothing has no ANTT)."""
-    vals = [v for v in values if v is not None]
-    return float(np.mean(vals)) if vals else None
-
-
-def _geomean(values: Iterable[float | None]) -> float | None:
-    vals = [v for v in values if v is not None]
-    if not vals or min(vals) <= 0:
-        return 0.0 if vals else None
-    return float(np.exp(np.mean(np.log(vals))))
-
-
-def _by(rows: Sequence[Mapping[str, Any]], scenario: str, scheduler: str) -> dict[str, Any]:
-    return {r["pair"]: r for r in rows if r["scenario"] == scenario and r["scheduler"] == scheduler}
-
-
-def averages(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Per scenario and scheduler: arithmetic means over pairs (STP also as a geomean)."""
-    out = []
-    for scenario in dict.fromkeys(r["scenario"] for r in rows):
-        for name in dict.fromkeys(r["scheduler"] for r in rows):
-            group = list(_by(rows, scenario, name).values())
-            if not group:
-                continue
-            row: dict[str, Any] = {"scenario": scenario, "scheduler": name, "pairs": len(group)}
-            for m in METRICS:
-                row[m] = _mean(g[m] for g in group)
-            row["stp_geomean"] = _geomean(g["stp"] for g in group)
-            out.append(row)
-    return out
-
-
-def _ratios(rows: Sequence[Mapping[str, Any]], scenario: str, base: Sequence[str]) -> list[float]:
-    """Per pair: STP of Layerweaver over the mean STP of the ``base`` runs that did work."""
-    lw = _by(rows, scenario, "layerweaver")
-    refs = [_by(rows, scenario, b) for b in base]
-    out = []
-    for pair, row in lw.items():
-        # A baseline that ran nothing (memory-only when the cost model finds no memory-bound
-        # model in the pair) is not a baseline for that pair.
-        stps = [ref[pair]["stp"] for ref in refs if pair in ref and ref[pair]["stp"]]
-        if stps:
-            out.append(row["stp"] / float(np.mean(stps)))
-    return out
-
-
-def headline(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
-    """The thesis's summary numbers from our rows, by scenario (keys as in ``THESIS``).
-
-    STP gain over the baselines is the mean over pairs of ``STP_LW / mean(STP_baselines) - 1``
-    (the thesis: "by 60.1% on average"), leaving out baselines that ran nothing; over AI-MT it is the geomean ratio minus 1 ("21.6%
-    higher geomean throughput"). Utilizations and ANTT are arithmetic means over pairs.
-    """
-    out: dict[str, dict[str, float]] = {}
-    for scenario in dict.fromkeys(r["scenario"] for r in rows):
-        lw = list(_by(rows, scenario, "layerweaver").values())
-        if not lw:
-            continue
-        res: dict[str, float] = {}
-        base = _ratios(rows, scenario, BASELINES)
-        if base:
-            res["stp_gain_vs_baselines"] = float(np.mean(base)) - 1
-            res["stp_gain_vs_baselines_max"] = float(np.max(base)) - 1
-        vs_aimt = _ratios(rows, scenario, ("aimt",))
-        if vs_aimt:
-            res["stp_gain_vs_aimt"] = float(np.exp(np.mean(np.log(vs_aimt)))) - 1
-            res["antt_aimt"] = float(np.mean([r["antt"] for r in _by(rows, scenario, "aimt").values()]))
-        for m in ("pe_utilization", "dram_utilization", "antt"):
-            res[m] = float(np.mean([r[m] for r in lw]))
-        out[scenario] = res
-    return out
+    model, seq = resolve_physics(config, cost_model, seq_len)
+    chosen, names = check_options(pairs, scenarios, schedulers, requests, model, seq, ncf, jobs)
+    tasks = make_tasks(chosen, scenarios, names, requests, Physics(model, seq, ncf, seed),
+                       scheduler_opts)
+    return Rows(run_tasks(tasks, jobs, on_step, dask))

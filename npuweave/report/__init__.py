@@ -9,6 +9,7 @@ Examples
 >>> write_trace("lw.json", {"layerweaver": result.intervals})   # doctest: +SKIP
 """
 
+from npuweave.report.curves import curves_png
 from npuweave.report.tables import (
     Rows,
     flatten,
@@ -25,6 +26,7 @@ from npuweave.report.trace import chrome_trace, trace_events, write_trace
 
 __all__ = [
     "Rows", "to_dataframe", "write_parquet",
-    "chrome_trace", "flatten", "format_value", "plot_timeline", "rich_table", "to_csv",
+    "chrome_trace", "curves_png", "flatten", "format_value", "plot_timeline", "rich_table",
+    "to_csv",
     "trace_events", "write_csv", "write_rows_json", "write_trace",
 ]
