@@ -1,0 +1,299 @@
+"""What one sweep point can run: its settings (with defaults and checks) and its run function.
+
+A *kind* is one command's worth of work: ``schedule`` (closed-loop streams under one
+scheduler, the row of ``npuweave schedule``) and ``profile`` (one model's per-layer cost
+totals). Settings named ``npu.<field>`` override one field of the NPU (``npu.dram_bw:
+[100 GB/s, 300 GB/s]`` sweeps bandwidth), so design-space sweeps need no YAML per point.
+Running a point is a pure function of its settings and the shared standalone-time table.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from npuweave.errors import NpuweaveError
+
+#: (model, npu key, batch, cost model) -> seconds of one request alone (steady state).
+StandaloneKey = tuple[str, str, int, str]
+Checker = Callable[[Any], str | None]
+
+
+def _int_at_least(low: int, high: int = 10**9) -> Checker:
+    def check(v: Any) -> str | None:
+        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+            return f"must be an integer in [{low}, {high:,}], got {v!r}"
+        return None
+    return check
+
+
+def _optional_seconds(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int | float) or not (0 < v < math.inf):
+        return f"must be a finite number of seconds > 0 (or null), got {v!r}"
+    return None
+
+
+def _models(v: Any) -> str | None:
+    names = _split_models(v)
+    if not names:
+        return "must name at least one model (a comma list or a list of zoo names/ONNX paths)"
+    for n in names:
+        msg = _model_problem(n)
+        if msg:
+            return msg
+    return None
+
+
+@cache
+def _model_problem(name: str) -> str | None:
+    from npuweave.workload import load_layers
+
+    try:
+        load_layers(name)  # cached: the run loads the same layers again for free
+    except NpuweaveError as exc:
+        return str(exc)
+    return None
+
+
+def _close(name: str, valid: list[str] | tuple[str, ...]) -> str:
+    import difflib
+
+    hits = difflib.get_close_matches(name, list(valid), n=1)
+    return f" (did you mean {hits[0]!r}?)" if hits else ""
+
+
+def _one_of(names: Callable[[], list[str]], what: str) -> Checker:
+    def check(v: Any) -> str | None:
+        valid = names()
+        if not isinstance(v, str) or v not in valid:
+            return f"unknown {what} {v!r}{_close(str(v), valid)}; choose one of: {', '.join(valid)}"
+        return None
+    return check
+
+
+def _npu(v: Any) -> str | None:
+    from pathlib import Path
+
+    from npuweave.hardware import preset_names
+
+    if not isinstance(v, str):
+        return f"must be a preset name or a YAML path, got {v!r}"
+    if v.endswith((".yaml", ".yml")) or "/" in v:
+        return None if Path(v).is_file() else f"NPU file {v!r} does not exist"
+    return None if v in preset_names() else (
+        f"unknown NPU preset {v!r}{_close(v, preset_names())}; see 'npuweave npus'")
+
+
+def _mapping(v: Any) -> str | None:
+    return None if isinstance(v, dict | tuple) else f"must be a mapping, got {v!r}"
+
+
+def _split_models(v: Any) -> list[str]:
+    if isinstance(v, str):
+        return [s.strip() for s in v.split(",") if s.strip()]
+    if isinstance(v, list | tuple) and all(isinstance(s, str) for s in v):
+        return [s.strip() for s in v if s.strip()]
+    return []
+
+
+def _schedulers() -> list[str]:
+    from npuweave.schedule import schedulers
+
+    return list(schedulers())
+
+
+def _cost_models() -> list[str]:
+    from npuweave.cost.registry import cost_models
+
+    return list(cost_models())
+
+
+_INT_METRICS = {"requests_done", "layers", "dram_bytes", "macs", "memory_bound_layers"}
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A point kind: settings with defaults and checks, the metric columns, the runner."""
+
+    name: str
+    defaults: Mapping[str, Any]
+    checks: Mapping[str, Checker]
+    required: tuple[str, ...]
+    metrics: tuple[str, ...]
+    run: Callable[[Mapping[str, Any], Mapping[StandaloneKey, float]], dict[str, Any]]
+    standalone_keys: Callable[[Mapping[str, Any]], list[StandaloneKey]] = field(
+        default=lambda p: [])
+
+    def metric_types(self) -> list[tuple[str, str]]:
+        """``(column, type)`` of each metric: JSON columns are strings, counts integers."""
+        return [(m, "string" if m.endswith("_json") else
+                 "int64" if m in _INT_METRICS else "float64") for m in self.metrics]
+
+    def normalize(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults filled in; model lists as tuples of names."""
+        out = {**self.defaults, **params}
+        if "models" in out:
+            out["models"] = tuple(_split_models(out["models"]))
+        return out
+
+
+@cache
+def _npu_for(name: str, overrides: tuple[tuple[str, Any], ...]) -> Any:
+    from npuweave.hardware import get_npu
+    from npuweave.hardware.loader import npu_from_dict
+
+    npu = get_npu(name)
+    if not overrides:
+        return npu
+    raw = {k: (list(v) if isinstance(v, tuple) else v) for k, v in npu.to_dict().items()}
+    raw.update(dict(overrides))
+    return npu_from_dict(raw, f"npu {name!r} with {dict(overrides)}")
+
+
+def npu_of(params: Mapping[str, Any]) -> Any:
+    """The point's NPU: its ``npu`` preset or file with every ``npu.<field>`` override."""
+    over = tuple(sorted((k[4:], v) for k, v in params.items() if k.startswith("npu.")))
+    return _npu_for(params["npu"], over)
+
+
+def _npu_key(params: Mapping[str, Any]) -> str:
+    over = sorted((k, v) for k, v in params.items() if k.startswith("npu."))
+    return params["npu"] + ("" if not over else json.dumps(over, default=str))
+
+
+def _batches(params: Mapping[str, Any]) -> list[int]:
+    b, n = params["batch"], len(params["models"])
+    return list(b) if isinstance(b, tuple) else [b] * n
+
+
+def _schedule_keys(params: Mapping[str, Any]) -> list[StandaloneKey]:
+    return [(m, _npu_key(params), b, params["cost_model"])
+            for m, b in zip(params["models"], _batches(params))]
+
+
+def standalone_seconds(key: StandaloneKey, params: Mapping[str, Any]) -> float:
+    """Seconds of one request of the key's model alone (computed, not looked up)."""
+    from npuweave.sim import standalone_time
+
+    return float(standalone_time(key[0], npu_of(params), key[2], key[3]))
+
+
+def _run_schedule(params: Mapping[str, Any],
+                  standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
+    from npuweave.experiments.compare import evaluate
+    from npuweave.sim import run_streams
+
+    npu = npu_of(params)
+    keys = dict(zip(params["models"], _schedule_keys(params)))
+    opts = dict(params.get("options") or ())
+    result = run_streams(list(params["models"]), npu, batch=_batches(params),
+                         scheduler=params["scheduler"], requests=params["requests"],
+                         window_s=params["window_s"], seed=params["seed"],
+                         cost_model=params["cost_model"], **opts)
+
+    def alone(record: Any) -> float:
+        key = keys[record.model]
+        return standalone[key] if key in standalone else standalone_seconds(key, params)
+
+    row = evaluate(result, alone)
+    tput = row.pop("throughput", {}) or {}
+    row.pop("scheduler", None)
+    row["throughput_total"] = float(sum(tput.values()))
+    row["throughput_json"] = json.dumps({k: float(v) for k, v in tput.items()}, sort_keys=True)
+    row["makespan_s"] = float(result.makespan_s)
+    row["requests_done"] = len(result.requests)
+    return row
+
+
+def _run_profile(params: Mapping[str, Any],
+                 standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
+    from npuweave.cost import profile
+    from npuweave.workload import load_layers
+
+    if len(params["models"]) != 1:
+        raise NpuweaveError("a 'profile' point takes one model in 'models'")
+    costs = profile(load_layers(params["models"][0]), npu_of(params), batch=params["batch"],
+                    model=params["cost_model"])
+    total = sum(costs[1:], costs[0])
+    return {"layers": len(costs), "compute_s": total.compute_s, "memory_s": total.memory_s,
+            "dram_bytes": int(total.dram_bytes), "macs": int(total.macs),
+            "memory_bound_layers": sum(1 for c in costs if c.memory_s > c.compute_s)}
+
+
+_COMMON_CHECKS: dict[str, Checker] = {
+    "models": _models, "npu": _npu, "batch": _int_at_least(1, 1 << 16),
+    "cost_model": _one_of(_cost_models, "cost model"),
+}
+
+KINDS: dict[str, Kind] = {
+    "schedule": Kind(
+        "schedule",
+        defaults={"npu": "memory-centric", "batch": 1, "scheduler": "layerweaver",
+                  "requests": 10, "window_s": None, "seed": 0, "cost_model": "systolic-ws",
+                  "options": ()},
+        checks={**_COMMON_CHECKS, "scheduler": _one_of(_schedulers, "scheduler"),
+                "requests": _int_at_least(1, 1_000_000), "window_s": _optional_seconds,
+                "seed": _int_at_least(0, 2**63 - 1), "options": _mapping},
+        required=("models",),
+        metrics=("stp", "antt", "fairness", "pe_utilization", "dram_utilization",
+                 "makespan_ratio", "throughput_total", "throughput_json", "makespan_s",
+                 "requests_done"),
+        run=_run_schedule, standalone_keys=_schedule_keys),
+    "profile": Kind(
+        "profile",
+        defaults={"npu": "memory-centric", "batch": 1, "cost_model": "systolic-ws"},
+        checks=_COMMON_CHECKS, required=("models",),
+        metrics=("layers", "compute_s", "memory_s", "dram_bytes", "macs",
+                 "memory_bound_layers"),
+        run=_run_profile),
+}
+
+
+@cache
+def _check_value(kind: str, key: str, value: Any) -> str | None:
+    checks = KINDS[kind].checks
+    if key.startswith("npu."):
+        from npuweave.hardware.npu import NPU
+
+        fields = NPU.__dataclass_fields__
+        return None if key[4:] in fields else (
+            f"unknown NPU field {key[4:]!r}{_close(key[4:], list(fields))}")
+    if key not in checks:
+        valid = sorted(checks)
+        return f"unknown setting {key!r}{_close(key, valid)} for kind {kind!r} (valid: " \
+               f"{', '.join(valid)}, npu.<field>)"
+    if key == "batch" and isinstance(value, list | tuple):
+        bad = [m for v in value if (m := checks[key](v))]
+        return bad[0] if bad else None
+    return checks[key](value)
+
+
+def check_params(kind: str, params: Mapping[str, Any], where: str, problems: list[str]) -> None:
+    """Append one message per bad setting of one point to ``problems``."""
+    for key in KINDS[kind].required:
+        if key not in params:
+            problems.append(f"{where}: missing setting {key!r}")
+    for key, value in params.items():
+        try:
+            msg = _check_value(kind, str(key), _hashable(value))
+        except TypeError:
+            msg = f"cannot use {value!r}"
+        if msg:
+            problems.append(f"setting {key!r}: {msg}")
+    b, models = params.get("batch"), _split_models(params.get("models", ""))
+    if isinstance(b, list) and len(b) != len(models):
+        problems.append(f"{where}: 'batch' lists {len(b)} sizes for {len(models)} models")
+
+
+def _hashable(v: Any) -> Any:
+    if isinstance(v, list):
+        return tuple(_hashable(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _hashable(x)) for k, x in v.items()))
+    return v
