@@ -58,7 +58,7 @@ def sweep(spec_path: str, jobs: int | None, dask_addr: str | None, out: str | No
     points are recorded with their error and do not stop the sweep (exit status 1 if any
     failed). Ctrl-C keeps every finished row; rerun with --resume to continue.
     """
-    from npuweave.experiments.sweep import load_sweep, run_sweep
+    from npuweave.experiments.sweep import load_sweep
 
     target = _plot_target(plot_path)
     if resume and out is None:
@@ -68,6 +68,9 @@ def sweep(spec_path: str, jobs: int | None, dask_addr: str | None, out: str | No
     spec = load_sweep(spec_path)
     if target is not None:
         _check_plot(spec, target, plot_path or "")
+    from npuweave.experiments.sweep.run import check_output
+
+    check_output(spec, out, resume, overwrite)
     n_jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     console = _console()
     console.print(f"[bold]{spec.name}[/]: {len(spec.points)} points of kind {spec.kind!r} on "
@@ -99,8 +102,14 @@ def _check_plot(spec: Any, target: tuple[str, str], path: str) -> None:
 
 def _run(spec: Any, out: str | None, jobs: int, dask_addr: str | None, resume: bool,
          overwrite: bool) -> Any:
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from npuweave.experiments.sweep import run_sweep
 

@@ -262,8 +262,9 @@ def _check_value(kind: str, key: str, value: Any) -> str | None:
         from npuweave.hardware.npu import NPU
 
         fields = NPU.__dataclass_fields__
-        return None if key[4:] in fields else (
-            f"unknown NPU field {key[4:]!r}{_close(key[4:], list(fields))}")
+        if key[4:] not in fields or key[4:] == "name":
+            return f"unknown NPU field {key[4:]!r}{_close(key[4:], list(fields))}"
+        return _npu_field_problem(key[4:], value)
     if key not in checks:
         valid = sorted(checks)
         return f"unknown setting {key!r}{_close(key, valid)} for kind {kind!r} (valid: " \
@@ -274,9 +275,24 @@ def _check_value(kind: str, key: str, value: Any) -> str | None:
     return checks[key](value)
 
 
-def check_params(kind: str, params: Mapping[str, Any], where: str, problems: list[str]) -> None:
-    """Append one message per bad setting of one point to ``problems``."""
-    for key in KINDS[kind].required:
+def _npu_field_problem(name: str, value: Any) -> str | None:
+    from npuweave.hardware import preset
+    from npuweave.hardware.loader import npu_from_dict
+
+    raw = {k: (list(v) if isinstance(v, tuple) else v)
+           for k, v in preset("memory-centric").to_dict().items()}
+    raw[name] = list(value) if isinstance(value, tuple) else value
+    try:
+        npu_from_dict(raw, "npu")
+    except NpuweaveError as exc:
+        return str(exc).split("invalid NPU spec: ", 1)[-1]
+    return None
+
+
+def check_params(kind: str, params: Mapping[str, Any], where: str, problems: list[str],
+                 required: bool = True) -> None:
+    """Append one message per bad setting (and, with ``required``, per missing one)."""
+    for key in KINDS[kind].required if required else ():
         if key not in params:
             problems.append(f"{where}: missing setting {key!r}")
     for key, value in params.items():
@@ -285,7 +301,7 @@ def check_params(kind: str, params: Mapping[str, Any], where: str, problems: lis
         except TypeError:
             msg = f"cannot use {value!r}"
         if msg:
-            problems.append(f"setting {key!r}: {msg}")
+            problems.append(f"{where}: setting {key!r}: {msg}")
     b, models = params.get("batch"), _split_models(params.get("models", ""))
     if isinstance(b, list) and len(b) != len(models):
         problems.append(f"{where}: 'batch' lists {len(b)} sizes for {len(models)} models")

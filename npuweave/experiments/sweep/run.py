@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -12,10 +13,18 @@ from npuweave.errors import ConfigError
 from npuweave.experiments.sweep import executors
 from npuweave.experiments.sweep.kinds import KINDS, StandaloneKey, standalone_seconds
 from npuweave.experiments.sweep.spec import Point, SweepSpec
-from npuweave.experiments.sweep.store import columns, flat_row, open_store
+from npuweave.experiments.sweep.store import (
+    CsvStore,
+    ParquetStore,
+    columns,
+    flat_row,
+    open_store,
+)
 
-#: Rows are flushed to disk at least this often (seconds) and every this many rows.
-FLUSH_S, FLUSH_ROWS = 2.0, 64
+#: Rows are flushed to disk at least this often (seconds) and every this many rows
+#: (``NPUWEAVE_SWEEP_FLUSH_ROWS`` overrides the count: 1 writes every row as it finishes).
+FLUSH_S = 2.0
+FLUSH_ROWS = max(1, int(os.environ.get("NPUWEAVE_SWEEP_FLUSH_ROWS", "64") or 64))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +69,19 @@ def _executor(jobs: int, dask: str | None) -> Callable[..., Iterator[tuple[int, 
     return lambda pts, table: executors.pool(pts, table, jobs)
 
 
+def check_output(spec: SweepSpec, out: str | Path | None, resume: bool = False,
+                 overwrite: bool = False) -> CsvStore | ParquetStore | None:
+    """The store for ``out``, or a one-line error before any work (bad suffix, not a regular
+    file, exists without ``resume``/``overwrite``)."""
+    if out is None:
+        return None
+    store = open_store(out, columns(spec))
+    if not resume and not overwrite and Path(out).exists():
+        raise ConfigError(f"--out {out}: already exists; add --resume to continue that sweep "
+                          "or --overwrite to replace it")
+    return store
+
+
 def run_sweep(spec: SweepSpec, out: str | Path | None = None, *, jobs: int = 1,
               dask: str | None = None, resume: bool = False, overwrite: bool = False,
               on_row: Callable[[int, int, dict[str, Any]], None] | None = None) -> SweepReport:
@@ -76,11 +98,8 @@ def run_sweep(spec: SweepSpec, out: str | Path | None = None, *, jobs: int = 1,
     ['ok', 'ok']
     """
     cols = columns(spec)
-    store = open_store(out, cols) if out is not None else None
+    store = check_output(spec, out, resume, overwrite)
     existing = store.existing_ids() if store is not None and resume else set()
-    if store is not None and not resume and not overwrite and Path(out or "").exists():
-        raise ConfigError(f"--out {out}: already exists; add --resume to continue that sweep "
-                          "or --overwrite to replace it")
     todo = [p for p in spec.points if p.point_id not in existing]
     if store is not None:
         store.start(fresh=not resume)

@@ -145,28 +145,39 @@ def sweep_from_dict(raw: Any, source: str = "<dict>") -> SweepSpec:
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         problems.append(f"field 'max_points': must be an integer >= 1, got {limit!r}")
         limit = MAX_POINTS
-    total = _count(axes, mode, len(extra)) if not problems else 0
+    if kind in KINDS:
+        _check_settings(kind, fixed, axes, extra, problems)
+    total = _count(axes, mode, len(extra))
     if total > limit:
         problems.append(f"the sweep has {total:,} points, over the limit of {limit:,}; "
                         "shorten the axes or raise 'max_points'")
     if problems:
-        raise ConfigError(f"{source}: invalid sweep spec: " + "; ".join(problems))
-    combos = ([{**fixed, **c} for c in _expand(axes, mode)] if axes or not extra else [])
-    combos += [{**fixed, **p} for p in extra]
-    for i, params in enumerate(combos):
-        check_params(kind, params, f"point {i + 1}", problems)
-        if len(problems) > 20:
-            problems.append("... (more problems not shown)")
-            break
-    if problems:
         raise ConfigError(f"{source}: invalid sweep spec: "
                           + "; ".join(dict.fromkeys(problems)))
+    combos = ([{**fixed, **c} for c in _expand(axes, mode)] if axes or not extra else [])
+    combos += [{**fixed, **p} for p in extra]
     points = tuple(Point(kind, tuple(sorted((k, _freeze(v)) for k, v in
                                             KINDS[kind].normalize(c).items())))
                    for c in combos)
     names = sorted({k for p in points for k, _ in p.params})
     return SweepSpec(kind, str(raw.get("name", source)), tuple(axes), tuple(names),
                      tuple(dict.fromkeys(points)))
+
+
+def _check_settings(kind: str, fixed: dict[str, Any], axes: dict[str, list[Any]],
+                    extra: list[dict[str, Any]], problems: list[str]) -> None:
+    """Each distinct value once (fixed, every axis value, every listed point), and the
+    required settings of every point."""
+    check_params(kind, fixed, "fixed", problems, required=False)
+    for name, values in axes.items():
+        for v in values:
+            check_params(kind, {name: v}, f"axes.{name}", problems, required=False)
+    for i, p in enumerate(extra, 1):
+        check_params(kind, {**fixed, **p}, f"points[{i}]", problems)
+    if axes or not extra:
+        have = set(fixed) | set(axes)
+        problems.extend(f"missing setting {k!r} (put it in 'fixed' or 'axes')"
+                        for k in KINDS[kind].required if k not in have)
 
 
 def load_sweep(path: str | Path) -> SweepSpec:
