@@ -101,7 +101,7 @@ def dask(points: Sequence[Point], table: Mapping[StandaloneKey, float],
         raise ConfigError("--dask needs Dask: pip install 'npuweave[dask]'") from None
     cluster = None
     if address.startswith("local:"):
-        n = _local_workers(address)
+        n = local_workers(address)
         cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                dashboard_address=None)
         client = Client(cluster)
@@ -123,7 +123,7 @@ def dask(points: Sequence[Point], table: Mapping[StandaloneKey, float],
             cluster.close()
 
 
-def _local_workers(address: str) -> int:
+def local_workers(address: str) -> int:
     try:
         n = int(address.split(":", 1)[1])
     except ValueError:
