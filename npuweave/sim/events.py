@@ -82,6 +82,13 @@ class EventLoop:
         heapq.heappush(self._heap, entry)
         return entry
 
+    def peek(self) -> float:
+        """Time of the next event that will fire (``inf`` when none is left)."""
+        heap = self._heap
+        while heap and heap[0][3] is _cancelled:
+            heapq.heappop(heap)
+        return float(heap[0][0]) if heap else float("inf")
+
     def step(self) -> bool:
         """Fire the next event (cancelled ones are skipped); False when none is left."""
         heap = self._heap

@@ -104,10 +104,25 @@ class Simulator:
                          tuple(_suffix(t, dram_bw) for t in self.tenants))
         self.notes: list[str] = []
         self.progress = progress
+        self.ticking = False  # the policy's periodic wake-ups are scheduled
 
     # -- running -----------------------------------------------------------------------------
     def run(self) -> None:
         """Simulate until every issued request is done (or dropped)."""
+        self.start()
+        if self.progress is not None:
+            step = (self.arrivals[-1][0] if self.arrivals else 0.0) / 200 or 1e-3
+            self.loop.schedule(step, self._tick, step, self._report, prio=WAKE)
+        self.engine.run()
+        if self.progress is not None:
+            self.progress(self.engine.last_end)
+
+    def start(self) -> None:
+        """Start the policy, the closed loop, the arrival list and the wake-ups; run nothing.
+
+        ``run`` calls it; an online driver (LoadGen) calls it, then ``arrive_at`` and
+        ``advance`` as real time passes.
+        """
         if self.layer:
             self.notes = list(self.policy.start(self.board))  # type: ignore[attr-defined]
             if self.closed is not None:
@@ -118,15 +133,27 @@ class Simulator:
             for t in range(len(self.tenants)):
                 self._arrive(t, 0.0, 0, math.inf)
         self._schedule_arrival()
+        self._start_wakeups(self.loop.now)
+
+    def _start_wakeups(self, now: float) -> None:
         period = getattr(self.policy, "period_s", None)
-        if period:
-            self.loop.schedule(period, self._tick, period, self._wake_up, prio=WAKE)
-        if self.progress is not None:
-            step = (self.arrivals[-1][0] if self.arrivals else 0.0) / 200 or 1e-3
-            self.loop.schedule(step, self._tick, step, self._report, prio=WAKE)
-        self.engine.run()
-        if self.progress is not None:
-            self.progress(self.engine.last_end)
+        if period and not self.ticking:
+            self.ticking = True
+            self.loop.schedule(now + period, self._tick, period, self._wake_up, prio=WAKE)
+
+    def advance(self, until: float) -> None:
+        """Simulate up to time ``until`` (never backwards); the clock then reads ``until``."""
+        until = max(until, self.loop.now)
+        self.loop.run(until)
+        self.loop.now = until
+
+    def arrive_at(self, now: float, tenant: int, priority: int = 0,
+                  deadline_s: float = math.inf) -> Request:
+        """A request of ``tenant`` arrives at ``now`` (not before the clock): online use."""
+        self.advance(now)
+        req = self._arrive(tenant, self.loop.now, priority, deadline_s)
+        self._start_wakeups(self.loop.now)
+        return req
 
     def _report(self) -> None:
         self.progress(self.loop.now)  # type: ignore[misc]
@@ -167,6 +194,8 @@ class Simulator:
                 or bool(self.view.queued) or not self.engine.dma_idle
                 or self.engine.pe_busy)
         if not more:
+            if action == self._wake_up:
+                self.ticking = False
             return
         action()
         self.loop.schedule(self.loop.now + period, self._tick, period, action, prio=WAKE)
