@@ -40,7 +40,13 @@ from npuweave.schedule.base import Tenant
 from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import (
-    Decision, Dispatch, Idle, LayerBase, Mechanism, Preempt, Run, View,
+    Decision,
+    Dispatch,
+    Idle,
+    LayerBase,
+    Preempt,
+    Run,
+    View,
 )
 from npuweave.sim.engine import Engine, Job, Kind, Unit
 from npuweave.sim.events import EventLoop
