@@ -244,6 +244,7 @@ class LoadgenResult:
     npu_rows: list[dict[str, Any]]
     samples: int
     out_dir: str
+    queries: int = 0  # LoadGen's own count (result_query_count in its detail log)
 
 
 def run_loadgen(spec: LoadgenSpec, out_dir: str | Path) -> LoadgenResult:
@@ -275,9 +276,26 @@ def run_loadgen(spec: LoadgenSpec, out_dir: str | Path) -> LoadgenResult:
     if sut_impl.error is not None:
         raise sut_impl.error
     summary = parse_summary(out / "mlperf_log_summary.txt")
+    queries = detail_value(out / "mlperf_log_detail.txt", "result_query_count")
     return LoadgenResult(summary.get("Result is", "") == "VALID", summary,
                          latencies_s(summary, spec.time_scale), _npu_rows(device, spec),
-                         len(device.sim.requests), str(out))
+                         len(device.sim.requests), str(out), int(queries or 0))
+
+
+def detail_value(path: Path, key: str) -> float | None:
+    """A numeric value LoadGen logged under ``key`` in ``mlperf_log_detail.txt``."""
+    import json
+
+    if not path.is_file():
+        return None
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if f'"key": "{key}"' in line:
+            try:
+                value = json.loads(line[line.index("{"):])["value"]
+                return float(value)
+            except (ValueError, KeyError, TypeError):
+                return None
+    return None
 
 
 def parse_summary(path: Path) -> dict[str, str]:
