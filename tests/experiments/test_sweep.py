@@ -225,3 +225,29 @@ def test_cli_errors_are_one_line(tmp_path, capsys, monkeypatch):
         assert len(lines) == 1 and lines[0].startswith("error:") and needle in lines[0], \
             (args, lines)
     assert not list(tmp_path.glob("*.png")) and not (tmp_path / "r.txt").exists()
+
+
+def test_serve_row_equals_a_direct_serve_run():
+    from npuweave.sim.arrivals import poisson
+    from npuweave.sim.serving import serve
+
+    spec = sweep_from_dict({"kind": "serve", "fixed": {
+        "models": "RN,BB", "qps": [300, 80], "duration": "0.1s", "deadline": "15ms,130ms",
+        "seed": 7, "scheduler": "aimt"}})
+    row = run_point(spec.points[0])
+    arr = poisson(("RN", "BB"), (300.0, 80.0), 0.1, 7, deadline_s=(0.015, 0.13))
+    direct = serve(["RN", "BB"], preset("memory-centric"), arr, "aimt", seed=7).rows[0]
+    for key in ("served", "throughput_rps", "antt", "deadline_violation", "latency_p99_s"):
+        assert row[key] == direct[key], key
+
+
+def test_serve_lists_need_one_value_per_model():
+    with pytest.raises(ConfigError, match="'qps': 1 values for 2 models"):
+        sweep_from_dict({"kind": "serve", "fixed": {"models": "RN,BB"},
+                         "axes": {"qps": ["300,80", "300"]}})
+    with pytest.raises(ConfigError) as err:
+        sweep_from_dict({"kind": "serve", "fixed": {"models": "RN,BB", "duration": "0s",
+                                                     "deadline": "0ms,130ms"},
+                         "axes": {"qps": ["a,20"], "batching": ["window:1ms:max0"]}})
+    for piece in ("--duration", "--deadline", "--qps", "--batching"):
+        assert piece in str(err.value)

@@ -108,13 +108,89 @@ def _schedulers() -> list[str]:
     return list(schedulers())
 
 
+def _all_schedulers() -> list[str]:
+    from npuweave.schedule import schedulers
+
+    return list(schedulers("all"))
+
+
+def _text_list(v: Any) -> str:
+    """``[300, 80]``, ``(300, 80)``, ``300`` or ``"300,80"`` as the CLI's comma text."""
+    if isinstance(v, list | tuple):
+        return ",".join(str(x) for x in v)
+    return str(v)
+
+
+def _parsed(parse: Callable[[str, int], Any]) -> Checker:
+    """Check each comma item alone (the per-model count is checked once models are known)."""
+    def check(v: Any) -> str | None:
+        if v is None:
+            return None
+        items = _text_list(v).split(",")
+        try:
+            for item in items:
+                parse(item, 1)
+        except NpuweaveError as exc:
+            return str(exc)
+        return None
+    return check
+
+
+def _option(parse: Callable[[str], Any]) -> Checker:
+    def check(v: Any) -> str | None:
+        try:
+            parse(str(v))
+        except NpuweaveError as exc:
+            return str(exc)
+        return None
+    return check
+
+
+def _serve_arrivals(v: Any) -> str | None:
+    if v not in ("poisson", "loadgen-server"):
+        return (f"must be 'poisson' or 'loadgen-server', got {v!r} (traces and closed loops "
+                "are other kinds of run)")
+    return None
+
+
 def _cost_models() -> list[str]:
     from npuweave.cost.registry import cost_models
 
     return list(cost_models())
 
 
-_INT_METRICS = {"requests_done", "layers", "dram_bytes", "macs", "memory_bound_layers"}
+_INT_METRICS = {"requests_done", "layers", "dram_bytes", "macs", "memory_bound_layers",
+                "requests", "served", "killed", "preemptions"}
+
+
+def _qps_item(text: str, n: int) -> Any:
+    from npuweave.sim.options import parse_qps
+
+    return parse_qps(text, n)
+
+
+def _deadline_item(text: str, n: int) -> Any:
+    from npuweave.sim.options import parse_deadlines
+
+    return parse_deadlines(text, n)
+
+
+def _priority_item(text: str, n: int) -> Any:
+    from npuweave.sim.options import parse_priorities
+
+    return parse_priorities(text, n)
+
+
+def _duration(text: str) -> Any:
+    from npuweave.sim.options import parse_duration
+
+    return parse_duration(text)
+
+
+def _batching(text: str) -> Any:
+    from npuweave.sim.options import parse_batching
+
+    return parse_batching(text)
 
 
 @dataclass(frozen=True)
@@ -129,6 +205,7 @@ class Kind:
     run: Callable[[Mapping[str, Any], Mapping[StandaloneKey, float]], dict[str, Any]]
     standalone_keys: Callable[[Mapping[str, Any]], list[StandaloneKey]] = field(
         default=lambda p: [])
+    combo: Callable[[Mapping[str, Any]], str | None] = field(default=lambda p: None)
 
     def metric_types(self) -> list[tuple[str, str]]:
         """``(column, type)`` of each metric: JSON columns are strings, counts integers."""
@@ -226,6 +303,59 @@ def _run_profile(params: Mapping[str, Any],
             "memory_bound_layers": sum(1 for c in costs if c.memory_s > c.compute_s)}
 
 
+def _serve_arrivals_of(params: Mapping[str, Any]) -> Any:
+    from npuweave.sim import arrivals as arr
+    from npuweave.sim import options as o
+
+    models, n = list(params["models"]), len(params["models"])
+    rates = o.parse_qps(_text_list(params["qps"]), n)
+    dl = (o.parse_deadlines(_text_list(params["deadline"]), n)
+          if params["deadline"] is not None else None)
+    pr = (o.parse_priorities(_text_list(params["priority"]), n)
+          if params["priority"] is not None else None)
+    gen = arr.poisson if params["arrivals"] == "poisson" else arr.loadgen_server
+    return gen(models, rates, o.parse_duration(str(params["duration"])), params["seed"],
+               priority=pr, deadline_s=dl)
+
+
+def _run_serve(params: Mapping[str, Any],
+               standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
+    from npuweave.sim import options as o
+    from npuweave.sim.serving import serve
+
+    result = serve(list(params["models"]), npu_of(params), _serve_arrivals_of(params),
+                   params["scheduler"], batching=o.parse_batching(str(params["batching"])),
+                   cost_model=params["cost_model"], seed=params["seed"],
+                   **dict(params.get("options") or ()))
+    rows = {r["name"]: r for r in result.rows if r.get("scope") in ("all", "model")}
+    top = rows.get("all", {})
+    out = {m: top.get(m) for m in _SERVE_FROM_SUMMARY}
+    out["per_model_json"] = json.dumps(
+        {name: {k: r.get(k) for k in ("served", "throughput_rps", "antt", "latency_p99_s",
+                                      "deadline_violation")}
+         for name, r in rows.items() if name != "all"}, sort_keys=True, default=str)
+    out["span_s"] = result.span_s
+    return out
+
+
+_SERVE_FROM_SUMMARY = ("requests", "served", "killed", "throughput_rps", "stp_open_loop",
+                       "stp_task_set", "antt", "fairness", "sla_violation_x2",
+                       "sla_violation_x5", "sla_violation_x10", "deadline_violation",
+                       "latency_p50_s", "latency_p99_s", "latency_max_s", "pe_util",
+                       "dram_util", "preemptions", "preempt_overhead_s", "wasted_s")
+
+
+def _serve_combo(params: Mapping[str, Any]) -> str | None:
+    """Per-model lists must have one entry per model."""
+    n = len(_split_models(params.get("models", "")))
+    for key in ("qps", "deadline", "priority"):
+        v = params.get(key)
+        if v is not None and n and len(_text_list(v).split(",")) != n:
+            return (f"setting {key!r}: {len(_text_list(v).split(','))} values for {n} models; "
+                    "give one per model")
+    return None
+
+
 _COMMON_CHECKS: dict[str, Checker] = {
     "models": _models, "npu": _npu, "batch": _int_at_least(1, 1 << 16),
     "cost_model": _one_of(_cost_models, "cost model"),
@@ -252,6 +382,20 @@ KINDS: dict[str, Kind] = {
         metrics=("layers", "compute_s", "memory_s", "dram_bytes", "macs",
                  "memory_bound_layers"),
         run=_run_profile),
+    "serve": Kind(
+        "serve",
+        defaults={"npu": "memory-centric", "scheduler": "layerweaver", "arrivals": "poisson",
+                  "duration": "1s", "deadline": None, "priority": None, "batching": "none",
+                  "seed": 0, "cost_model": "systolic-ws", "options": ()},
+        checks={**{k: v for k, v in _COMMON_CHECKS.items() if k != "batch"},
+                "scheduler": _one_of(_all_schedulers, "scheduler"),
+                "arrivals": _serve_arrivals, "qps": _parsed(_qps_item),
+                "duration": _option(_duration), "deadline": _parsed(_deadline_item),
+                "priority": _parsed(_priority_item), "batching": _option(_batching),
+                "seed": _int_at_least(0, 2**63 - 1), "options": _mapping},
+        required=("models", "qps"),
+        metrics=(*_SERVE_FROM_SUMMARY, "per_model_json", "span_s"),
+        run=_run_serve, combo=_serve_combo),
 }
 
 

@@ -174,6 +174,13 @@ def _check_settings(kind: str, fixed: dict[str, Any], axes: dict[str, list[Any]]
             check_params(kind, {name: v}, f"axes.{name}", problems, required=False)
     for i, p in enumerate(extra, 1):
         check_params(kind, {**fixed, **p}, f"points[{i}]", problems)
+    combo = KINDS[kind].combo
+    if not problems and _count(axes, "product", len(extra)) <= 100_000:
+        for c in [{**fixed, **c} for c in _expand(axes, "product")] + extra:
+            msg = combo({**fixed, **c})
+            if msg:
+                problems.append(msg)
+                break
     if axes or not extra:
         have = set(fixed) | set(axes)
         problems.extend(f"missing setting {k!r} (put it in 'fixed' or 'axes')"
