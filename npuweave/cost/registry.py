@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import cache
 
+from npuweave.cost.maestro import maestro
 from npuweave.cost.prema import prema
 from npuweave.cost.roofline import roofline
 from npuweave.cost.systolic import systolic_ws, systolic_ws_db
@@ -27,6 +28,8 @@ _MODELS: dict[str, tuple[CostModel, str]] = {
     "systolic-ws-db": (systolic_ws_db, "weight-stationary with double-buffered weights: next"
                                        " fold's weights load while the current one streams"),
     "prema": (prema, "PREMA Algorithm 1: inner/outer tiles, compute overlapped with next fetch"),
+    "maestro": (maestro, "MAESTRO kcp_ws (NVDLA-like weight-stationary), NoC unconstrained:"
+                         " the thesis's layer times"),
     "roofline": (roofline, "max(MACs / peak, bytes / bandwidth): the sanity lower bound"),
 }
 
@@ -37,7 +40,7 @@ def cost_models() -> dict[str, str]:
     Examples
     --------
     >>> sorted(cost_models())
-    ['prema', 'roofline', 'systolic-ws', 'systolic-ws-db']
+    ['maestro', 'prema', 'roofline', 'systolic-ws', 'systolic-ws-db']
     """
     return {name: desc for name, (_, desc) in _MODELS.items()}
 

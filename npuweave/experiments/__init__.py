@@ -2,7 +2,10 @@
 
 ``compare`` runs closed-loop streams under several schedulers and measures each run;
 ``reproduce_layerweaver`` re-runs the Layerweaver evaluation (thesis IV.5) and ``headline``
-condenses it into the numbers the thesis quotes (``THESIS``). See ``docs/REPRODUCTION.md``.
+condenses it into the numbers the thesis quotes (``THESIS``); ``lw_setup`` holds the
+reproduction's assumptions, ``lw_sweeps`` the AI-MT and sequence-length sweeps, and
+``executor.run_map`` runs independent tasks serially or on a process pool. See
+``docs/REPRODUCTION.md``.
 """
 
 from npuweave.experiments.compare import (
@@ -13,6 +16,7 @@ from npuweave.experiments.compare import (
     scheduler_names,
     standalone_lookup,
 )
+from npuweave.experiments.executor import run_map
 from npuweave.experiments.layerweaver import (
     SCENARIOS,
     THESIS,
@@ -23,9 +27,12 @@ from npuweave.experiments.layerweaver import (
     parse_pairs,
     reproduce_layerweaver,
 )
+from npuweave.experiments.lw_setup import CONFIGS, DERIVED_SEQ_LEN, fluid_bound
+from npuweave.experiments.lw_sweeps import sweep_aimt_thresholds, sweep_seq_len
 
 __all__ = [
-    "ROW_METRICS", "SCENARIOS", "THESIS", "all_pairs", "averages", "compare", "evaluate",
-    "headline", "model_spec", "parse_pairs", "reproduce_layerweaver", "resolve_schedulers",
-    "scheduler_names", "standalone_lookup",
+    "CONFIGS", "DERIVED_SEQ_LEN", "ROW_METRICS", "SCENARIOS", "THESIS", "all_pairs", "averages",
+    "compare", "evaluate", "fluid_bound", "headline", "model_spec", "parse_pairs",
+    "reproduce_layerweaver", "resolve_schedulers", "run_map", "scheduler_names",
+    "standalone_lookup", "sweep_aimt_thresholds", "sweep_seq_len",
 ]

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
 
 from npuweave.errors import ConfigError, unknown_name
-from npuweave.experiments.compare import evaluate, resolve_schedulers, standalone_lookup
+from npuweave.experiments.compare import evaluate, resolve_schedulers
+from npuweave.experiments.executor import check_jobs, run_map
+from npuweave.experiments.lw_setup import check_ncf, fluid_bound, get_config, ncf_tables
 
 COMPUTE_MODELS = {"IC": "inceptionv3", "MN": "mobilenetv2", "RN": "resnet50", "RX": "resnext50"}
 MEMORY_MODELS = {"BB": "bert-base", "BL": "bert-large", "NCF": "ncf", "XL": "xlnet"}
@@ -45,12 +48,14 @@ SCENARIOS = {
 
 #: What the thesis reports (IV.5.C), by scenario.
 THESIS = {
-    "single-batch": {"stp_gain_vs_baselines": 0.601, "stp_gain_vs_aimt": 0.216,
-                     "pe_utilization": 0.997, "dram_utilization": 0.913, "antt": 1.27,
-                     "antt_aimt": 1.55},
-    "multi-batch": {"stp_gain_vs_baselines": 0.539, "stp_gain_vs_aimt": 0.163,
-                    "pe_utilization": 0.999, "dram_utilization": 0.707, "antt": 1.36,
-                    "antt_aimt": 1.58},
+    "single-batch": {"stp_gain_vs_baselines": 0.601, "stp_gain_vs_baselines_max": 0.752,
+                     "stp_gain_vs_aimt": 0.216, "pe_utilization": 0.997,
+                     "dram_utilization": 0.913, "antt": 1.27, "antt_aimt": 1.55,
+                     "max_slowdown": 1.40, "max_slowdown_aimt": 1.89},
+    "multi-batch": {"stp_gain_vs_baselines": 0.539, "stp_gain_vs_baselines_max": 0.902,
+                    "stp_gain_vs_aimt": 0.163, "pe_utilization": 0.999,
+                    "dram_utilization": 0.707, "antt": 1.36, "antt_aimt": 1.58,
+                    "max_slowdown": 1.61, "max_slowdown_aimt": 1.90},
 }
 
 
@@ -86,12 +91,29 @@ def check_config(cost_model: str, seq_len: int | None) -> None:
     if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int)
                                 or seq_len < 1):
         raise ConfigError(f"seq_len (--seq-len) must be an integer >= 1, got {seq_len!r}; "
-                          "use e.g. 32, or leave it out for the zoo's default")
+                          "use e.g. 32, or leave it out for the configuration's")
+
+
+def resolve_physics(config: str = "thesis", cost_model: str | None = None,
+                    seq_len: int | None = None) -> tuple[str, int | None]:
+    """``(cost model, seq_len)``: the named configuration's, each overridden when given.
+
+    Examples
+    --------
+    >>> resolve_physics(), resolve_physics("systolic"), resolve_physics(seq_len=8)
+    (('maestro', 32), ('systolic-ws', None), ('maestro', 8))
+    """
+    cfg = get_config(config)
+    model = cfg.cost_model if cost_model is None else cost_model
+    seq = cfg.seq_len if seq_len is None else seq_len
+    check_config(model, seq)
+    return model, seq
 
 
 def check_options(pairs: str | Iterable[str] | None, scenarios: Sequence[str],
-                  schedulers: Sequence[str], requests: int, cost_model: str = "systolic-ws",
-                  seq_len: int | None = None) -> tuple[list[tuple[str, str]], list[str]]:
+                  schedulers: Sequence[str], requests: int, cost_model: str = "maestro",
+                  seq_len: int | None = None, ncf: str = "gather",
+                  jobs: int = 1) -> tuple[list[tuple[str, str]], list[str]]:
     """Validate a reproduction's options before any run; return ``(pairs, scheduler names)``.
 
     The CLI calls this first so that a bad option fails with one line and nothing else printed.
@@ -104,6 +126,8 @@ def check_options(pairs: str | Iterable[str] | None, scenarios: Sequence[str],
     if isinstance(requests, bool) or not isinstance(requests, int) or requests < 1:
         raise ConfigError(f"requests (--requests) must be an integer >= 1, got {requests!r}")
     check_config(cost_model, seq_len)
+    check_ncf(ncf)
+    check_jobs(jobs)
     chosen = parse_pairs(pairs)
     names = resolve_schedulers(list(schedulers))
     if not scenarios:
@@ -134,60 +158,124 @@ def _effective_seq_len(pair: tuple[str, str], seq_len: int | None) -> int | None
 
     for abbreviation in pair:
         if abbreviation in TRANSFORMERS:
-            return seq_len if seq_len is not None else zoo.defaults(ABBREVIATIONS[abbreviation])[
-                "seq_len"]
+            default = zoo.defaults(ABBREVIATIONS[abbreviation])["seq_len"]
+            return seq_len if seq_len is not None else int(default)  # type: ignore[arg-type]
     return None
 
 
-def _run_one(pair: tuple[str, str], scenario: Scenario, scheduler: str, requests: int,
-             opts: Mapping[str, Any], seed: int, cost_model: str,
-             seq_len: int | None = None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Physics:
+    """What every run of one reproduction shares: cost model, tokens, NCF mode, seed."""
+
+    cost_model: str
+    seq_len: int | None
+    ncf: str = "gather"
+    seed: int = 0
+
+
+@cache
+def _spec(abbreviation: str, scenario: str, phys: Physics) -> Any:
+    """The ``run_streams`` spec of a pair member (NCF with whole tables is pre-costed)."""
+    if abbreviation == "NCF" and phys.ncf == "tables":
+        sc = SCENARIOS[scenario]
+        return ncf_tables(sc.npu, sc.batch, phys.cost_model)
+    return model_spec(abbreviation, phys.seq_len)
+
+
+@cache
+def standalone(abbreviation: str, scenario: str, phys: Physics) -> float:
+    """Steady-state seconds per request of the model alone (cached across runs)."""
+    from npuweave.hardware import preset
+    from npuweave.sim import standalone_time
+
+    sc = SCENARIOS[scenario]
+    return float(standalone_time(_spec(abbreviation, scenario, phys), preset(sc.npu), sc.batch,
+                                 phys.cost_model))
+
+
+@cache
+def pair_bound(pair: tuple[str, str], scenario: str, phys: Physics) -> float:
+    """The fluid upper bound on the pair's STP (``lw_setup.fluid_bound``; cached)."""
+    from npuweave.hardware import preset
+    from npuweave.sim.tenants import tenants_for
+
+    sc = SCENARIOS[scenario]
+    npu = preset(sc.npu)
+    specs = [_spec(a, scenario, phys) for a in pair]
+    tenants = tenants_for(specs, npu, sc.batch, phys.cost_model)
+    comp = tuple(t.total_compute_s for t in tenants)
+    mem = tuple(t.total_weight_bytes / npu.dram_bw for t in tenants)
+    alone = tuple(standalone(a, scenario, phys) for a in pair)
+    return fluid_bound((comp[0], comp[1]), (mem[0], mem[1]), (alone[0], alone[1]))
+
+
+def max_slowdown(run: Any, sa: Any, window: Any) -> float:
+    """Largest NTT among the requests issued inside the window (thesis: "100% tail")."""
+    from npuweave.metrics import resolve_window
+    from npuweave.metrics.multitask import ntt
+
+    t0, t1 = resolve_window(window, run.requests)
+    return max(ntt([r for r in run.requests if t0 <= r.arrival_s < t1], sa))
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One run: a pair under one scheduler in one scenario."""
+
+    pair: tuple[str, str]
+    scenario: str
+    scheduler: str
+    requests: int
+    opts: tuple[tuple[str, Any], ...]
+    phys: Physics
+    stp_only: bool = False  # sweeps rank settings by STP alone: skip the other metrics
+
+
+def run_task(task: Task) -> dict[str, Any]:
+    """Run one ``Task`` and measure it: one row (module-level so a process pool can call it)."""
     from npuweave.hardware import preset
     from npuweave.sim import run_streams
 
-    models = [model_spec(pair[0], seq_len), model_spec(pair[1], seq_len)]
-    npu = preset(scenario.npu)
-    result = run_streams(models, npu, batch=scenario.batch, scheduler=scheduler,
-                         requests=requests, seed=seed, cost_model=cost_model, **opts)
-    row = {"scenario": scenario.name, "npu": scenario.npu, "batch": scenario.batch,
-           "cost_model": cost_model, "seq_len": _effective_seq_len(pair, seq_len),
-           "pair": "+".join(pair), "scheduler": scheduler}
-    metrics = evaluate(result, standalone_lookup(models, npu, cost_model), METRICS)
+    sc, phys = SCENARIOS[task.scenario], task.phys
+    specs = [_spec(a, task.scenario, phys) for a in task.pair]
+    opts = dict(task.opts)
+    result = run_streams(specs, preset(sc.npu), batch=sc.batch, scheduler=task.scheduler,
+                         requests=task.requests, seed=phys.seed, cost_model=phys.cost_model,
+                         **opts)
+    alone = {(s if isinstance(s, str) else s[0]): standalone(a, task.scenario, phys)
+             for a, s in zip(task.pair, specs, strict=True)}
+    row: dict[str, Any] = {"scenario": sc.name, "npu": sc.npu, "batch": sc.batch,
+           "cost_model": phys.cost_model, "seq_len": _effective_seq_len(task.pair, phys.seq_len),
+           "ncf": phys.ncf if "NCF" in task.pair else None,
+           "pair": "+".join(task.pair), "scheduler": task.scheduler}
+    wanted: tuple[Any, ...] = ("stp",) if task.stp_only else (*METRICS, max_slowdown)
+    metrics = evaluate(result, lambda rec: alone[rec.model], wanted)
     row.update({k: v for k, v in metrics.items() if k != "scheduler"})
+    bound = pair_bound(task.pair, task.scenario, phys)
+    row["fluid_bound"] = bound
+    row["bound_share"] = row["stp"] / bound if row.get("stp") else 0.0
     row["notes"] = "; ".join(result.notes)
+    row["options"] = ", ".join(f"{k}={v}" for k, v in opts.items())
     return row
 
 
-def sweep_aimt_thresholds(
-    pairs: str | Iterable[str] | None,
-    scenario: str,
-    requests: int = 10,
-    lows: Sequence[float] | None = None,
-    highs: Sequence[float] | None = None,
-    seed: int = 0,
-    cost_model: str = "systolic-ws",
-    on_step: Callable[[dict[str, Any]], None] | None = None,
-    seq_len: int | None = None,
-) -> dict[str, Any]:
-    """One AI-MT setting for a whole scenario: the ``(low, high)`` with the best geomean STP.
+def make_tasks(pairs: Sequence[tuple[str, str]], scenarios: Sequence[str],
+               names: Sequence[str], requests: int, phys: Physics,
+               scheduler_opts: Mapping[str, Mapping[str, Any]] | None = None,
+               stp_only: bool = False) -> list[Task]:
+    """Every (scenario, pair, scheduler) task, in the order rows are reported."""
+    return [Task(pair, s, name, requests,
+                 tuple(sorted(((scheduler_opts or {}).get(name, {})).items())), phys, stp_only)
+            for s in scenarios for pair in pairs for name in names]
 
-    As in the thesis (IV.5.B), the thresholds are swept in 2D and the single setting with the
-    best overall throughput over all pairs is kept (not a different setting per pair).
-    Returns ``{"low", "high", "stp_geomean", "grid": [(low, high, stp_geomean), ...]}``.
-    """
-    from npuweave.sim.sweep import HIGHS, LOWS
 
-    grid = []
-    for lo in lows or LOWS:
-        for hi in highs or HIGHS:
-            if not lo < hi:
-                continue
-            opts = {"aimt": {"low": lo, "high": hi}}
-            rows = reproduce_layerweaver(pairs, [scenario], ["aimt"], requests, opts, seed,
-                                         cost_model, on_step, seq_len)
-            grid.append((lo, hi, _geomean(r["stp"] for r in rows)))
-    lo, hi, best = max(grid, key=lambda g: g[2] or 0.0)
-    return {"low": lo, "high": hi, "stp_geomean": best, "grid": grid}
+def run_tasks(tasks: Sequence[Task], jobs: int = 1,
+              on_step: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Rows of ``tasks`` in order; standalone times and bounds are computed once, up front."""
+    for t in dict.fromkeys((t.pair, t.scenario, t.phys) for t in tasks):
+        pair_bound(*t)
+    return run_map(run_task, tasks, jobs,
+                   None if on_step is None else (lambda _t, row: on_step(row)))
 
 
 def reproduce_layerweaver(
@@ -197,39 +285,33 @@ def reproduce_layerweaver(
     requests: int = 10,
     scheduler_opts: Mapping[str, Mapping[str, Any]] | None = None,
     seed: int = 0,
-    cost_model: str = "systolic-ws",
+    cost_model: str | None = None,
     on_step: Callable[[dict[str, Any]], None] | None = None,
     seq_len: int | None = None,
+    config: str = "thesis",
+    ncf: str = "gather",
+    jobs: int = 1,
 ) -> list[dict[str, Any]]:
     """Run every (scenario, pair, scheduler); one row of metrics each.
 
-    ``scheduler_opts`` maps a scheduler name to its options (e.g. the AI-MT thresholds, see
-    ``sweep_aimt_thresholds``); ``on_step(row)`` is called after each run. Nothing is tuned
-    here: every scheduler runs with its registered defaults unless options are passed in.
-    ``cost_model`` names a registered cost model (``npuweave.cost.cost_models()``);
-    ``seq_len`` sets the tokens per request of the transformers (BB, BL, XL) only, ``None``
-    keeping the zoo's default. Both are recorded in every row (``seq_len`` as the value the
-    pair's transformer ran with, ``None`` for pairs without one).
+    ``config`` names the physics (``lw_setup.CONFIGS``: ``"thesis"``, the reproduction, is
+    ``maestro`` with the derived sequence length; ``"systolic"`` is SCALE-Sim-exact cycles with
+    the zoo's 128 tokens); ``cost_model`` and ``seq_len`` override it. ``ncf`` is ``"gather"``
+    (the zoo) or ``"tables"`` (the labelled alternative). ``scheduler_opts`` maps a scheduler
+    name to its options (e.g. AI-MT's thresholds); ``on_step(row)`` is called after each run;
+    ``jobs`` runs on that many processes with the same rows as serially. Nothing is tuned here.
 
     Examples
     --------
     >>> rows = reproduce_layerweaver(pairs="RN+BB", scenarios=["single-batch"])  # doctest: +SKIP
     >>> headline(rows)["single-batch"]["stp_gain_vs_baselines"]                  # doctest: +SKIP
-    0.0
+    0.25
     """
-    chosen, names = check_options(pairs, scenarios, schedulers, requests, cost_model, seq_len)
-    rows = []
-    for s in scenarios:
-        for pair in chosen:
-            for name in names:
-                opts = (scheduler_opts or {}).get(name, {})
-                row = _run_one(pair, SCENARIOS[s], name, requests, opts, seed, cost_model,
-                               seq_len)
-                row["options"] = ", ".join(f"{k}={v}" for k, v in opts.items())
-                rows.append(row)
-                if on_step is not None:
-                    on_step(row)
-    return rows
+    model, seq = resolve_physics(config, cost_model, seq_len)
+    chosen, names = check_options(pairs, scenarios, schedulers, requests, model, seq, ncf, jobs)
+    tasks = make_tasks(chosen, scenarios, names, requests, Physics(model, seq, ncf, seed),
+                       scheduler_opts)
+    return run_tasks(tasks, jobs, on_step)
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -283,8 +365,11 @@ def headline(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
     """The thesis's summary numbers from our rows, by scenario (keys as in ``THESIS``).
 
     STP gain over the baselines is the mean over pairs of ``STP_LW / mean(STP_baselines) - 1``
-    (the thesis: "by 60.1% on average"), leaving out baselines that ran nothing; over AI-MT it is the geomean ratio minus 1 ("21.6%
-    higher geomean throughput"). Utilizations and ANTT are arithmetic means over pairs.
+    (the thesis: "by 60.1% on average"), leaving out baselines that ran nothing; over AI-MT it
+    is the geomean ratio minus 1 ("21.6% higher geomean throughput"). Utilizations and ANTT
+    are arithmetic means over pairs; maximum slowdown is the geomean over pairs of each run's
+    largest NTT ("the geomean of maximum slowdown"); ``bound_share`` is the mean of
+    Layerweaver's STP over the pair's fluid upper bound.
     """
     out: dict[str, dict[str, float]] = {}
     for scenario in dict.fromkeys(r["scenario"] for r in rows):
@@ -299,8 +384,17 @@ def headline(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
         vs_aimt = _ratios(rows, scenario, ("aimt",))
         if vs_aimt:
             res["stp_gain_vs_aimt"] = float(np.exp(np.mean(np.log(vs_aimt)))) - 1
-            res["antt_aimt"] = float(np.mean([r["antt"] for r in _by(rows, scenario, "aimt").values()]))
         for m in ("pe_utilization", "dram_utilization", "antt"):
             res[m] = float(np.mean([r[m] for r in lw]))
+        aimt = list(_by(rows, scenario, "aimt").values())
+        if aimt:
+            res["antt_aimt"] = float(np.mean([r["antt"] for r in aimt]))
+        for name, group in (("max_slowdown", lw), ("max_slowdown_aimt", aimt)):
+            vals = [r.get("max_slowdown") for r in group]
+            if group and all(v is not None for v in vals):
+                res[name] = _geomean(vals) or 0.0
+        shares = [r["bound_share"] for r in lw if r.get("bound_share") is not None]
+        if shares:
+            res["bound_share"] = float(np.mean(shares))
         out[scenario] = res
     return out

@@ -9,6 +9,7 @@ Examples
 >>> write_trace("lw.json", {"layerweaver": result.intervals})   # doctest: +SKIP
 """
 
+from npuweave.report.curves import curves_png
 from npuweave.report.tables import (
     flatten,
     format_value,
@@ -21,6 +22,6 @@ from npuweave.report.timeline import plot_timeline
 from npuweave.report.trace import chrome_trace, trace_events, write_trace
 
 __all__ = [
-    "chrome_trace", "flatten", "format_value", "plot_timeline", "rich_table", "to_csv",
+    "chrome_trace", "curves_png", "flatten", "format_value", "plot_timeline", "rich_table", "to_csv",
     "trace_events", "write_csv", "write_rows_json", "write_trace",
 ]

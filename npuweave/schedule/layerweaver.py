@@ -16,7 +16,12 @@ For every candidate (the next unit of each active tenant) the policy predicts th
 
 Selection: the least total idle time; among ties, a unit without inherent memory idle
 (``inh <= 0``), then the largest decoupling distance ``S'[t_c] - S'[t_m]``, then the lowest
-tenant index. Starvation prevention: when every candidate causes compute idle, only
+tenant index.
+
+The paragraph above is the ``"npuweave"`` reading. Four points of IV.4 read two ways; the
+options ``memory_idle``, ``compute_idle``, ``starvation`` and ``tie_scope`` (or a bundle,
+``reading="printed"`` or ``"npuweave"``) choose, and the default is the thesis's printed
+formulas (``npuweave.schedule.lw_reading``; measured in ``docs/SCHEDULING.md``). Starvation prevention: when every candidate causes compute idle, only
 candidates of compute-intensive tenants are considered; otherwise, when every candidate incurs
 memory idle (``inh + F/MemBW > 0``), only those of memory-intensive tenants. Failsafe: when all
 tenants are compute-intensive or all memory-intensive, interleaving cannot help and Layerweaver
@@ -25,9 +30,18 @@ is disabled: requests run one at a time, first come first served, and the run sa
 
 from __future__ import annotations
 
+from npuweave.errors import unknown_name
 from npuweave.schedule.base import COMPUTE, EPS, MEMORY
 from npuweave.schedule.board import Board
 from npuweave.schedule.protocol import LayerBase
+from npuweave.schedule.lw_reading import (
+    NPUWEAVE,
+    READINGS,
+    Reading,
+    compute_idle,
+    memory_idle,
+    tie_key,
+)
 from npuweave.schedule.sequential import fcfs_tenant
 
 
@@ -36,13 +50,24 @@ class Layerweaver(LayerBase):
 
     ``failsafe=False`` keeps interleaving even when all tenants are on the same side (the
     thesis disables Layerweaver then; turning the failsafe off shows what it would have done).
+    ``reading`` (``"printed"`` or ``"npuweave"``) and the four options that override it pick
+    how IV.4 is read (``npuweave.schedule.lw_reading``). Only the ``"npuweave"`` reading has
+    the inlined fast path and the compiled kernel; the others run on the Python path.
     """
 
     name = "layerweaver"
 
-    def __init__(self, failsafe: bool = True, seed: int = 0) -> None:
+    def __init__(self, failsafe: bool = True, seed: int = 0, reading: str = "printed",
+                 memory_idle: str | None = None, compute_idle: str | None = None,
+                 starvation: str | None = None, tie_scope: str | None = None) -> None:
         self.use_failsafe = bool(failsafe)
         self.failsafe = False
+        if reading not in READINGS:
+            raise unknown_name("layerweaver reading", reading, list(READINGS))
+        base = READINGS[reading]
+        self.reading = Reading(memory_idle or base.memory_idle, compute_idle or base.compute_idle,
+                               starvation or base.starvation, tie_scope or base.tie_scope)
+        self.kernel_ok = self.reading == NPUWEAVE
 
     def start(self, board: Board) -> list[str]:
         kinds = {board.kind[t] for t in range(len(board.tenants)) if not board.excluded[t]}
@@ -61,9 +86,10 @@ class Layerweaver(LayerBase):
                 "time (first come, first served)"]
 
     def evaluate(self, board: Board, t: int) -> tuple[float, float, float, float, float, float]:
-        """Idle estimates for tenant ``t``'s next unit: ``(total, compute idle, memory idle
-        incurred (inh + F/MemBW), memory idle charged, potential compute idle, decoupling
-        distance S'[t_c] - S'[t_m])``."""
+        """Idle estimates for tenant ``t``'s next unit under this reading: ``(total, compute
+        idle, memory idle incurred (what the starvation test reads), memory idle charged,
+        potential compute idle, decoupling distance S'[t_c] - S'[t_m])``."""
+        r = self.reading
         i = board.pos[t]
         size = board.size[t][i]
         t_c = board.t_c
@@ -73,11 +99,12 @@ class Layerweaver(LayerBase):
             fe = board.fetch_end(size)
         ce = (t_c if t_c > fe else fe) + board.comp[t][i]
         inh = board.inh[t][i]
-        mem = inh
-        if fe < t_c and inh + (t_c - fe) > 0.0:  # F <= (t_c - fe) * MemBW bounds the window
-            mem = inh + board.fetch_window(fe, size, t_c) / board.bw
-        charged = (mem if mem > 0.0 else 0.0) - (inh if inh > 0.0 else 0.0)
-        ci = fe - t_c if fe > t_c else 0.0
+        fetched = 0.0
+        # F <= (t_c - fe) * MemBW, so the excess reading needs F only when it can matter
+        if fe < t_c and (r.memory_idle == "printed" or inh + (t_c - fe) > 0.0):
+            fetched = board.fetch_window(fe, size, t_c) / board.bw
+        charged, mem = memory_idle(r, inh, fetched)
+        ci = compute_idle(r, board.t_m, t_c, board.ftime[t][i], fe)
         pi = board.maxft - (ce - fe)
         if pi < 0.0:
             pi = 0.0
@@ -94,13 +121,15 @@ class Layerweaver(LayerBase):
             pool = [e for e in evals if board.kind[e[0]] == COMPUTE] or evals
         elif all(e[3] > EPS for e in evals):
             pool = [e for e in evals if board.kind[e[0]] == MEMORY] or evals
-        return _pick(board, pool)
+        return _pick(board, pool, self.reading)
 
     def select(self, board: Board) -> int:
         """The selection rule, with ``evaluate`` inlined: this is the scheduler's hot loop."""
         act = board.active
         if len(act) == 1 or self.failsafe:
             return act[0] if len(act) == 1 else fcfs_tenant(board)
+        if not self.kernel_ok:
+            return self.select_reference(board)
         b = board
         t_m, t_c, bw, maxft = b.t_m, b.t_c, b.bw, b.maxft
         free = b.buf - b.used
@@ -132,11 +161,13 @@ class Layerweaver(LayerBase):
             evals = [e for e in evals if b.kind[e[0]] == COMPUTE] or evals
         elif all_mem:
             evals = [e for e in evals if b.kind[e[0]] == MEMORY] or evals
-        return _pick(b, evals)
+        return _pick(b, evals, NPUWEAVE)
 
 
-def _pick(board: Board, pool: list[tuple[int, float, float, float, float, float, float]]) -> int:
-    """Least total idle; ties: no inherent memory idle, then largest decoupling distance."""
+def _pick(board: Board, pool: list[tuple[int, float, float, float, float, float, float]],
+          reading: Reading) -> int:
+    """Least total idle; ties: no inherent memory idle (where the reading applies it), then
+    the largest decoupling distance."""
     if len(pool) == 1:
         return pool[0][0]
     best = min(e[1] for e in pool)
@@ -144,4 +175,5 @@ def _pick(board: Board, pool: list[tuple[int, float, float, float, float, float,
     if len(ties) == 1:
         return ties[0][0]
     # e[6] is the decoupling distance; inherent memory idle is read from the board
-    return min(ties, key=lambda e: (board.inh[e[0]][board.pos[e[0]]] > 0.0, -e[6]))[0]
+    return min(ties, key=lambda e: tie_key(reading, best, EPS,
+                                           board.inh[e[0]][board.pos[e[0]]] > 0.0, e[6]))[0]

@@ -136,7 +136,9 @@ def _choose(path: str, policy: Policy, board: Board, requests: int | None,
         raise ValueError(f'path must be "auto", "python" or "kernel", got {path!r}')
     from npuweave.schedule.layerweaver import Layerweaver
 
-    fits = type(policy) is Layerweaver and all(s <= board.buf for u in board.size for s in u)
+    # the kernel implements the "npuweave" reading only; other readings use the Python path
+    fits = type(policy) is Layerweaver and getattr(policy, "kernel_ok", False)
+    fits = fits and all(s <= board.buf for u in board.size for s in u)
     fits = fits and (requests is None or isinstance(requests, int))
     if path == "kernel" and not fits:
         raise ValueError(f"the kernel runs Layerweaver on units that fit the buffer only, "

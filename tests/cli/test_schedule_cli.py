@@ -125,9 +125,24 @@ def test_reproduce_one_pair_writes_csv(tmp_path, capsys):
     assert code == 0
     lines = out_csv.read_text().strip().splitlines()
     assert len(lines) == 3
-    assert lines[0].startswith("scenario,npu,batch,cost_model,seq_len,pair,scheduler,stp")
+    assert lines[0].startswith("scenario,npu,batch,cost_model,seq_len,ncf,pair,scheduler,stp")
     assert "Ours vs thesis" in out and "(sensitivity study)" not in out
-    assert "cost model systolic-ws, seq_len zoo default" in out
+    assert "config thesis, cost model maestro, seq_len 32" in out
+    assert out.strip().splitlines()[-1].startswith("2 runs in ")
+
+
+def test_reproduce_seq_len_sweep_writes_table_png_and_csv(tmp_path, capsys):
+    png, out_csv = tmp_path / "curve.png", tmp_path / "sweep.csv"
+    code, out, _ = run_cli(
+        ["reproduce", "layerweaver", "--pairs", "RN+BB", "--scenarios", "single-batch",
+         "--schedulers", "fair,layerweaver", "--requests", "2", "--seq-len-sweep", "8,32",
+         "--png", str(png), "--csv", str(out_csv)], capsys,
+    )
+    assert code == 0 and png.read_bytes()[:4] == b"\x89PNG"
+    assert "Headline per sequence length" in out and "Thesis" in out
+    header, *rows = out_csv.read_text().strip().splitlines()
+    assert header.startswith("seq_len,scenario") and [r.split(",")[0] for r in rows] == ["8", "32"]
+    assert out.strip().splitlines()[-1].startswith("4 runs in ")
 
 
 def test_reproduce_bad_pair_exits_2(capsys):
@@ -145,6 +160,7 @@ def test_reproduce_cost_model_and_seq_len_reach_csv_json_and_header(tmp_path, ca
     )
     assert code == 0
     assert "cost model roofline, seq_len 32 (BB, BL, XL)" in out.splitlines()[0]
+    assert "sensitivity study" in out.splitlines()[0]
     assert "Ours vs thesis (sensitivity study)" in out
     header, *rows = out_csv.read_text().strip().splitlines()
     cols = header.split(",")
@@ -166,6 +182,10 @@ def test_reproduce_cost_model_and_seq_len_reach_csv_json_and_header(tmp_path, ca
     (["--scenarios", ","], ["no scenario"]),
     (["--schedulers", "nope"], ["scheduler 'nope'", "layerweaver"]),
     (["--pairs", "XX+YY"], ["'XX'", "RN"]),
+    (["--config", "nope"], ["'nope'", "thesis", "systolic"]),
+    (["--ncf", "dense"], ["--ncf", "tables"]),
+    (["--jobs", "-1"], ["--jobs"]),
+    (["--seq-len-sweep", "8,x"], ["--seq-len-sweep"]),
 ])
 def test_reproduce_bad_options_exit_2_with_one_line(capsys, args, words):
     code, out, err = run_cli(["reproduce", "layerweaver", "--pairs", "RN+BB", *args], capsys)
@@ -189,7 +209,10 @@ def test_demo_two_parts_write_into_out_only(tmp_path, monkeypatch, capsys):
     for png in out_dir.glob("*.png"):
         assert png.read_bytes()[:4] == b"\x89PNG"
     part1, part2 = out.split("Part 2")
-    assert "Part 1" in part1 and "failsafe" in part1
-    assert "bert-base:seq_len=32" in part2 and "roofline" in part2
+    # part 1: the story (maestro, derived seq_len): interleaving helps, and why
+    assert "Part 1" in part1 and "bert-base:seq_len=32" in part1 and "maestro" in part1
+    assert "Why:" in part1 and "memory-bound" in part1 and "failsafe:" not in part1
+    # part 2: the caveat (SCALE-Sim-exact, 128 tokens): BERT compute-bound, failsafe
+    assert "systolic-ws" in part2 and "failsafe" in part2 and "Why not:" in part2
     for name in schedulers():
         assert name in part1 and name in part2

@@ -153,7 +153,7 @@ def _bad_inputs(tmp):
         (["profile", "resnet50", "--npu", str(tmp / "inf.yaml")],
          "field 'weight_buffer': must be a finite number"),
         (["profile", "resnet50", "--npu", str(tmp / "blob.yaml")], "blob.yaml: not a text file"),
-        (["profile", "resnet50", "--cost-model", "maestro"], "unknown cost model 'maestro'"),
+        (["profile", "resnet50", "--cost-model", "timeloop"], "unknown cost model 'timeloop'"),
         (["profile", "resnet50", "--formats", str(tmp / "none.cfg")], "none.cfg"),
         (["profile", "resnet50", "--quiet", "--csv", str(tmp / "plain" / "o.csv")],
          f"{tmp / 'plain' / 'o.csv'}: cannot write"),

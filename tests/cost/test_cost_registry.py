@@ -22,17 +22,17 @@ from npuweave.hardware import preset
 from npuweave.workload.layer import LayerKind
 
 
-def test_registry_lists_the_four_models():
+def test_registry_lists_the_five_models():
     models = cost_models()
-    assert set(models) == {"systolic-ws", "systolic-ws-db", "prema", "roofline"}
+    assert set(models) == {"systolic-ws", "systolic-ws-db", "prema", "roofline", "maestro"}
     assert all(isinstance(d, str) and d for d in models.values())
 
 
 def test_unknown_model_names_the_valid_ones():
-    with pytest.raises(UnknownNameError, match="unknown cost model 'maestro'.*prema.*roofline"):
-        layer_cost(gemm(4, 4, 4), npu(), model="maestro")
+    with pytest.raises(UnknownNameError, match="unknown cost model 'timeloop'.*prema.*roofline"):
+        layer_cost(gemm(4, 4, 4), npu(), model="timeloop")
     with pytest.raises(UnknownNameError):
-        profile([], npu(), model="maestro")
+        profile([], npu(), model="timeloop")
 
 
 @pytest.mark.parametrize("batch", [0, -1, 1.5, True, "2"])

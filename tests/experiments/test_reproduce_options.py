@@ -43,8 +43,14 @@ def test_cost_model_and_seq_len_reach_runs_and_rows(spy, cost_model):
     assert all(r["cost_model"] == cost_model and r["seq_len"] == 17 for r in rows)
 
 
-def test_default_seq_len_is_the_zoos_and_pairs_without_a_transformer_have_none(spy):
-    rows = reproduce_layerweaver("MN+XL,MN+NCF", **FAST)
+def test_thesis_config_is_the_default(spy):
+    rows = reproduce_layerweaver("MN+XL", **FAST)
+    assert {(tuple(m), c) for m, c in spy} == {(("mobilenetv2", "xlnet:seq_len=32"), "maestro")}
+    assert all(r["cost_model"] == "maestro" and r["seq_len"] == 32 for r in rows)
+
+
+def test_systolic_config_keeps_the_zoos_seq_len_and_ncf_pairs_have_none(spy):
+    rows = reproduce_layerweaver("MN+XL,MN+NCF", config="systolic", **FAST)
     assert all(c == "systolic-ws" for _, c in spy)
     assert ["mobilenetv2", "xlnet"] in [m for m, _ in spy]  # no inline parameters
     by_pair = {r["pair"]: r["seq_len"] for r in rows}
@@ -52,7 +58,7 @@ def test_default_seq_len_is_the_zoos_and_pairs_without_a_transformer_have_none(s
 
 
 def test_seq_len_changes_the_work():
-    short, default = (reproduce_layerweaver("RN+BB", seq_len=s, **FAST) for s in (8, None))
+    short, default = (reproduce_layerweaver("RN+BB", seq_len=s, **FAST) for s in (8, 64))
     assert short[0]["stp"] != default[0]["stp"]
 
 

@@ -8,19 +8,19 @@ from npuweave.errors import ConfigError, UnknownNameError
 from npuweave.experiments import all_pairs, averages, headline, parse_pairs
 
 
-def row(pair, scheduler, stp, antt=1.5, pe=0.9, dram=0.5):
+def row(pair, scheduler, stp, antt=1.5, pe=0.9, dram=0.5, worst=2.0, share=0.8):
     return {"scenario": "single-batch", "pair": pair, "scheduler": scheduler, "stp": stp,
             "antt": antt, "fairness": 0.5, "pe_utilization": pe, "dram_utilization": dram,
-            "makespan_ratio": 1.1}
+            "makespan_ratio": 1.1, "max_slowdown": worst, "bound_share": share}
 
 
 ROWS = [
     row("RN+BB", "compute-only", 1.0), row("RN+BB", "memory-only", 1.0),
     row("RN+BB", "fair", 1.0), row("RN+BB", "aimt", 1.2, antt=1.6),
-    row("RN+BB", "layerweaver", 1.5, antt=1.2, pe=1.0, dram=0.8),
+    row("RN+BB", "layerweaver", 1.5, antt=1.2, pe=1.0, dram=0.8, worst=1.5, share=0.9),
     row("IC+XL", "compute-only", 1.0), row("IC+XL", "memory-only", 0.0, antt=None),
     row("IC+XL", "fair", 1.0), row("IC+XL", "aimt", 1.6, antt=1.4),
-    row("IC+XL", "layerweaver", 1.6, antt=1.4, pe=0.8, dram=0.6),
+    row("IC+XL", "layerweaver", 1.6, antt=1.4, pe=0.8, dram=0.6, worst=6.0, share=0.7),
 ]
 
 
@@ -35,6 +35,10 @@ def test_headline_arithmetic():
     assert h["dram_utilization"] == pytest.approx(0.7)
     assert h["antt"] == pytest.approx(1.3)
     assert h["antt_aimt"] == pytest.approx(1.5)
+    # Geomean of Layerweaver's per-pair maximum slowdowns 1.5 and 6: 3; AI-MT's 2 and 2: 2.
+    assert h["max_slowdown"] == pytest.approx(3.0)
+    assert h["max_slowdown_aimt"] == pytest.approx(2.0)
+    assert h["bound_share"] == pytest.approx(0.8)
 
 
 def test_averages_skip_undefined_values():

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from npuweave.schedule import Board, get_scheduler, make_tenant
 from npuweave.schedule.plan import KERNEL_MIN_DECISIONS, _choose, plan_using
 
+NPW = "npuweave"  # the reading the kernel implements
+
 BUF = 100
 
 unit = st.tuples(st.sampled_from([0, 1, 10, 20, 40, 50, 60, 90, 100, 150, 250]),
@@ -48,8 +50,8 @@ def test_kernel_reproduces_reference_schedule_bit_for_bit(inst):
     if inst["window"] is not None:  # a stream without work would re-issue forever
         assume(all(t.total_compute_s + t.total_weight_bytes > 0 for t in ts))
     args = (ts, BUF, inst["bw"], inst["requests"], inst["window"])
-    ref = plan_using("python", "layerweaver", *args, failsafe=inst["failsafe"])
-    fast = plan_using("kernel", "layerweaver", *args, failsafe=inst["failsafe"])
+    ref = plan_using("python", "layerweaver", *args, failsafe=inst["failsafe"], reading=NPW)
+    fast = plan_using("kernel", "layerweaver", *args, failsafe=inst["failsafe"], reading=NPW)
     assert bits(fast) == bits(ref)
 
 
@@ -58,8 +60,8 @@ def test_kernel_on_the_hand_worked_pair_and_long_runs():
     nlp = make_tenant("nlp", [0.5] * 4, [40] * 4, 100)
     for reqs in (1, 10, 300):  # 300 requests: the in-flight arrays slide and grow
         args = ([cnn, nlp], 100, 10.0, reqs)
-        assert bits(plan_using("kernel", "layerweaver", *args)) == bits(
-            plan_using("python", "layerweaver", *args))
+        assert bits(plan_using("kernel", "layerweaver", *args, reading=NPW)) == bits(
+            plan_using("python", "layerweaver", *args, reading=NPW))
 
 
 def test_auto_uses_kernel_only_for_long_layerweaver_runs():
@@ -67,7 +69,7 @@ def test_auto_uses_kernel_only_for_long_layerweaver_runs():
 
     ts = [make_tenant("a", [4.0] * 50, [10] * 50, 100), make_tenant("b", [0.5] * 50, [40] * 50,
                                                                       100)]
-    lw = get_scheduler("layerweaver")
+    lw = get_scheduler("layerweaver", reading=NPW)
     board = Board(ts, 100, 10.0)
     for t in range(2):
         board.issue(t, 0, 0.0)
@@ -78,5 +80,10 @@ def test_auto_uses_kernel_only_for_long_layerweaver_runs():
     assert _choose("auto", get_scheduler("sequential"), board, many, None) == "python"
     with pytest.raises(ValueError, match="kernel runs Layerweaver"):
         _choose("kernel", get_scheduler("fair"), board, 1, None)
+    # the kernel implements the "npuweave" reading only: other readings fall back to Python
+    printed = get_scheduler("layerweaver")
+    assert _choose("auto", printed, board, many, None) == "python"
+    with pytest.raises(ValueError, match="kernel runs Layerweaver"):
+        _choose("kernel", printed, board, 1, None)
     with pytest.raises(ValueError, match="path must be"):
         _choose("numba", lw, board, 1, None)

@@ -13,8 +13,8 @@ from sched_helpers import board
 from npuweave.schedule import get_scheduler, make_tenant, plan
 
 
-def lw(b):
-    p = get_scheduler("layerweaver")
+def lw(b, reading="npuweave"):
+    p = get_scheduler("layerweaver", reading=reading)
     p.start(b)
     return p
 
@@ -171,3 +171,77 @@ def test_fast_select_agrees_with_reference(units, t_m, dt, inflight):
     p = lw(b)
     p.failsafe = False
     assert p.select(b) == p.select_reference(b)
+
+
+# -- the four reading choices (npuweave.schedule.lw_reading) -------------------------------
+
+
+def test_printed_memory_idle_charges_the_fetch_even_with_buffer_to_spare():
+    # S: t_m = 0, t_c = 10, in flight (10 B, done 10). Candidate (10 B, 5 s): lands 1;
+    #   inherent 5 - (100 - 10) / 10 = -4 (buffer to spare). F = fetch(1, 10) = 80 B: 8 s.
+    #   printed: charged 8 (fetch / MemBW); excess: max(0, -4 + 8) - 0 = 4.
+    b = board([[(10, 5.0)], [(10, 1.0)]], state=(0.0, 10.0, [(10, 10.0)]))
+    assert lw(b, "printed").evaluate(b, 0)[3] == pytest.approx(8.0)
+    assert lw(b, "npuweave").evaluate(b, 0)[3] == pytest.approx(4.0)
+
+
+def test_printed_compute_idle_ignores_the_stall_for_space():
+    # S: t_m = 0, t_c = 2, in flight (90 B, done 8): 10 B free. Candidate (50 B, 1 s):
+    #   fetch 10 B by 1, wait for the 90 B block at 8, 40 B more by 12: S'[t_m] = 12.
+    #   exact: 12 - 2 = 10; printed: 50 / 10 - (2 - 0) = 3.
+    b = board([[(50, 1.0)], [(10, 1.0)]], state=(0.0, 2.0, [(90, 8.0)]))
+    assert lw(b, "npuweave").evaluate(b, 0)[1] == pytest.approx(10.0)
+    assert lw(b, "printed").evaluate(b, 0)[1] == pytest.approx(3.0)
+
+
+def test_tie_scope_zero_skips_the_inherent_preference_on_nonzero_ties():
+    # T0's unit (50 B, 10 s) has inherent memory idle 10 - 50/10 = 5 > 0; T1's (10 B, 1 s)
+    # has 1 - 9 < 0. Two candidates tied at total 2 with equal distance 10: "zero" (printed)
+    # applies the inherent-idle preference only to zero-idle ties, so the lower index wins;
+    # "all" prefers T1. At a zero-total tie both scopes prefer T1.
+    from npuweave.schedule.layerweaver import _pick
+    from npuweave.schedule.lw_reading import NPUWEAVE, PRINTED
+
+    b = board([[(50, 10.0)], [(10, 1.0)]])
+    tied = [(0, 2.0, 0.0, 0.0, 0.0, 2.0, 10.0), (1, 2.0, 0.0, 0.0, 0.0, 2.0, 10.0)]
+    assert _pick(b, tied, PRINTED) == 0 and _pick(b, tied, NPUWEAVE) == 1
+    zero = [(t, 0.0, 0.0, 0.0, 0.0, 0.0, 10.0) for t in (0, 1)]
+    assert _pick(b, zero, PRINTED) == 1 and _pick(b, zero, NPUWEAVE) == 1
+
+
+def test_options_override_a_reading_and_bad_values_are_config_errors():
+    from npuweave.errors import ConfigError, UnknownNameError
+
+    p = get_scheduler("layerweaver", reading="npuweave", tie_scope="zero")
+    assert (p.reading.memory_idle, p.reading.tie_scope) == ("excess", "zero")
+    assert not p.kernel_ok
+    with pytest.raises(ConfigError, match="memory_idle.*printed, excess"):
+        get_scheduler("layerweaver", memory_idle="exact")
+    with pytest.raises(UnknownNameError, match="reading 'thesis'.*printed"):
+        get_scheduler("layerweaver", reading="thesis")
+
+
+READING_OPTS = st.fixed_dictionaries({
+    "memory_idle": st.sampled_from(["printed", "excess"]),
+    "compute_idle": st.sampled_from(["printed", "exact"]),
+    "starvation": st.sampled_from(["caused", "incurred"]),
+    "tie_scope": st.sampled_from(["zero", "all"]),
+})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 150), st.floats(0.0, 5.0)), min_size=1,
+                         max_size=5), min_size=2, max_size=3),
+       st.floats(1.0, 50.0), st.integers(1, 3), READING_OPTS)
+def test_every_reading_keeps_predicted_equal_to_simulated(units, bw, requests, opts):
+    from npuweave.sim.streams import run_tenants
+
+    ts = [make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], 100)
+          for k, us in enumerate(units)]
+    s = plan("layerweaver", ts, 100, bw, requests, failsafe=False, **opts)
+    r = run_tenants(ts, 100, bw, "layerweaver", requests, failsafe=False, **opts)
+    pe = {(iv.tenant, iv.request, iv.unit): (iv.start_s, iv.end_s)
+          for iv in r.intervals if iv.resource == "PE"}
+    assert len(pe) == len(s.order)
+    for (t, q, i), cs, ce in zip(s.order, s.compute_start_s, s.compute_end_s, strict=True):
+        assert pe[ts[t].label, q, ts[t].units[i]] == (cs, ce)

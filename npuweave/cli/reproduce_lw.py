@@ -1,0 +1,205 @@
+"""``npuweave reproduce layerweaver``: the thesis's evaluation, ours beside its numbers.
+
+The default configuration is the thesis's setup (``maestro`` layer times and the sequence
+length derived from the seeds, ``docs/REPRODUCTION.md``); ``--config systolic`` keeps the
+SCALE-Sim-exact physics as a sensitivity study. ``--seq-len-sweep`` prints the headline per
+sequence length and draws it; ``--jobs`` spreads the runs over worker processes.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from npuweave.cli._console import console as _console
+
+
+def _split(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+@click.command("layerweaver")
+@click.option("--requests", default=10, show_default=True, type=int, help="Requests per stream.")
+@click.option("--pairs", default="all", show_default=True,
+              help="Pairs such as RN+BB,IC+XL (compute model + memory model), or 'all'.")
+@click.option("--scenarios", default="single-batch,multi-batch", show_default=True,
+              help="single-batch (memory-centric, batch 1) and/or multi-batch (compute-centric, 16).")
+@click.option("--schedulers", "scheduler_list", default=None,
+              help="Comma list of schedulers (default: the thesis's set).")
+@click.option("--aimt-sweep", is_flag=True,
+              help="First sweep AI-MT's two thresholds per scenario and use the best setting.")
+@click.option("--config", "config_name", default="thesis", show_default=True,
+              help="thesis (maestro, derived seq_len: the reproduction) or systolic "
+                   "(SCALE-Sim-exact cycles, 128 tokens: a sensitivity study).")
+@click.option("--cost-model", default=None, help="Override the configuration's cost model.")
+@click.option("--seq-len", type=int, default=None,
+              help="Override the tokens per request of BB, BL and XL.")
+@click.option("--ncf", default="gather", show_default=True,
+              help="gather (zoo NCF: one embedding row per table) or tables (whole tables "
+                   "per request, the thesis's tensor-dimension transfers; labelled option).")
+@click.option("--seq-len-sweep", "sweep", default=None,
+              help="Comma list of sequence lengths: headline per length, table and PNG.")
+@click.option("--png", "png_path", default="layerweaver-seq-len.png", show_default=True,
+              type=click.Path(dir_okay=False), help="Where --seq-len-sweep draws its curve.")
+@click.option("--jobs", default=1, show_default=True, type=int,
+              help="Worker processes (0: one per CPU); rows are identical to --jobs 1.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every row as CSV.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False),
+              help="Write rows, averages and the thesis's numbers as JSON.")
+@click.option("--seed", default=0, show_default=True, type=int)
+def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str | None,
+                aimt_sweep: bool, config_name: str, cost_model: str | None,
+                seq_len: int | None, ncf: str, sweep: str | None, png_path: str, jobs: int,
+                csv_path: str | None, json_path: str | None, seed: int) -> None:
+    """Layerweaver (thesis IV.5): 16 model pairs x 2 scenarios x every scheduler.
+
+    \b
+    Examples:
+      npuweave reproduce layerweaver --aimt-sweep --jobs 2
+      npuweave reproduce layerweaver --config systolic
+      npuweave reproduce layerweaver --seq-len-sweep 8,16,32,64,128 --png curve.png
+    """
+    from npuweave.experiments.layerweaver import SCHEDULERS, check_options, resolve_physics
+    from npuweave.experiments.lw_sweeps import check_seq_lens
+
+    started = time.perf_counter()
+    names = _split(scheduler_list) if scheduler_list else list(SCHEDULERS)
+    # every option is checked before the header and the progress bar appear
+    model, seq = resolve_physics(config_name, cost_model, seq_len)
+    names = check_options(pairs, _split(scenarios), names, requests, model, seq, ncf, jobs)[1]
+    lens = check_seq_lens(sweep) if sweep is not None else None
+    config = {"config": config_name, "cost_model": model, "seq_len": seq, "ncf": ncf,
+              "requests": requests, "seed": seed, "pairs": pairs,
+              "scenarios": _split(scenarios), "aimt_sweep": aimt_sweep, "jobs": jobs}
+    shown = config if lens is None else {**config, "seq_len": "swept " + ",".join(map(str, lens))}
+    _console().print(_header(shown, cost_model is None and seq_len is None))
+    if lens is not None:
+        runs = _seq_len_sweep(config, names, lens, png_path, csv_path, json_path)
+    else:
+        runs = _main(config, names, csv_path, json_path, cost_model is None and seq_len is None)
+    click.echo(f"{runs} runs in {time.perf_counter() - started:.1f} s")
+
+
+def _is_reproduction(config: dict[str, Any], plain: bool) -> bool:
+    return config["config"] == "thesis" and plain and config["ncf"] == "gather"
+
+
+def _header(config: dict[str, Any], plain: bool) -> str:
+    """One line naming the configuration, so a saved log says what it reproduced."""
+    seq = "zoo default" if config["seq_len"] is None else str(config["seq_len"])
+    kind = "the reproduction" if _is_reproduction(config, plain) else "sensitivity study"
+    return (f"Layerweaver ({kind}): config {config['config']}, cost model "
+            f"{config['cost_model']}, seq_len {seq} (BB, BL, XL), NCF {config['ncf']}, "
+            f"{config['requests']} requests/stream, pairs {config['pairs']}, seed {config['seed']}")
+
+
+def _common(config: dict[str, Any]) -> dict[str, Any]:
+    return {"seed": config["seed"], "cost_model": config["cost_model"],
+            "config": config["config"], "ncf": config["ncf"], "jobs": config["jobs"]}
+
+
+def _main(config: dict[str, Any], names: list[str], csv_path: str | None,
+          json_path: str | None, plain: bool) -> int:
+    from npuweave import report
+    from npuweave.experiments import averages, headline
+    from npuweave.experiments.layerweaver import THESIS, parse_pairs, reproduce_layerweaver
+    from npuweave.experiments.lw_sweeps import aimt_grid, sweep_aimt_thresholds
+
+    pairs, scenarios, requests = config["pairs"], config["scenarios"], config["requests"]
+    sweep = config["aimt_sweep"] and "aimt" in names
+    n_pairs = len(parse_pairs(pairs))
+    total = len(scenarios) * n_pairs * (len(names) + (len(aimt_grid()) if sweep else 0))
+    common = {**_common(config), "seq_len": config["seq_len"]}
+
+    def work(step: Any) -> tuple[list[dict], dict[str, dict]]:
+        rows, sweeps = [], {}
+        for scenario in scenarios:
+            opts = {}
+            if sweep:
+                sweeps[scenario] = sweep_aimt_thresholds(pairs, scenario, requests,
+                                                         on_step=step, **common)
+                opts["aimt"] = {"low": sweeps[scenario]["low"], "high": sweeps[scenario]["high"]}
+            rows += reproduce_layerweaver(pairs, [scenario], names, requests, opts,
+                                          on_step=step, **common)
+        return rows, sweeps
+
+    rows, sweeps = _with_progress(total, work)
+    console = _console()
+    for scenario, sw in sweeps.items():
+        console.print(f"AI-MT thresholds for {scenario}: low={sw['low']}, high={sw['high']} "
+                      f"(best geomean STP {sw['stp_geomean']:.3f} of {len(sw['grid'])} settings)")
+    console.print(report.rich_table(_per_pair(rows), title="Layerweaver per pair"))
+    console.print(report.rich_table(averages(rows), title="Averages over pairs"))
+    title = "Ours vs thesis" + ("" if _is_reproduction(config, plain) else " (sensitivity study)")
+    console.print(report.rich_table(_versus(headline(rows), THESIS), title=title))
+    if csv_path:
+        report.write_csv(csv_path, rows)
+        click.echo(f"wrote csv: {csv_path}")
+    if json_path:
+        report.write_rows_json(json_path, {"config": config, "rows": rows,
+                                           "averages": averages(rows),
+                                           "headline": headline(rows), "thesis": THESIS,
+                                           "aimt_sweeps": sweeps})
+        click.echo(f"wrote json: {json_path}")
+    return total
+
+
+def _per_pair(rows: list[dict]) -> list[dict]:
+    keep = ("scenario", "pair", "stp", "fluid_bound", "bound_share", "pe_utilization",
+            "dram_utilization", "antt", "max_slowdown")
+    return [{k: r.get(k) for k in keep} for r in rows if r["scheduler"] == "layerweaver"]
+
+
+def _seq_len_sweep(config: dict[str, Any], names: list[str], lens: list[int], png_path: str,
+                   csv_path: str | None, json_path: str | None) -> int:
+    from npuweave import report
+    from npuweave.experiments.layerweaver import THESIS, parse_pairs
+    from npuweave.experiments.lw_sweeps import plot_seq_len_sweep, sweep_seq_len
+
+    total = len(lens) * len(config["scenarios"]) * len(parse_pairs(config["pairs"])) * len(names)
+    rows = _with_progress(total, lambda step: sweep_seq_len(
+        lens, config["pairs"], config["scenarios"], names, config["requests"],
+        on_step=step, **_common(config)))
+    keys = ("seq_len", "scenario", "stp_gain_vs_baselines", "stp_gain_vs_aimt",
+            "pe_utilization", "dram_utilization", "antt", "max_slowdown", "bound_share")
+    _console().print(report.rich_table([{k: r.get(k) for k in keys} for r in rows],
+                                       title="Headline per sequence length"))
+    refs = [{"seq_len": "thesis", "scenario": s, **{k: v.get(k) for k in keys[2:]}}
+            for s, v in THESIS.items()]
+    _console().print(report.rich_table(refs, title="Thesis"))
+    click.echo(f"wrote png: {plot_seq_len_sweep(rows, png_path)}")
+    if csv_path:
+        report.write_csv(csv_path, rows)
+        click.echo(f"wrote csv: {csv_path}")
+    if json_path:
+        report.write_rows_json(json_path, {"config": config, "rows": rows, "thesis": THESIS})
+        click.echo(f"wrote json: {json_path}")
+    return total
+
+
+def _with_progress(total: int, work: Any) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description:<32}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    from rich.console import Console
+
+    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
+        task = bar.add_task("reproducing", total=total)
+
+        def step(row: dict[str, Any]) -> None:
+            desc = f"{row['scenario']} {row['pair']} {row['scheduler']}"
+            bar.update(task, advance=1, description=desc)
+
+        return work(step)
+
+
+def _versus(ours: dict[str, dict[str, float]], thesis: dict[str, dict[str, float]]) -> list[dict]:
+    rows = []
+    for scenario, values in ours.items():
+        for key in dict.fromkeys([*thesis.get(scenario, {}), *values]):
+            rows.append({"scenario": scenario, "metric": key, "ours": values.get(key),
+                         "thesis": thesis.get(scenario, {}).get(key)})
+    return rows

@@ -1,0 +1,168 @@
+"""``maestro``: MAESTRO's runtime for its NVDLA-like weight-stationary dataflow (``kcp_ws``).
+
+MAESTRO (maestro-project/maestro) analyses a dataflow written as directives over the seven
+convolution dimensions N, K, C, R, S, Y, X (Y, X are the *input* rows and columns, without
+padding; the output is ``(Y - R) // stride + 1``). Its ``kcp_ws`` mapping puts output channels
+K one per cluster, a ``P``-wide tile of input channels C one per PE inside a cluster, and slides
+an ``R x S`` window over Y and X one output position at a time. A missing N directive is
+unrolled whole (``TemporalMap(N, N)``), so every PE works through all N samples per step.
+
+We use ``P = npu.pe_rows`` (cluster size) and ``P * clusters = rows * cols * arrays * cores``
+PEs. With the NoC bandwidth unconstrained, MAESTRO's cost engine gives (derivation in
+``docs/COST_MODEL.md``; checked cycle-exact by ``benchmarks/maestro_crosscheck.py``):
+
+* a PE step computes ``N * R * S`` partial sums, one per cycle (one SIMD lane);
+* the inner cluster runs one step, which is its first ("all init") step: compute plus one
+  NoC transfer of one cycle (one hop, one cycle per hop, one send): ``N*R*S + 1``;
+* the outer level iterates ``ceil(K / clusters) * ceil(C / P) * Yo * Xo`` steps; a steady step
+  costs ``max(ingress, inner, egress) = N*R*S + 1``, the first adds its ingress transfer: ``+ 1``.
+
+So ``cycles = ceil(K / clusters) * ceil(C / P) * Yo * Xo * (N*R*S + 1) + 1``. Depthwise layers use
+MAESTRO's own MobileNetV2 ``DSCONV`` mapping (C spatial across all PEs, one level):
+``cycles = ceil(C / PEs) * Yo * Xo * N*R*S + 1``.
+
+Layers map onto those dimensions as MAESTRO's own model files do: a conv keeps its geometry
+(Y, X are the padded input extents that give our output size), batch goes into N; an FC/GEMM
+layer is K = out, C = in, R = S = Y = X = 1 with its rows (sequence positions) times the batch
+in N, as MAESTRO's Transformer mapping puts ``Seq_Len`` in N. Independent products (conv groups,
+attention heads times batch, recurrent time steps) are separate MAESTRO layer runs back to back.
+Vector work is not modelled by MAESTRO; it runs on the vector unit after the array, as in
+``systolic-ws``. DRAM traffic is the shared model of ``npuweave.cost.traffic``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import isqrt
+
+from npuweave.cost.systolic import vector_cycles
+from npuweave.cost.traffic import assemble, cdiv
+from npuweave.cost.types import LayerCost
+from npuweave.hardware.npu import NPU
+from npuweave.workload.layer import Layer, LayerKind
+
+
+@dataclass(frozen=True, slots=True)
+class MaestroDims:
+    """One MAESTRO layer run: the seven dimensions (Y, X = input extents) and the stride.
+
+    ``depthwise`` selects MAESTRO's ``DSCONV`` mapping; ``runs`` is how many identical runs
+    execute back to back (conv groups, heads x batch, time steps).
+    """
+
+    n: int
+    k: int
+    c: int
+    r: int = 1
+    s: int = 1
+    y: int = 1
+    x: int = 1
+    stride: tuple[int, int] = (1, 1)
+    depthwise: bool = False
+    runs: int = 1
+
+    @property
+    def out_yx(self) -> tuple[int, int]:
+        """Output rows and columns: ``(Y - R) // stride + 1`` (MAESTRO's valid convolution)."""
+        return ((self.y - self.r) // self.stride[0] + 1, (self.x - self.s) // self.stride[1] + 1)
+
+
+def kcp_ws_cycles(d: MaestroDims, cluster: int, pes: int) -> int:
+    """MAESTRO "Runtime (Cycles)" of one ``kcp_ws`` run (``DSCONV`` when ``d.depthwise``).
+
+    Examples
+    --------
+    >>> kcp_ws_cycles(MaestroDims(n=1, k=8, c=16, r=3, s=3, y=10, x=10), cluster=4, pes=16)
+    5121
+    """
+    yo, xo = d.out_yx
+    step = d.n * d.r * d.s
+    if d.depthwise:
+        return cdiv(d.c, pes) * yo * xo * step + 1
+    return cdiv(d.k, pes // cluster) * cdiv(d.c, cluster) * yo * xo * (step + 1) + 1
+
+
+def _conv_dims(layer: Layer, batch: int) -> MaestroDims | None:
+    """The conv's own MAESTRO dimensions.
+
+    A pool fused after the conv composes the layer's ``geometry`` (larger window, output after
+    the pool), so the conv's own window and output come from the GEMM instead: ``R * S =
+    k / (C / groups)`` and ``Yo * Xo = m``, square when the geometry's input is square. The
+    runtime depends only on those products, K and C; the stride is ``round(H / Yo)``.
+    """
+    geo = layer.geometry
+    if geo is None or layer.gemm is None:
+        return None
+    count, m, k, n = layer.gemm
+    (kh, kw), (sh, sw) = geo.kernel, geo.stride
+    _, oh, ow = geo.out_chw
+    c = geo.in_chw[0] // geo.groups
+    if oh * ow != m or kh * kw * c != k:
+        kh, kw = _square(k // c)
+        oh, ow = _square(m) if geo.in_chw[1] == geo.in_chw[2] else (m, 1)
+        sh, sw = max(1, round(geo.in_chw[1] / oh)), max(1, round(geo.in_chw[2] / ow))
+    y, x = (oh - 1) * sh + kh, (ow - 1) * sw + kw
+    if count > 1 and k == kh * kw and geo.groups == geo.in_chw[0]:
+        return MaestroDims(batch, 1, count, kh, kw, y, x, (sh, sw), depthwise=True, runs=n)
+    return MaestroDims(batch, n, c, kh, kw, y, x, (sh, sw), runs=count)
+
+
+def _square(area: int) -> tuple[int, int]:
+    """``(a, a)`` when ``area`` is a perfect square, else ``(area, 1)``."""
+    side = isqrt(area)
+    return (side, side) if side * side == area else (area, 1)
+
+
+def maestro_dims(layer: Layer, batch: int) -> MaestroDims | None:
+    """The MAESTRO run(s) that stand for ``layer`` at ``batch`` (None: no PE-array work).
+
+    Examples
+    --------
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 128, 768, 3072), 0, 0, 0, 0, 0)
+    >>> maestro_dims(fc, 2)
+    MaestroDims(n=256, k=3072, c=768, r=1, s=1, y=1, x=1, stride=(1, 1), depthwise=False, runs=1)
+    """
+    if layer.gemm is None or 0 in layer.gemm:
+        return None
+    if layer.kind is LayerKind.CONV:
+        dims = _conv_dims(layer, batch)
+        if dims is not None:
+            return dims
+    count, m, k, n = layer.gemm
+    if layer.kind is LayerKind.MATMUL:
+        return MaestroDims(m, n, k, runs=count * batch)
+    return MaestroDims(m * batch, n, k, runs=count)
+
+
+def maestro_gemm_cycles(layer: Layer, npu: NPU, batch: int = 1) -> int:
+    """PE-array cycles of ``layer`` under MAESTRO ``kcp_ws`` (0 for layers without a GEMM).
+
+    Examples
+    --------
+    >>> from npuweave.hardware import preset
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> maestro_gemm_cycles(fc, preset("prema"))  # 1 K step x 2 C steps x (1 + 1), plus 1
+    5
+    """
+    dims = maestro_dims(layer, batch)
+    if dims is None:
+        return 0
+    pes = npu.pe_rows * npu.pe_cols * npu.arrays * npu.cores
+    return dims.runs * kcp_ws_cycles(dims, npu.pe_rows, pes)
+
+
+def maestro(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
+    """Cost of ``layer`` with MAESTRO ``kcp_ws`` array cycles plus vector-unit cycles.
+
+    Examples
+    --------
+    >>> from npuweave.hardware import preset
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> round(maestro(fc, preset("prema"), 1, 16).compute_s * 1e9, 2)  # 5 cycles at 700 MHz
+    7.14
+    """
+    cycles = maestro_gemm_cycles(layer, npu, batch) + vector_cycles(layer, npu, batch)
+    return assemble(layer, npu, batch, weight_bits, cycles)

@@ -1,0 +1,151 @@
+"""Sweeps around the Layerweaver reproduction: AI-MT's thresholds and the sequence length.
+
+``sweep_aimt_thresholds`` is the thesis's own procedure (IV.5.B): one (low, high) setting per
+scenario, the one with the best geomean STP over all pairs. ``sweep_seq_len`` reruns the
+reproduction at several transformer sequence lengths and condenses each into the headline
+numbers, so the reader sees the whole curve the derived default sits on. Every run of a sweep
+is an independent ``Task`` handed to ``executor.run_map`` at once, so ``jobs`` workers share
+the whole sweep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from npuweave.errors import ConfigError
+from npuweave.experiments.layerweaver import (
+    SCENARIOS,
+    SCHEDULERS,
+    THESIS,
+    Physics,
+    _geomean,
+    check_options,
+    headline,
+    make_tasks,
+    resolve_physics,
+    run_tasks,
+)
+
+Step = Callable[[dict[str, Any]], None]
+
+
+def aimt_grid(lows: Sequence[float] | None = None,
+              highs: Sequence[float] | None = None) -> list[tuple[float, float]]:
+    """Every ``low < high`` setting of the sweep (the engine's default grid when not given)."""
+    from npuweave.sim.sweep import HIGHS, LOWS
+
+    return [(lo, hi) for lo in lows or LOWS for hi in highs or HIGHS if lo < hi]
+
+
+def sweep_aimt_thresholds(
+    pairs: str | Iterable[str] | None,
+    scenario: str,
+    requests: int = 10,
+    lows: Sequence[float] | None = None,
+    highs: Sequence[float] | None = None,
+    seed: int = 0,
+    cost_model: str | None = None,
+    on_step: Step | None = None,
+    seq_len: int | None = None,
+    config: str = "thesis",
+    ncf: str = "gather",
+    jobs: int = 1,
+) -> dict[str, Any]:
+    """One AI-MT setting for a whole scenario: the ``(low, high)`` with the best geomean STP.
+
+    As in the thesis (IV.5.B), the thresholds are swept in 2D and the single setting with the
+    best overall throughput over all pairs is kept (not a different setting per pair).
+    Returns ``{"low", "high", "stp_geomean", "grid": [(low, high, stp_geomean), ...]}``.
+    """
+    model, seq = resolve_physics(config, cost_model, seq_len)
+    chosen, _ = check_options(pairs, [scenario], ["aimt"], requests, model, seq, ncf, jobs)
+    phys = Physics(model, seq, ncf, seed)
+    grid = aimt_grid(lows, highs)
+    tasks = [t for lo, hi in grid for t in make_tasks(
+        chosen, [scenario], ["aimt"], requests, phys, {"aimt": {"low": lo, "high": hi}},
+        stp_only=True)]
+    rows = run_tasks(tasks, jobs, on_step)
+    n = len(chosen)
+    scored = [(lo, hi, _geomean(r["stp"] for r in rows[i * n:(i + 1) * n]))
+              for i, (lo, hi) in enumerate(grid)]
+    lo, hi, best = max(scored, key=lambda g: g[2] or 0.0)
+    return {"low": lo, "high": hi, "stp_geomean": best, "grid": scored}
+
+
+def check_seq_lens(spec: str | Sequence[int]) -> list[int]:
+    """``"8,16,32"`` or a list -> validated sequence lengths (integers >= 1, no repeats).
+
+    Examples
+    --------
+    >>> check_seq_lens("8, 16,32")
+    [8, 16, 32]
+    """
+    items: list[Any] = spec.split(",") if isinstance(spec, str) else list(spec)
+    out: list[int] = []
+    for item in items:
+        text = str(item).strip()
+        if not text.isdigit() or int(text) < 1:
+            raise ConfigError(f"--seq-len-sweep takes integers >= 1 separated by commas, got "
+                              f"{item!r}; use e.g. 8,16,32,64,128")
+        if int(text) not in out:
+            out.append(int(text))
+    if not out:
+        raise ConfigError("--seq-len-sweep is empty; give e.g. 8,16,32,64,128")
+    return out
+
+
+def sweep_seq_len(
+    seq_lens: Sequence[int],
+    pairs: str | Iterable[str] | None = None,
+    scenarios: Sequence[str] = tuple(SCENARIOS),
+    schedulers: Sequence[str] = SCHEDULERS,
+    requests: int = 10,
+    scheduler_opts: dict[str, dict[str, Any]] | None = None,
+    seed: int = 0,
+    cost_model: str | None = None,
+    config: str = "thesis",
+    ncf: str = "gather",
+    jobs: int = 1,
+    on_step: Step | None = None,
+) -> list[dict[str, Any]]:
+    """Headline numbers per (sequence length, scenario): one row each, thesis values beside.
+
+    Examples
+    --------
+    >>> rows = sweep_seq_len([16, 32], pairs="RN+BB")   # doctest: +SKIP
+    >>> [(r["seq_len"], r["scenario"]) for r in rows]   # doctest: +SKIP
+    [(16, 'single-batch'), (16, 'multi-batch'), (32, 'single-batch'), (32, 'multi-batch')]
+    """
+    lens = check_seq_lens(seq_lens)
+    model, _ = resolve_physics(config, cost_model, None)
+    tasks = []
+    for n in lens:
+        chosen, names = check_options(pairs, scenarios, schedulers, requests, model, n, ncf,
+                                      jobs)
+        tasks += make_tasks(chosen, scenarios, names, requests, Physics(model, n, ncf, seed),
+                            scheduler_opts)
+    rows = run_tasks(tasks, jobs, on_step)
+    out = []
+    for n in lens:
+        mine = [r for t, r in zip(tasks, rows, strict=True) if t.phys.seq_len == n]
+        for scenario, values in headline(mine).items():
+            out.append({"seq_len": n, "scenario": scenario, "cost_model": model, **values})
+    return out
+
+
+def plot_seq_len_sweep(rows: Sequence[dict[str, Any]], path: str) -> str:
+    """PNG of the headline STP gains against the sequence length, thesis values as lines."""
+    from npuweave.report import curves_png
+
+    series, refs = {}, {}
+    for key, label in (("stp_gain_vs_baselines", "vs baselines"),
+                       ("stp_gain_vs_aimt", "vs AI-MT")):
+        for scenario in dict.fromkeys(r["scenario"] for r in rows):
+            pts = [(r["seq_len"], 100 * r[key]) for r in rows
+                   if r["scenario"] == scenario and key in r]
+            if pts:
+                series[f"{scenario}, {label}"] = pts
+                refs[f"thesis {scenario}, {label}"] = 100 * THESIS[scenario][key]
+    return curves_png(path, series, refs, xlabel="tokens per request (BB, BL, XL)",
+                      ylabel="Layerweaver STP gain (%)", title="Layerweaver gain vs sequence length")
