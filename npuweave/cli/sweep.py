@@ -71,10 +71,9 @@ def sweep(spec_path: str, jobs: int | None, dask_addr: str | None, out: str | No
     from npuweave.experiments.sweep.run import check_output
 
     check_output(spec, out, resume, overwrite)
-    if dask_addr is not None and dask_addr.startswith("local:"):
-        from npuweave.experiments.sweep.executors import local_workers
+    from npuweave.experiments.executor import check_dask
 
-        local_workers(dask_addr)
+    check_dask(dask_addr)
     n_jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     console = _console()
     console.print(f"[bold]{spec.name}[/]: {len(spec.points)} points of kind {spec.kind!r} on "

@@ -33,7 +33,6 @@ from __future__ import annotations
 from npuweave.errors import unknown_name
 from npuweave.schedule.base import COMPUTE, EPS, MEMORY
 from npuweave.schedule.board import Board
-from npuweave.schedule.protocol import LayerBase
 from npuweave.schedule.lw_reading import (
     NPUWEAVE,
     READINGS,
@@ -42,6 +41,7 @@ from npuweave.schedule.lw_reading import (
     memory_idle,
     tie_key,
 )
+from npuweave.schedule.protocol import LayerBase
 from npuweave.schedule.sequential import fcfs_tenant
 
 

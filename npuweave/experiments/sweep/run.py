@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,16 +59,6 @@ def standalone_table(points: Sequence[Point]) -> dict[StandaloneKey, float]:
     return table
 
 
-def _executor(jobs: int, dask: str | None) -> Callable[..., Iterator[tuple[int, dict]]]:
-    if dask:
-        return lambda pts, table: executors.dask(pts, table, dask)
-    if jobs < 1:
-        raise ConfigError(f"--jobs must be >= 1, got {jobs}")
-    if jobs == 1:
-        return executors.serial
-    return lambda pts, table: executors.pool(pts, table, jobs)
-
-
 def check_output(spec: SweepSpec, out: str | Path | None, resume: bool = False,
                  overwrite: bool = False) -> CsvStore | ParquetStore | None:
     """The store for ``out``, or a one-line error before any work (bad suffix, not a regular
@@ -110,7 +100,7 @@ def run_sweep(spec: SweepSpec, out: str | Path | None = None, *, jobs: int = 1,
     pending: list[dict[str, Any]] = []
     last_flush, failed = time.monotonic(), 0
     try:
-        for done, (i, row) in enumerate(_executor(jobs, dask)(todo, table), 1):
+        for done, (i, row) in enumerate(executors.execute(todo, table, jobs, dask), 1):
             flat = flat_row(row, kind.normalize(todo[i].as_dict()), cols)
             rows[i] = flat
             pending.append(flat)
