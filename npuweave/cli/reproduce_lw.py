@@ -126,14 +126,7 @@ def _main(config: dict[str, Any], names: list[str], csv_path: str | None,
         return rows, sweeps
 
     rows, sweeps = _with_progress(total, work)
-    console = _console()
-    for scenario, sw in sweeps.items():
-        console.print(f"AI-MT thresholds for {scenario}: low={sw['low']}, high={sw['high']} "
-                      f"(best geomean STP {sw['stp_geomean']:.3f} of {len(sw['grid'])} settings)")
-    console.print(report.rich_table(_per_pair(rows), title="Layerweaver per pair"))
-    console.print(report.rich_table(averages(rows), title="Averages over pairs"))
-    title = "Ours vs thesis" + ("" if _is_reproduction(config, plain) else " (sensitivity study)")
-    console.print(report.rich_table(_versus(headline(rows), THESIS), title=title))
+    _print_results(rows, sweeps, "" if _is_reproduction(config, plain) else " (sensitivity study)")
     if csv_path:
         report.write_csv(csv_path, rows)
         click.echo(f"wrote csv: {csv_path}")
@@ -144,6 +137,20 @@ def _main(config: dict[str, Any], names: list[str], csv_path: str | None,
                                            "aimt_sweeps": sweeps})
         click.echo(f"wrote json: {json_path}")
     return total
+
+
+def _print_results(rows: list[dict], sweeps: dict[str, dict], kind: str) -> None:
+    from npuweave import report
+    from npuweave.experiments import averages, headline
+    from npuweave.experiments.layerweaver import THESIS
+
+    console = _console()
+    for scenario, sw in sweeps.items():
+        console.print(f"AI-MT thresholds for {scenario}: low={sw['low']}, high={sw['high']} "
+                      f"(best geomean STP {sw['stp_geomean']:.3f} of {len(sw['grid'])} settings)")
+    console.print(report.rich_table(_per_pair(rows), title="Layerweaver per pair"))
+    console.print(report.rich_table(averages(rows), title="Averages over pairs"))
+    console.print(report.rich_table(_versus(headline(rows), THESIS), title="Ours vs thesis" + kind))
 
 
 def _per_pair(rows: list[dict]) -> list[dict]:

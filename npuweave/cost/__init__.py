@@ -2,7 +2,8 @@
 
 ``profile(layers, npu, batch, formats, model)`` gives one ``LayerCost`` per layer. Models are
 registered by name (``cost_models()``): ``systolic-ws`` (default; SCALE-Sim v3 weight-stationary
-cycles), ``prema`` (PREMA's Algorithm 1) and ``roofline`` (the peak-rate lower bound). All share
+cycles), ``maestro`` (MAESTRO's kcp_ws runtime), ``prema`` (PREMA's Algorithm 1) and
+``roofline`` (the peak-rate lower bound). All share
 one DRAM traffic model (``npuweave.cost.traffic``). Formulas: ``docs/COST_MODEL.md``.
 
 Examples

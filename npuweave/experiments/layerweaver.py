@@ -14,22 +14,24 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import numpy as np
-
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.experiments.compare import evaluate, resolve_schedulers
 from npuweave.experiments.executor import check_jobs, run_map
 from npuweave.experiments.lw_setup import check_ncf, fluid_bound, get_config, ncf_tables
+from npuweave.experiments.lw_summary import (  # noqa: F401 (re-exported)
+    BASELINES,
+    METRICS,
+    _geomean,
+    averages,
+    headline,
+)
 
 COMPUTE_MODELS = {"IC": "inceptionv3", "MN": "mobilenetv2", "RN": "resnet50", "RX": "resnext50"}
 MEMORY_MODELS = {"BB": "bert-base", "BL": "bert-large", "NCF": "ncf", "XL": "xlnet"}
 #: The models a ``seq_len`` applies to (tokens per request).
 TRANSFORMERS = ("BB", "BL", "XL")
 ABBREVIATIONS = {**COMPUTE_MODELS, **MEMORY_MODELS}
-#: The thesis's three baselines (IV.5.B); they all score STP 1 on a pair of streams.
-BASELINES = ("compute-only", "memory-only", "fair")
 SCHEDULERS = ("sequential", *BASELINES, "aimt", "layerweaver")
-METRICS = ("stp", "antt", "fairness", "pe_utilization", "dram_utilization", "makespan_ratio")
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +186,13 @@ def _spec(abbreviation: str, scenario: str, phys: Physics) -> Any:
 
 @cache
 def standalone(abbreviation: str, scenario: str, phys: Physics) -> float:
-    """Steady-state seconds per request of the model alone (cached across runs)."""
+    """Steady-state seconds per request of the model alone (cached across runs).
+
+    Examples
+    --------
+    >>> standalone("RN", "single-batch", Physics("maestro", 32)) > 1e-3  # doctest: +SKIP
+    True
+    """
     from npuweave.hardware import preset
     from npuweave.sim import standalone_time
 
@@ -195,7 +203,13 @@ def standalone(abbreviation: str, scenario: str, phys: Physics) -> float:
 
 @cache
 def pair_bound(pair: tuple[str, str], scenario: str, phys: Physics) -> float:
-    """The fluid upper bound on the pair's STP (``lw_setup.fluid_bound``; cached)."""
+    """The fluid upper bound on the pair's STP (``lw_setup.fluid_bound``; cached).
+
+    Examples
+    --------
+    >>> round(pair_bound(("RN", "BB"), "single-batch", Physics("maestro", 32)), 2)  # doctest: +SKIP
+    1.53
+    """
     from npuweave.hardware import preset
     from npuweave.sim.tenants import tenants_for
 
@@ -210,7 +224,15 @@ def pair_bound(pair: tuple[str, str], scenario: str, phys: Physics) -> float:
 
 
 def max_slowdown(run: Any, sa: Any, window: Any) -> float:
-    """Largest NTT among the requests issued inside the window (thesis: "100% tail")."""
+    """Largest NTT among the requests issued inside the window (thesis: "100% tail").
+
+    A metric function for ``compare.evaluate``, keyed ``"max_slowdown"`` in the rows.
+
+    Examples
+    --------
+    >>> evaluate(result, standalone_of, [max_slowdown])["max_slowdown"]  # doctest: +SKIP
+    2.25
+    """
     from npuweave.metrics import resolve_window
     from npuweave.metrics.multitask import ntt
 
@@ -232,7 +254,14 @@ class Task:
 
 
 def run_task(task: Task) -> dict[str, Any]:
-    """Run one ``Task`` and measure it: one row (module-level so a process pool can call it)."""
+    """Run one ``Task`` and measure it: one row (module-level so a process pool can call it).
+
+    Examples
+    --------
+    >>> task = Task(("RN", "BB"), "single-batch", "layerweaver", 2, (), Physics("maestro", 32))
+    >>> run_task(task)["scheduler"]  # doctest: +SKIP
+    'layerweaver'
+    """
     from npuweave.hardware import preset
     from npuweave.sim import run_streams
 
@@ -250,7 +279,8 @@ def run_task(task: Task) -> dict[str, Any]:
            "pair": "+".join(task.pair), "scheduler": task.scheduler}
     wanted: tuple[Any, ...] = ("stp",) if task.stp_only else (*METRICS, max_slowdown)
     metrics = evaluate(result, lambda rec: alone[rec.model], wanted)
-    row.update({k: v for k, v in metrics.items() if k != "scheduler"})
+    # a run that did nothing keys its (undefined) metrics by what was asked, callables too
+    row.update({getattr(k, "__name__", k): v for k, v in metrics.items() if k != "scheduler"})
     bound = pair_bound(task.pair, task.scenario, phys)
     row["fluid_bound"] = bound
     row["bound_share"] = row["stp"] / bound if row.get("stp") else 0.0
@@ -263,7 +293,15 @@ def make_tasks(pairs: Sequence[tuple[str, str]], scenarios: Sequence[str],
                names: Sequence[str], requests: int, phys: Physics,
                scheduler_opts: Mapping[str, Mapping[str, Any]] | None = None,
                stp_only: bool = False) -> list[Task]:
-    """Every (scenario, pair, scheduler) task, in the order rows are reported."""
+    """Every (scenario, pair, scheduler) task, in the order rows are reported.
+
+    Examples
+    --------
+    >>> ts = make_tasks([("RN", "BB")], ["single-batch"], ["fair", "aimt"], 2,
+    ...                 Physics("maestro", 32), {"aimt": {"low": 0.1, "high": 0.5}})
+    >>> [(t.scheduler, t.opts) for t in ts]
+    [('fair', ()), ('aimt', (('high', 0.5), ('low', 0.1)))]
+    """
     return [Task(pair, s, name, requests,
                  tuple(sorted(((scheduler_opts or {}).get(name, {})).items())), phys, stp_only)
             for s in scenarios for pair in pairs for name in names]
@@ -271,7 +309,13 @@ def make_tasks(pairs: Sequence[tuple[str, str]], scenarios: Sequence[str],
 
 def run_tasks(tasks: Sequence[Task], jobs: int = 1,
               on_step: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Rows of ``tasks`` in order; standalone times and bounds are computed once, up front."""
+    """Rows of ``tasks`` in order; standalone times and bounds are computed once, up front.
+
+    Examples
+    --------
+    >>> rows = run_tasks(make_tasks([("RN", "BB")], ["single-batch"], ["fair"], 2,
+    ...                             Physics("maestro", 32)), jobs=2)  # doctest: +SKIP
+    """
     for t in dict.fromkeys((t.pair, t.scenario, t.phys) for t in tasks):
         pair_bound(*t)
     return run_map(run_task, tasks, jobs,
@@ -312,89 +356,3 @@ def reproduce_layerweaver(
     tasks = make_tasks(chosen, scenarios, names, requests, Physics(model, seq, ncf, seed),
                        scheduler_opts)
     return run_tasks(tasks, jobs, on_step)
-
-
-def _mean(values: Iterable[float | None]) -> float | None:
-    """Mean of the defined values (a run that did nothing has no ANTT)."""
-    vals = [v for v in values if v is not None]
-    return float(np.mean(vals)) if vals else None
-
-
-def _geomean(values: Iterable[float | None]) -> float | None:
-    vals = [v for v in values if v is not None]
-    if not vals or min(vals) <= 0:
-        return 0.0 if vals else None
-    return float(np.exp(np.mean(np.log(vals))))
-
-
-def _by(rows: Sequence[Mapping[str, Any]], scenario: str, scheduler: str) -> dict[str, Any]:
-    return {r["pair"]: r for r in rows if r["scenario"] == scenario and r["scheduler"] == scheduler}
-
-
-def averages(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Per scenario and scheduler: arithmetic means over pairs (STP also as a geomean)."""
-    out = []
-    for scenario in dict.fromkeys(r["scenario"] for r in rows):
-        for name in dict.fromkeys(r["scheduler"] for r in rows):
-            group = list(_by(rows, scenario, name).values())
-            if not group:
-                continue
-            row: dict[str, Any] = {"scenario": scenario, "scheduler": name, "pairs": len(group)}
-            for m in METRICS:
-                row[m] = _mean(g[m] for g in group)
-            row["stp_geomean"] = _geomean(g["stp"] for g in group)
-            out.append(row)
-    return out
-
-
-def _ratios(rows: Sequence[Mapping[str, Any]], scenario: str, base: Sequence[str]) -> list[float]:
-    """Per pair: STP of Layerweaver over the mean STP of the ``base`` runs that did work."""
-    lw = _by(rows, scenario, "layerweaver")
-    refs = [_by(rows, scenario, b) for b in base]
-    out = []
-    for pair, row in lw.items():
-        # A baseline that ran nothing (memory-only when the cost model finds no memory-bound
-        # model in the pair) is not a baseline for that pair.
-        stps = [ref[pair]["stp"] for ref in refs if pair in ref and ref[pair]["stp"]]
-        if stps:
-            out.append(row["stp"] / float(np.mean(stps)))
-    return out
-
-
-def headline(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
-    """The thesis's summary numbers from our rows, by scenario (keys as in ``THESIS``).
-
-    STP gain over the baselines is the mean over pairs of ``STP_LW / mean(STP_baselines) - 1``
-    (the thesis: "by 60.1% on average"), leaving out baselines that ran nothing; over AI-MT it
-    is the geomean ratio minus 1 ("21.6% higher geomean throughput"). Utilizations and ANTT
-    are arithmetic means over pairs; maximum slowdown is the geomean over pairs of each run's
-    largest NTT ("the geomean of maximum slowdown"); ``bound_share`` is the mean of
-    Layerweaver's STP over the pair's fluid upper bound.
-    """
-    out: dict[str, dict[str, float]] = {}
-    for scenario in dict.fromkeys(r["scenario"] for r in rows):
-        lw = list(_by(rows, scenario, "layerweaver").values())
-        if not lw:
-            continue
-        res: dict[str, float] = {}
-        base = _ratios(rows, scenario, BASELINES)
-        if base:
-            res["stp_gain_vs_baselines"] = float(np.mean(base)) - 1
-            res["stp_gain_vs_baselines_max"] = float(np.max(base)) - 1
-        vs_aimt = _ratios(rows, scenario, ("aimt",))
-        if vs_aimt:
-            res["stp_gain_vs_aimt"] = float(np.exp(np.mean(np.log(vs_aimt)))) - 1
-        for m in ("pe_utilization", "dram_utilization", "antt"):
-            res[m] = float(np.mean([r[m] for r in lw]))
-        aimt = list(_by(rows, scenario, "aimt").values())
-        if aimt:
-            res["antt_aimt"] = float(np.mean([r["antt"] for r in aimt]))
-        for name, group in (("max_slowdown", lw), ("max_slowdown_aimt", aimt)):
-            vals = [r.get("max_slowdown") for r in group]
-            if group and all(v is not None for v in vals):
-                res[name] = _geomean(vals) or 0.0
-        shares = [r["bound_share"] for r in lw if r.get("bound_share") is not None]
-        if shares:
-            res["bound_share"] = float(np.mean(shares))
-        out[scenario] = res
-    return out

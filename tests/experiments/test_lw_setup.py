@@ -122,3 +122,13 @@ def test_seq_len_sweep_rows():
 def test_bad_seq_len_sweep(spec):
     with pytest.raises(ConfigError, match="seq-len-sweep"):
         check_seq_lens(spec)
+
+
+def test_a_run_that_did_nothing_still_gives_a_json_row():
+    """Under systolic-ws both RN and BB are compute-bound: memory-only runs nothing."""
+    import json
+
+    rows = reproduce_layerweaver("RN+BB", config="systolic", scenarios=["single-batch"],
+                                 schedulers=["memory-only"], requests=2)
+    assert rows[0]["stp"] == 0.0 and rows[0]["max_slowdown"] is None
+    assert json.loads(json.dumps(rows))[0]["pair"] == "RN+BB"
