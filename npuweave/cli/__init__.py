@@ -30,6 +30,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "ir": ("npuweave.cli.ir", "ir", "Read, validate, inspect and simulate Gemini scheduler IR."),
     "numbers": ("npuweave.cli.numbers", "numbers", "libnumber: number formats and the auto-tuner."),
     "serve": ("npuweave.cli.serve", "serve", "Serve requests arriving over time (Poisson, LoadGen, traces)."),
+    "loadgen": ("npuweave.cli.loadgen", "loadgen", "Run MLPerf LoadGen against the simulated NPU."),
+    "sweep": ("npuweave.cli.sweep", "sweep", "Run an experiment over axes of settings, in parallel."),
 }
 
 

@@ -1,20 +1,26 @@
-"""Run independent tasks serially or on a local process pool, with identical results.
+"""Run independent tasks serially, on a local process pool or on a Dask cluster, with
+identical results.
 
-``run_map(fn, items, jobs)`` is ``[fn(x) for x in items]``: the results come back in the order
-of ``items`` whatever the number of workers, so a pure ``fn`` gives the same list serially and
-in parallel. ``on_result(item, result)`` is called once per finished task, in the parent
-process (progress bars). ``fn`` and the items must pickle when ``jobs > 1`` (a module-level
-function and plain data). Workers are forked where the platform allows it, so caches already
-warm in the parent (cost profiles, zoo models) are shared for free.
+``run_iter(fn, items, jobs, dask)`` yields ``(index, fn(items[index]))`` as tasks finish
+(completion order); ``run_map`` collects them in the order of ``items``, so a pure ``fn`` gives
+the same list whichever runs it. ``fn`` and the items must pickle when they leave this process
+(a module-level function or a ``functools.partial`` of one, and plain data). Pool workers are
+forked where the platform allows it, so caches already warm in the parent (cost profiles, zoo
+models, standalone times) are shared for free. A bounded window of tasks is in flight, so
+closing the iterator early (Ctrl-C, an error) cancels the rest and loses only those.
+
+Dask: ``dask="local:N"`` starts a ``LocalCluster`` of N single-threaded worker processes for
+the call; ``dask="tcp://host:8786"`` uses a running scheduler. Dask is the optional ``dask``
+extra.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import TypeVar
 
 from npuweave.errors import ConfigError
 
@@ -35,9 +41,60 @@ def check_jobs(jobs: object) -> int:
     return jobs or (os.cpu_count() or 1)
 
 
+def check_dask(address: str | None) -> None:
+    """Validate ``--dask`` before work starts: ``local:N`` (1..256) or ``tcp://host:port``,
+    and Dask installed."""
+    if address is None:
+        return
+    if address.startswith("local:"):
+        local_workers(address)
+    elif not address.startswith(("tcp://", "tls://", "inproc://", "ucx://")):
+        raise ConfigError(f"--dask {address!r}: give a scheduler address (tcp://host:8786) or "
+                          "local:N to start N local workers")
+    try:
+        import dask.distributed  # noqa: F401
+    except ImportError:
+        raise ConfigError("--dask needs Dask: pip install 'npuweave[dask]'") from None
+
+
+def local_workers(address: str) -> int:
+    """N of ``local:N``."""
+    try:
+        n = int(address.split(":", 1)[1])
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 256:
+        raise ConfigError(f"--dask {address!r}: write local:N with N workers in 1..256")
+    return n
+
+
+def run_iter(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1,
+             dask: str | None = None) -> Iterator[tuple[int, R]]:
+    """``(i, fn(items[i]))`` for every item, as the tasks finish.
+
+    Examples
+    --------
+    >>> sorted(run_iter(abs, [-2, 3]))
+    [(0, 2), (1, 3)]
+    """
+    todo: Sequence[T] = list(items)
+    if dask is not None:
+        yield from _dask_iter(fn, todo, dask)
+        return
+    jobs = min(check_jobs(jobs), max(1, len(todo)))
+    if jobs == 1:
+        for i, x in enumerate(todo):
+            yield i, fn(x)
+        return
+    yield from _pool_iter(fn, todo, jobs)
+
+
 def run_map(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1,
-            on_result: Callable[[T, R], None] | None = None) -> list[R]:
-    """``[fn(x) for x in items]`` on ``jobs`` processes, results in the order of ``items``.
+            on_result: Callable[[T, R], None] | None = None,
+            dask: str | None = None) -> list[R]:
+    """``[fn(x) for x in items]`` on ``jobs`` processes (or Dask), in the order of ``items``.
+
+    ``on_result(item, result)`` is called once per finished task, in this process.
 
     Examples
     --------
@@ -45,30 +102,65 @@ def run_map(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1,
     [2, 3, 5]
     """
     todo: Sequence[T] = list(items)
-    jobs = min(check_jobs(jobs), max(1, len(todo)))
-    if jobs == 1:
-        out = []
-        for x in todo:
-            res = fn(x)
-            if on_result is not None:
-                on_result(x, res)
-            out.append(res)
-        return out
-    return _pool_map(fn, todo, jobs, on_result)
+    results: dict[int, R] = {}
+    for i, res in run_iter(fn, todo, jobs, dask):
+        results[i] = res
+        if on_result is not None:
+            on_result(todo[i], res)
+    return [results[i] for i in range(len(todo))]
 
 
-def _pool_map(fn: Callable[[T], R], todo: Sequence[T], jobs: int,
-              on_result: Callable[[T, R], None] | None) -> list[R]:
+def _pool_iter(fn: Callable[[T], R], todo: Sequence[T], jobs: int) -> Iterator[tuple[int, R]]:
     methods = mp.get_all_start_methods()
     ctx = mp.get_context("fork" if "fork" in methods else methods[0])
-    results: dict[int, R] = {}
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        pending: dict[Any, int] = {pool.submit(fn, x): i for i, x in enumerate(todo)}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+    try:
+        it = iter(enumerate(todo))
+        live: dict[Future[R], int] = {}
+        for i, x in it:  # a bounded window: Ctrl-C loses little, memory stays flat
+            live[pool.submit(fn, x)] = i
+            if len(live) >= 4 * jobs:
+                break
+        while live:
+            done, _ = wait(live, return_when=FIRST_COMPLETED)
             for fut in done:
-                i = pending.pop(fut)
-                results[i] = fut.result()
-                if on_result is not None:
-                    on_result(todo[i], results[i])
-    return [results[i] for i in range(len(todo))]
+                yield live.pop(fut), fut.result()
+                nxt = next(it, None)
+                if nxt is not None:
+                    live[pool.submit(fn, nxt[1])] = nxt[0]
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _dask_iter(fn: Callable[[T], R], todo: Sequence[T], address: str) -> Iterator[
+        tuple[int, R]]:
+    check_dask(address)
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if address.startswith("local:"):
+        cluster = LocalCluster(n_workers=local_workers(address), threads_per_worker=1,
+                               processes=True, dashboard_address=None)
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(address, timeout="10s")
+        except OSError as exc:
+            raise ConfigError(f"--dask: cannot reach the Dask scheduler at {address!r} ({exc}); "
+                              "start one with 'dask scheduler' or use local:N") from None
+    try:
+        futs = {client.submit(fn, x, pure=False): i for i, x in enumerate(todo)}
+        for fut in as_completed(futs):
+            yield futs[fut], fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def describe(jobs: int, dask: str | None) -> str:
+    """``"Dask local:2"`` or ``"2 process(es)"`` for headers."""
+    return f"Dask {dask}" if dask else f"{check_jobs(jobs)} process(es)"
+
+
+__all__ = ["check_dask", "check_jobs", "describe", "local_workers", "run_iter", "run_map"]

@@ -89,6 +89,12 @@ class EventLoop:
             raise ValueError(f"cannot schedule at {time!r} before now={self.now!r}")
         self._seq += 1
         heapq.heappush(self._heap, [time, prio, self._seq, fn, args])
+    def peek(self) -> float:
+        """Time of the next event that will fire (``inf`` when none is left)."""
+        heap = self._heap
+        while heap and heap[0][3] is _cancelled:
+            heapq.heappop(heap)
+        return float(heap[0][0]) if heap else float("inf")
 
     def step(self) -> bool:
         """Fire the next event (cancelled ones are skipped); False when none is left."""

@@ -113,23 +113,12 @@ class Simulator:
                          tuple(_suffix(t, dram_bw) for t in self.tenants))
         self.notes: list[str] = []
         self.progress = progress
+        self.ticking = False  # the policy's periodic wake-ups are scheduled
 
     # -- running -----------------------------------------------------------------------------
     def run(self) -> None:
         """Simulate until every issued request is done (or dropped)."""
-        if self.layer:
-            self.notes = list(self.policy.start(self.board))
-            if self.closed is not None:
-                self.board.on_dispatched = self._reissue_predicted  # type: ignore[union-attr]
-        else:
-            self.notes = list(self.policy.start(self.view))
-        if self.closed is not None and self.closed.first():
-            for t in range(len(self.tenants)):
-                self._arrive(t, 0.0, 0, math.inf)
-        self._schedule_arrival()
-        period = getattr(self.policy, "period_s", None)
-        if period:
-            self.loop.schedule(period, self._tick, period, self._wake_up, prio=WAKE)
+        self.start()
         if self.progress is not None:
             step = (self.arrivals[-1][0] if self.arrivals else 0.0) / 200 or 1e-3
             self.loop.schedule(step, self._tick, step, self._report, prio=WAKE)
@@ -142,6 +131,44 @@ class Simulator:
         if left:
             self.notes.append(f"{len(left)} request(s) of models the policy does not serve "
                               "were never run; they count as killed")
+
+    def start(self) -> None:
+        """Start the policy, the closed loop, the arrival list and the wake-ups; run nothing.
+
+        ``run`` calls it; an online driver (LoadGen) calls it, then ``arrive_at`` and
+        ``advance`` as real time passes.
+        """
+        if self.layer:
+            self.notes = list(self.policy.start(self.board))
+            if self.closed is not None:
+                self.board.on_dispatched = self._reissue_predicted  # type: ignore[union-attr]
+        else:
+            self.notes = list(self.policy.start(self.view))
+        if self.closed is not None and self.closed.first():
+            for t in range(len(self.tenants)):
+                self._arrive(t, 0.0, 0, math.inf)
+        self._schedule_arrival()
+        self._start_wakeups(self.loop.now)
+
+    def _start_wakeups(self, now: float) -> None:
+        period = getattr(self.policy, "period_s", None)
+        if period and not self.ticking:
+            self.ticking = True
+            self.loop.schedule(now + period, self._tick, period, self._wake_up, prio=WAKE)
+
+    def advance(self, until: float) -> None:
+        """Simulate up to time ``until`` (never backwards); the clock then reads ``until``."""
+        until = max(until, self.loop.now)
+        self.loop.run(until)
+        self.loop.now = until
+
+    def arrive_at(self, now: float, tenant: int, priority: int = 0,
+                  deadline_s: float = math.inf) -> Request:
+        """A request of ``tenant`` arrives at ``now`` (not before the clock): online use."""
+        self.advance(now)
+        req = self._arrive(tenant, self.loop.now, priority, deadline_s)
+        self._start_wakeups(self.loop.now)
+        return req
 
     def _report(self) -> None:
         self.progress(self.loop.now)  # type: ignore[misc]
@@ -183,6 +210,8 @@ class Simulator:
                 or bool(self.view.queued) or not self.engine.dma_idle
                 or self.engine.pe_busy)
         if not more:
+            if action == self._wake_up:
+                self.ticking = False
             return
         action()
         self.loop.schedule(self.loop.now + period, self._tick, period, action, prio=WAKE)

@@ -148,6 +148,10 @@ def _isolated(tenant: Tenant, foot: Footprint, npu: NPU, traffic: bool) -> float
     return sim.requests[0].finish_s
 
 
+#: Public name of the cold isolated time (LoadGen's online device uses it too).
+isolated_time = _isolated
+
+
 def _table(sim: Simulator, groups: list[Group], arr: Arrivals, iso: np.ndarray) -> RequestTable:
     n = len(arr)
     start, finish = np.full(n, np.nan), np.full(n, np.nan)

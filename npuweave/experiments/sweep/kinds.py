@@ -1,0 +1,459 @@
+"""What one sweep point can run: its settings (with defaults and checks) and its run function.
+
+A *kind* is one command's worth of work: ``schedule`` (closed-loop streams under one
+scheduler, the row of ``npuweave schedule``) and ``profile`` (one model's per-layer cost
+totals). Settings named ``npu.<field>`` override one field of the NPU (``npu.dram_bw:
+[100 GB/s, 300 GB/s]`` sweeps bandwidth), so design-space sweeps need no YAML per point.
+Running a point is a pure function of its settings and the shared standalone-time table.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from npuweave.errors import NpuweaveError
+
+#: (model, npu key, batch, cost model) -> seconds of one request alone (steady state).
+StandaloneKey = tuple[str, str, int, str]
+Checker = Callable[[Any], str | None]
+
+
+def _int_at_least(low: int, high: int = 10**9) -> Checker:
+    def check(v: Any) -> str | None:
+        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+            return f"must be an integer in [{low}, {high:,}], got {v!r}"
+        return None
+    return check
+
+
+def _optional_seconds(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int | float) or not (0 < v < math.inf):
+        return f"must be a finite number of seconds > 0 (or null), got {v!r}"
+    return None
+
+
+def _models(v: Any) -> str | None:
+    names = _split_models(v)
+    if not names:
+        return "must name at least one model (a comma list or a list of zoo names/ONNX paths)"
+    for n in names:
+        msg = _model_problem(n)
+        if msg:
+            return msg
+    return None
+
+
+@cache
+def _model_problem(name: str) -> str | None:
+    from npuweave.workload import load_layers
+
+    try:
+        load_layers(name)  # cached: the run loads the same layers again for free
+    except NpuweaveError as exc:
+        return str(exc)
+    return None
+
+
+def _close(name: str, valid: list[str] | tuple[str, ...]) -> str:
+    import difflib
+
+    hits = difflib.get_close_matches(name, list(valid), n=1)
+    return f" (did you mean {hits[0]!r}?)" if hits else ""
+
+
+def _one_of(names: Callable[[], list[str]], what: str) -> Checker:
+    def check(v: Any) -> str | None:
+        valid = names()
+        if not isinstance(v, str) or v not in valid:
+            return f"unknown {what} {v!r}{_close(str(v), valid)}; choose one of: {', '.join(valid)}"
+        return None
+    return check
+
+
+def _npu(v: Any) -> str | None:
+    from pathlib import Path
+
+    from npuweave.hardware import preset_names
+
+    if not isinstance(v, str):
+        return f"must be a preset name or a YAML path, got {v!r}"
+    if v.endswith((".yaml", ".yml")) or "/" in v:
+        return None if Path(v).is_file() else f"NPU file {v!r} does not exist"
+    return None if v in preset_names() else (
+        f"unknown NPU preset {v!r}{_close(v, preset_names())}; see 'npuweave npus'")
+
+
+def _mapping(v: Any) -> str | None:
+    return None if isinstance(v, dict | tuple) else f"must be a mapping, got {v!r}"
+
+
+def _split_models(v: Any) -> list[str]:
+    if isinstance(v, str):
+        return [s.strip() for s in v.split(",") if s.strip()]
+    if isinstance(v, list | tuple) and all(isinstance(s, str) for s in v):
+        return [s.strip() for s in v if s.strip()]
+    return []
+
+
+def _schedulers() -> list[str]:
+    from npuweave.schedule import schedulers
+
+    return list(schedulers())
+
+
+def _all_schedulers() -> list[str]:
+    from npuweave.schedule import schedulers
+
+    return list(schedulers("all"))
+
+
+def _text_list(v: Any) -> str:
+    """``[300, 80]``, ``(300, 80)``, ``300`` or ``"300,80"`` as the CLI's comma text."""
+    if isinstance(v, list | tuple):
+        return ",".join(str(x) for x in v)
+    return str(v)
+
+
+def _parsed(parse: Callable[[str, int], Any]) -> Checker:
+    """Check each comma item alone (the per-model count is checked once models are known)."""
+    def check(v: Any) -> str | None:
+        if v is None:
+            return None
+        items = _text_list(v).split(",")
+        try:
+            for item in items:
+                parse(item, 1)
+        except NpuweaveError as exc:
+            return str(exc)
+        return None
+    return check
+
+
+def _option(parse: Callable[[str], Any]) -> Checker:
+    def check(v: Any) -> str | None:
+        try:
+            parse(str(v))
+        except NpuweaveError as exc:
+            return str(exc)
+        return None
+    return check
+
+
+def _serve_arrivals(v: Any) -> str | None:
+    if v not in ("poisson", "loadgen-server"):
+        return (f"must be 'poisson' or 'loadgen-server', got {v!r} (traces and closed loops "
+                "are other kinds of run)")
+    return None
+
+
+def _cost_models() -> list[str]:
+    from npuweave.cost.registry import cost_models
+
+    return list(cost_models())
+
+
+_INT_METRICS = {"requests_done", "layers", "dram_bytes", "macs", "memory_bound_layers",
+                "requests", "served", "killed", "preemptions"}
+
+
+def _qps_item(text: str, n: int) -> Any:
+    from npuweave.sim.options import parse_qps
+
+    return parse_qps(text, n)
+
+
+def _deadline_item(text: str, n: int) -> Any:
+    from npuweave.sim.options import parse_deadlines
+
+    return parse_deadlines(text, n)
+
+
+def _priority_item(text: str, n: int) -> Any:
+    from npuweave.sim.options import parse_priorities
+
+    return parse_priorities(text, n)
+
+
+def _duration(text: str) -> Any:
+    from npuweave.sim.options import parse_duration
+
+    return parse_duration(text)
+
+
+def _batching(text: str) -> Any:
+    from npuweave.sim.options import parse_batching
+
+    return parse_batching(text)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A point kind: settings with defaults and checks, the metric columns, the runner."""
+
+    name: str
+    defaults: Mapping[str, Any]
+    checks: Mapping[str, Checker]
+    required: tuple[str, ...]
+    metrics: tuple[str, ...]
+    run: Callable[[Mapping[str, Any], Mapping[StandaloneKey, float]], dict[str, Any]]
+    standalone_keys: Callable[[Mapping[str, Any]], list[StandaloneKey]] = field(
+        default=lambda p: [])
+    combo: Callable[[Mapping[str, Any]], str | None] = field(default=lambda p: None)
+
+    def metric_types(self) -> list[tuple[str, str]]:
+        """``(column, type)`` of each metric: JSON columns are strings, counts integers."""
+        return [(m, "string" if m.endswith("_json") else
+                 "int64" if m in _INT_METRICS else "float64") for m in self.metrics]
+
+    def normalize(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults filled in; model lists as tuples of names."""
+        out = {**self.defaults, **params}
+        if "models" in out:
+            out["models"] = tuple(_split_models(out["models"]))
+        return out
+
+
+@cache
+def _npu_for(name: str, overrides: tuple[tuple[str, Any], ...]) -> Any:
+    from npuweave.hardware import get_npu
+    from npuweave.hardware.loader import npu_from_dict
+
+    npu = get_npu(name)
+    if not overrides:
+        return npu
+    raw = {k: (list(v) if isinstance(v, tuple) else v) for k, v in npu.to_dict().items()}
+    raw.update(dict(overrides))
+    return npu_from_dict(raw, f"npu {name!r} with {dict(overrides)}")
+
+
+def npu_of(params: Mapping[str, Any]) -> Any:
+    """The point's NPU: its ``npu`` preset or file with every ``npu.<field>`` override."""
+    over = tuple(sorted((k[4:], v) for k, v in params.items() if k.startswith("npu.")))
+    return _npu_for(params["npu"], over)
+
+
+def _npu_key(params: Mapping[str, Any]) -> str:
+    over = sorted((k, v) for k, v in params.items() if k.startswith("npu."))
+    return params["npu"] + ("" if not over else json.dumps(over, default=str))
+
+
+def _batches(params: Mapping[str, Any]) -> list[int]:
+    b, n = params["batch"], len(params["models"])
+    return list(b) if isinstance(b, tuple) else [b] * n
+
+
+def _schedule_keys(params: Mapping[str, Any]) -> list[StandaloneKey]:
+    return [(m, _npu_key(params), b, params["cost_model"])
+            for m, b in zip(params["models"], _batches(params))]
+
+
+def standalone_seconds(key: StandaloneKey, params: Mapping[str, Any]) -> float:
+    """Seconds of one request of the key's model alone (computed, not looked up)."""
+    from npuweave.sim import standalone_time
+
+    return float(standalone_time(key[0], npu_of(params), key[2], key[3]))
+
+
+def _run_schedule(params: Mapping[str, Any],
+                  standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
+    from npuweave.experiments.compare import evaluate
+    from npuweave.sim import run_streams
+
+    npu = npu_of(params)
+    keys = dict(zip(params["models"], _schedule_keys(params)))
+    opts = dict(params.get("options") or ())
+    result = run_streams(list(params["models"]), npu, batch=_batches(params),
+                         scheduler=params["scheduler"], requests=params["requests"],
+                         window_s=params["window_s"], seed=params["seed"],
+                         cost_model=params["cost_model"], **opts)
+
+    def alone(record: Any) -> float:
+        key = keys[record.model]
+        return standalone[key] if key in standalone else standalone_seconds(key, params)
+
+    row = evaluate(result, alone)
+    tput = row.pop("throughput", {}) or {}
+    row.pop("scheduler", None)
+    row["throughput_total"] = float(sum(tput.values()))
+    row["throughput_json"] = json.dumps({k: float(v) for k, v in tput.items()}, sort_keys=True)
+    row["makespan_s"] = float(result.makespan_s)
+    row["requests_done"] = len(result.requests)
+    return row
+
+
+def _run_profile(params: Mapping[str, Any],
+                 standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
+    from npuweave.cost import profile
+    from npuweave.workload import load_layers
+
+    if len(params["models"]) != 1:
+        raise NpuweaveError("a 'profile' point takes one model in 'models'")
+    costs = profile(load_layers(params["models"][0]), npu_of(params), batch=params["batch"],
+                    model=params["cost_model"])
+    total = sum(costs[1:], costs[0])
+    return {"layers": len(costs), "compute_s": total.compute_s, "memory_s": total.memory_s,
+            "dram_bytes": int(total.dram_bytes), "macs": int(total.macs),
+            "memory_bound_layers": sum(1 for c in costs if c.memory_s > c.compute_s)}
+
+
+def _serve_arrivals_of(params: Mapping[str, Any]) -> Any:
+    from npuweave.sim import arrivals as arr
+    from npuweave.sim import options as o
+
+    models, n = list(params["models"]), len(params["models"])
+    rates = o.parse_qps(_text_list(params["qps"]), n)
+    dl = (o.parse_deadlines(_text_list(params["deadline"]), n)
+          if params["deadline"] is not None else None)
+    pr = (o.parse_priorities(_text_list(params["priority"]), n)
+          if params["priority"] is not None else None)
+    gen = arr.poisson if params["arrivals"] == "poisson" else arr.loadgen_server
+    return gen(models, rates, o.parse_duration(str(params["duration"])), params["seed"],
+               priority=pr, deadline_s=dl)
+
+
+def _run_serve(params: Mapping[str, Any],
+               standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
+    from npuweave.sim import options as o
+    from npuweave.sim.serving import serve
+
+    result = serve(list(params["models"]), npu_of(params), _serve_arrivals_of(params),
+                   params["scheduler"], batching=o.parse_batching(str(params["batching"])),
+                   cost_model=params["cost_model"], seed=params["seed"],
+                   **dict(params.get("options") or ()))
+    rows = {r["name"]: r for r in result.rows if r.get("scope") in ("all", "model")}
+    top = rows.get("all", {})
+    out = {m: top.get(m) for m in _SERVE_FROM_SUMMARY}
+    out["per_model_json"] = json.dumps(
+        {name: {k: r.get(k) for k in ("served", "throughput_rps", "antt", "latency_p99_s",
+                                      "deadline_violation")}
+         for name, r in rows.items() if name != "all"}, sort_keys=True, default=str)
+    out["span_s"] = result.span_s
+    return out
+
+
+_SERVE_FROM_SUMMARY = ("requests", "served", "killed", "throughput_rps", "stp_open_loop",
+                       "stp_task_set", "antt", "fairness", "sla_violation_x2",
+                       "sla_violation_x5", "sla_violation_x10", "deadline_violation",
+                       "latency_p50_s", "latency_p99_s", "latency_max_s", "pe_util",
+                       "dram_util", "preemptions", "preempt_overhead_s", "wasted_s")
+
+
+def _serve_combo(params: Mapping[str, Any]) -> str | None:
+    """Per-model lists must have one entry per model."""
+    n = len(_split_models(params.get("models", "")))
+    for key in ("qps", "deadline", "priority"):
+        v = params.get(key)
+        if v is not None and n and len(_text_list(v).split(",")) != n:
+            return (f"setting {key!r}: {len(_text_list(v).split(','))} values for {n} models; "
+                    "give one per model")
+    return None
+
+
+_COMMON_CHECKS: dict[str, Checker] = {
+    "models": _models, "npu": _npu, "batch": _int_at_least(1, 1 << 16),
+    "cost_model": _one_of(_cost_models, "cost model"),
+}
+
+KINDS: dict[str, Kind] = {
+    "schedule": Kind(
+        "schedule",
+        defaults={"npu": "memory-centric", "batch": 1, "scheduler": "layerweaver",
+                  "requests": 10, "window_s": None, "seed": 0, "cost_model": "systolic-ws",
+                  "options": ()},
+        checks={**_COMMON_CHECKS, "scheduler": _one_of(_schedulers, "scheduler"),
+                "requests": _int_at_least(1, 1_000_000), "window_s": _optional_seconds,
+                "seed": _int_at_least(0, 2**63 - 1), "options": _mapping},
+        required=("models",),
+        metrics=("stp", "antt", "fairness", "pe_utilization", "dram_utilization",
+                 "makespan_ratio", "throughput_total", "throughput_json", "makespan_s",
+                 "requests_done"),
+        run=_run_schedule, standalone_keys=_schedule_keys),
+    "profile": Kind(
+        "profile",
+        defaults={"npu": "memory-centric", "batch": 1, "cost_model": "systolic-ws"},
+        checks=_COMMON_CHECKS, required=("models",),
+        metrics=("layers", "compute_s", "memory_s", "dram_bytes", "macs",
+                 "memory_bound_layers"),
+        run=_run_profile),
+    "serve": Kind(
+        "serve",
+        defaults={"npu": "memory-centric", "scheduler": "layerweaver", "arrivals": "poisson",
+                  "duration": "1s", "deadline": None, "priority": None, "batching": "none",
+                  "seed": 0, "cost_model": "systolic-ws", "options": ()},
+        checks={**{k: v for k, v in _COMMON_CHECKS.items() if k != "batch"},
+                "scheduler": _one_of(_all_schedulers, "scheduler"),
+                "arrivals": _serve_arrivals, "qps": _parsed(_qps_item),
+                "duration": _option(_duration), "deadline": _parsed(_deadline_item),
+                "priority": _parsed(_priority_item), "batching": _option(_batching),
+                "seed": _int_at_least(0, 2**63 - 1), "options": _mapping},
+        required=("models", "qps"),
+        metrics=(*_SERVE_FROM_SUMMARY, "per_model_json", "span_s"),
+        run=_run_serve, combo=_serve_combo),
+}
+
+
+@cache
+def _check_value(kind: str, key: str, value: Any) -> str | None:
+    checks = KINDS[kind].checks
+    if key.startswith("npu."):
+        from npuweave.hardware.npu import NPU
+
+        fields = NPU.__dataclass_fields__
+        if key[4:] not in fields or key[4:] == "name":
+            return f"unknown NPU field {key[4:]!r}{_close(key[4:], list(fields))}"
+        return _npu_field_problem(key[4:], value)
+    if key not in checks:
+        valid = sorted(checks)
+        return f"unknown setting {key!r}{_close(key, valid)} for kind {kind!r} (valid: " \
+               f"{', '.join(valid)}, npu.<field>)"
+    if key == "batch" and isinstance(value, list | tuple):
+        bad = [m for v in value if (m := checks[key](v))]
+        return bad[0] if bad else None
+    return checks[key](value)
+
+
+def _npu_field_problem(name: str, value: Any) -> str | None:
+    from npuweave.hardware import preset
+    from npuweave.hardware.loader import npu_from_dict
+
+    raw = {k: (list(v) if isinstance(v, tuple) else v)
+           for k, v in preset("memory-centric").to_dict().items()}
+    raw[name] = list(value) if isinstance(value, tuple) else value
+    try:
+        npu_from_dict(raw, "npu")
+    except NpuweaveError as exc:
+        return str(exc).split("invalid NPU spec: ", 1)[-1]
+    return None
+
+
+def check_params(kind: str, params: Mapping[str, Any], where: str, problems: list[str],
+                 required: bool = True) -> None:
+    """Append one message per bad setting (and, with ``required``, per missing one)."""
+    for key in KINDS[kind].required if required else ():
+        if key not in params:
+            problems.append(f"{where}: missing setting {key!r}")
+    for key, value in params.items():
+        try:
+            msg = _check_value(kind, str(key), _hashable(value))
+        except TypeError:
+            msg = f"cannot use {value!r}"
+        if msg:
+            problems.append(f"{where}: setting {key!r}: {msg}")
+    b, models = params.get("batch"), _split_models(params.get("models", ""))
+    if isinstance(b, list) and len(b) != len(models):
+        problems.append(f"{where}: 'batch' lists {len(b)} sizes for {len(models)} models")
+
+
+def _hashable(v: Any) -> Any:
+    if isinstance(v, list):
+        return tuple(_hashable(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _hashable(x)) for k, x in v.items()))
+    return v
