@@ -46,7 +46,7 @@ def sweep_series(rows: Sequence[Mapping[str, Any]], metric: str, axis: str,
     acc: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in ok:
         label = ", ".join(f"{g}={r.get(g)}" for g in groups) or "all"
-        acc[label][r.get(axis)].append(float(r[metric]))  # type: ignore[arg-type]
+        acc[label][r.get(axis)].append(float(r[metric]))
     out = {}
     for label, by_x in acc.items():
         xs = sorted(by_x, key=lambda x: (_num(x) is None, _num(x) or 0.0, str(x)))
