@@ -470,10 +470,12 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-def csv_text(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
+def csv_text(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None,
+             header: bool = True) -> str:
     """CSV text of flat rows: a header, one line per row, LF line ends, ``None`` as empty.
 
-    ``columns`` fixes the column order (default: first appearance over all rows).
+    ``columns`` fixes the column order (default: first appearance over all rows);
+    ``header=False`` leaves the header out (rows appended to an existing file).
 
     Examples
     --------
@@ -486,7 +488,8 @@ def csv_text(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = 
             cols.extend(k for k in row if k not in cols)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(cols)
+    if header:
+        writer.writerow(cols)
     for row in rows:
         writer.writerow([_csv_cell(row.get(c)) for c in cols])
     return buf.getvalue()

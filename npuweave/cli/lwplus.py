@@ -8,7 +8,6 @@ checked before any work starts; user errors print one line and exit 2.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -43,32 +42,14 @@ def _progress(total: int, label: str) -> Any:
 
 def _write(rows: list[dict[str, Any]], csv_path: str | None, json_path: str | None,
            extra: dict[str, Any] | None = None) -> None:
-    from npuweave.fileio import atomic_open
+    from npuweave.fileio import write_csv, write_json
     from npuweave.metrics.serving import jsonable
 
     flat = [{k: v for k, v in r.items() if not k.startswith("latency_")} for r in rows]
-    if csv_path == "-":
-        click.echo(to_csv(flat), nl=False)
-    elif csv_path:
-        with atomic_open(csv_path, "w") as fh:
-            fh.write(to_csv(flat))
+    if csv_path:
+        write_csv(csv_path, flat)  # the union of the keys, in first-seen order
     if json_path:
-        with atomic_open(json_path, "w") as fh:
-            json.dump({"rows": jsonable(flat), **(extra or {})}, fh, indent=1, default=str)
-
-
-def to_csv(rows: list[dict[str, Any]]) -> str:
-    """Rows with different keys as one CSV (the union of the keys, in first-seen order)."""
-    import csv
-    import io
-
-    keys = list(dict.fromkeys(k for r in rows for k in r))
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=keys, restval="", lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: "" if v is None else v for k, v in r.items()})
-    return buf.getvalue()
+        write_json(json_path, {"rows": jsonable(flat), **(extra or {})}, indent=1)
 
 
 def _table(rows: list[dict[str, Any]], cols: list[str], title: str) -> None:

@@ -43,6 +43,9 @@ _DESCRIPTIONS = {
     "global_mem_bytes": "DRAM capacity: bytes or a size string.",
     "dataflow": "Array dataflow.",
     "description": "Free text shown by 'npuweave npus'.",
+    "l2_bytes": "Per-core L2 buffer of a multi-core NPU: bytes or a size string.",
+    "noc_bw": "Core-to-core link bandwidth: bytes/s or '32 GB/s' (0: no mesh).",
+    "noc_hop_cycles": "Cycles per mesh hop of a core-to-core transfer.",
 }
 
 
@@ -54,8 +57,8 @@ def _quantity(minimum: dict[str, float]) -> dict[str, Any]:
 def _field_schema(name: str) -> dict[str, Any]:
     if name in loader._SIZE_FIELDS:
         out = _quantity({"exclusiveMinimum": 0} if name == "weight_buffer" else {"minimum": 0})
-    elif name in loader._RATE_FIELDS:
-        out = _quantity({"exclusiveMinimum": 0})
+    elif name in loader._RATE_FIELDS:  # noc_bw 0 means no mesh
+        out = _quantity({"minimum": 0} if name == "noc_bw" else {"exclusiveMinimum": 0})
     elif name in loader._POSITIVE_INT:
         out = {"type": "integer", "minimum": 1}
     elif name in loader._NONNEG_INT:

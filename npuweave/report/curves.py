@@ -21,12 +21,10 @@ def curves_png(path: str | os.PathLike[str], series: Mapping[str, Sequence[tuple
     >>> curves_png("gain.png", {"ours": [(8, 10.0), (32, 40.0)]}, {"thesis ours": 60.1})  # doctest: +SKIP
     'gain.png'
     """
-    import matplotlib
+    from matplotlib.figure import Figure  # no pyplot: no backend selected, nothing left open
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig = Figure(figsize=(8, 4.5))
+    ax = fig.subplots()
     colours = {}
     for name, pts in series.items():
         xs, ys = zip(*sorted(pts), strict=True)
@@ -46,8 +44,5 @@ def curves_png(path: str | os.PathLike[str], series: Mapping[str, Sequence[tuple
         ax.set_title(title)
     ax.legend(fontsize=7, loc="best")
     fig.tight_layout()
-    try:
-        save_figure(fig, path, dpi=120)
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, dpi=120)
     return str(path)

@@ -1,6 +1,6 @@
 """Plots of the Layerweaver+ reproduction: STP vs arrival ratio (Figure V.5), latency CDFs with
 the deadline lines (Figure V.6), STP vs deadline (Figure V.7). Rows are the plain dicts of
-``npuweave.experiments.lwplus_repro``; PNGs are written atomically on the Agg backend.
+``npuweave.experiments.lwplus_repro``; PNGs are written atomically (no backend is selected).
 """
 
 from __future__ import annotations
@@ -18,13 +18,11 @@ STYLE = {"baseline": ("k", "--"), "layerweaver": ("tab:blue", "-"),
 
 
 def _figure(n: int, cols: int = 3) -> tuple[Any, list[Any]]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: no backend selected, nothing left open
 
     rows = max(1, -(-n // cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    fig = Figure(figsize=(4.2 * cols, 3.2 * rows))
+    axes = fig.subplots(rows, cols, squeeze=False)
     flat = list(axes.ravel())
     for ax in flat[n:]:
         ax.set_visible(False)

@@ -94,8 +94,8 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
     --------
     >>> from npuweave.schedule.tiling import make_tenant
     >>> ts = [make_tenant("a", [4.0], [10], 100), make_tenant("b", [0.5], [40], 100)]
-    >>> plan_using("kernel", "layerweaver", ts, 100, 10.0, 3) == plan_using(
-    ...     "python", "layerweaver", ts, 100, 10.0, 3)
+    >>> plan_using("kernel", "layerweaver", ts, 100, 10.0, 3, reading="npuweave") == plan_using(
+    ...     "python", "layerweaver", ts, 100, 10.0, 3, reading="npuweave")
     True
     """
     if isinstance(policy, str):

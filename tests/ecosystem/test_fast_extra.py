@@ -12,14 +12,15 @@ import tomllib
 
 REPO = Path(__file__).resolve().parents[2]
 
-# A closed-loop Layerweaver run that the kernel covers (every unit fits the buffer).
+# A closed-loop Layerweaver run that the kernel covers (every unit fits the buffer; the
+# kernel implements npuweave's idle-time reading).
 _PLAN = """
 from npuweave.schedule import make_tenant
 from npuweave.schedule.plan import plan_using
 def run(path):
     a = make_tenant("a", [4.0, 1.0, 3.0], [10, 30, 5], buffer_bytes=40)
     b = make_tenant("b", [1.0, 2.0], [35, 20], buffer_bytes=40)
-    return plan_using(path, "layerweaver", [a, b], 40, 10.0, 5)
+    return plan_using(path, "layerweaver", [a, b], 40, 10.0, 5, reading="npuweave")
 """
 
 

@@ -27,8 +27,11 @@ KEYS = ("stp", "antt", "fairness", "pe_utilization", "dram_utilization", "makesp
 
 def test_reproduction_table_is_unchanged():
     golden = json.loads(PIN.read_text())
+    # the physics and the greedy reading of the pinned commit: SCALE-Sim-exact costs, the zoo's
+    # 128 tokens (config "systolic") and npuweave's original idle-time reading
     rows = reproduce_layerweaver("RN+BB,IC+XL,MN+NCF,RX+BL", ("single-batch", "multi-batch"),
-                                 requests=4, cost_model="systolic-ws")
+                                 requests=4, config="systolic",
+                                 scheduler_opts={"layerweaver": {"reading": "npuweave"}})
     got = {(r["scenario"], r["pair"], r["scheduler"]): r for r in rows}
     assert len(got) == len(golden) == 48
     for g in golden:

@@ -9,7 +9,6 @@ Running a point is a pure function of its settings and the shared standalone-tim
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -241,7 +240,7 @@ def npu_of(params: Mapping[str, Any]) -> Any:
 
 def _npu_key(params: Mapping[str, Any]) -> str:
     over = sorted((k, v) for k, v in params.items() if k.startswith("npu."))
-    return params["npu"] + ("" if not over else json.dumps(over, default=str))
+    return params["npu"] + ("" if not over else repr(over))
 
 
 def _batches(params: Mapping[str, Any]) -> list[int]:
@@ -282,10 +281,17 @@ def _run_schedule(params: Mapping[str, Any],
     tput = row.pop("throughput", {}) or {}
     row.pop("scheduler", None)
     row["throughput_total"] = float(sum(tput.values()))
-    row["throughput_json"] = json.dumps({k: float(v) for k, v in tput.items()}, sort_keys=True)
+    row["throughput_json"] = _json({k: float(v) for k, v in tput.items()})
     row["makespan_s"] = float(result.makespan_s)
     row["requests_done"] = len(result.requests)
     return row
+
+
+def _json(obj: Any) -> str:
+    """A compact strict-JSON cell (keys sorted)."""
+    from npuweave.fileio import json_text
+
+    return json_text(obj, indent=None, sort_keys=True).rstrip("\n")
 
 
 def _run_profile(params: Mapping[str, Any],
@@ -330,10 +336,10 @@ def _run_serve(params: Mapping[str, Any],
     rows = {r["name"]: r for r in result.rows if r.get("scope") in ("all", "model")}
     top = rows.get("all", {})
     out = {m: top.get(m) for m in _SERVE_FROM_SUMMARY}
-    out["per_model_json"] = json.dumps(
+    out["per_model_json"] = _json(
         {name: {k: r.get(k) for k in ("served", "throughput_rps", "antt", "latency_p99_s",
                                       "deadline_violation")}
-         for name, r in rows.items() if name != "all"}, sort_keys=True, default=str)
+         for name, r in rows.items() if name != "all"})
     out["span_s"] = result.span_s
     return out
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,8 +41,7 @@ class Point:
     @property
     def point_id(self) -> str:
         """A stable 16-hex-digit hash of the kind and the settings."""
-        text = json.dumps([self.kind, [list(p) for p in self.params]], sort_keys=True,
-                          default=str)
+        text = repr((self.kind, self.params))
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
     def as_dict(self) -> dict[str, Any]:

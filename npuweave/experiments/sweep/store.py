@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,6 +24,7 @@ from typing import Any
 from npuweave.errors import ConfigError
 from npuweave.experiments.sweep.kinds import KINDS
 from npuweave.experiments.sweep.spec import SweepSpec
+from npuweave.fileio import json_text
 
 Column = tuple[str, str]  # name, "string" | "int64" | "float64" | "bool"
 _LEAD: tuple[Column, ...] = (("point_id", "string"), ("status", "string"),
@@ -58,8 +58,8 @@ def encode(value: Any, typ: str) -> Any:
         if isinstance(value, tuple) and all(isinstance(v, str) for v in value):
             return ",".join(value)
         if isinstance(value, tuple):
-            return json.dumps(dict(value) if value and isinstance(value[0], tuple) else value,
-                              default=str)
+            return json_text(dict(value) if value and isinstance(value[0], tuple)
+                             else list(value), indent=None).rstrip("\n")
         return str(value)
     if typ == "float64":
         return float(value)
@@ -100,16 +100,15 @@ class CsvStore:
 
     def start(self, fresh: bool) -> None:
         if fresh or not self.path.exists() or self.path.stat().st_size == 0:
-            self._append(self._csv([[c for c, _ in self.cols]]), truncate=True)
+            self._append(self._csv([], header=True), truncate=True)
 
     def write(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        self._append(self._csv([[_csv_cell(r[c]) for c, _ in self.cols] for r in rows]))
+        self._append(self._csv(rows, header=False))
 
-    @staticmethod
-    def _csv(lines: Iterable[Sequence[Any]]) -> bytes:
-        buf = io.StringIO()
-        csv.writer(buf, lineterminator="\n").writerows(lines)
-        return buf.getvalue().encode("utf-8")
+    def _csv(self, rows: Sequence[Mapping[str, Any]], header: bool) -> bytes:
+        from npuweave.fileio import csv_text
+
+        return csv_text(rows, [c for c, _ in self.cols], header).encode("utf-8")
 
     def _append(self, data: bytes, truncate: bool = False) -> None:
         flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if truncate else os.O_APPEND)
@@ -119,10 +118,6 @@ class CsvStore:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-
-def _csv_cell(v: Any) -> Any:
-    return "" if v is None else v
 
 
 class ParquetStore:
