@@ -70,7 +70,9 @@ class LayerweaverPlus(LayerBase):
         self.audit = bool(audit)
         self.prune = bool(prune)
         self.fast = bool(fast)
-        self.lw = Layerweaver(failsafe=False)
+        # Mode 1 is chapter IV's minimum-idle selection in npuweave's reading of the idle
+        # terms (the inlined hot loop implements that reading)
+        self.lw = Layerweaver(failsafe=False, reading="npuweave")
         self.est: Estimator | None = None
         self.other: Estimator | None = None
         self.decisions = self.urgent = self.disagreements = 0

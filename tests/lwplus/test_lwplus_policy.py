@@ -25,7 +25,7 @@ unit = st.tuples(st.integers(0, 80), st.floats(0.0, 8.0))
 def test_without_deadlines_same_decisions_as_layerweaver(tenants, requests) -> None:
     ts = [make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], 100)
           for k, us in enumerate(tenants)]
-    ref = plan(Layerweaver(failsafe=False), ts, 100, 10.0, requests)
+    ref = plan(Layerweaver(failsafe=False, reading="npuweave"), ts, 100, 10.0, requests)
     got = plan(LayerweaverPlus(), ts, 100, 10.0, requests)
     assert got.order == ref.order and got.compute_end_s == ref.compute_end_s
 
@@ -66,7 +66,7 @@ def test_two_requests_mode_switch_on_the_board() -> None:
         pol.start(b)
         assert pol.decide(0.0, _view(b, 0.0, [rv, rn])) == Dispatch(want)
         assert pol.urgent == urgent
-    assert Layerweaver(failsafe=False).select(board()) == 0
+    assert Layerweaver(failsafe=False, reading="npuweave").select(board()) == 0
 
 
 def test_precise_and_audit_count_disagreements() -> None:
@@ -148,7 +148,7 @@ def test_one_request_at_a_time_loose_deadlines_same_as_layerweaver(tenants, orde
     models = np.array([m % len(tenants) for m in order])
     times = np.arange(len(models)) * gap
     dl = [1e6] * len(tenants)
-    lw = serve_layerwise(costs, 100, 10.0, times, models, dl, Layerweaver(failsafe=False))
+    lw = serve_layerwise(costs, 100, 10.0, times, models, dl, Layerweaver(failsafe=False, reading="npuweave"))
     lwp = LayerweaverPlus()
     plus = serve_layerwise(costs, 100, 10.0, times, models, dl, lwp)
     assert plus.finish_s.tolist() == lw.finish_s.tolist()
