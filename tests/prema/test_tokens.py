@@ -3,7 +3,7 @@
 import pytest
 
 from npuweave.errors import ConfigError, UnknownNameError
-from npuweave.schedule.task import (
+from npuweave.schedule.prema import (
     accrue,
     candidates,
     closed_form,

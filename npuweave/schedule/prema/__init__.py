@@ -5,9 +5,9 @@ These are pure functions of numbers: the serving engine owns time and requests, 
 policy turns its view into these functions' arguments and their answer into a decision.
 """
 
-from npuweave.schedule.task.mechanism import CHECKPOINT, DRAIN, KILL, MECHANISMS, select_mechanism
-from npuweave.schedule.task.readings import PRESETS, Reading, reading
-from npuweave.schedule.task.tokens import (
+from npuweave.schedule.prema.mechanism import CHECKPOINT, DRAIN, KILL, MECHANISMS, select_mechanism
+from npuweave.schedule.prema.readings import PRESETS, Reading, reading
+from npuweave.schedule.prema.tokens import (
     LEVELS,
     accrue,
     candidates,
