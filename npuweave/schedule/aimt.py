@@ -20,9 +20,10 @@ import random
 
 from npuweave.errors import ConfigError
 from npuweave.schedule.board import Board
+from npuweave.schedule.protocol import LayerBase
 
 
-class AIMT:
+class AIMT(LayerBase):
     """AI-MT-like band policy with thresholds ``low < high`` (fractions of the fill time)."""
 
     name = "aimt"

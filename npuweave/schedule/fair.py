@@ -9,9 +9,10 @@ cycles (thesis IV.5.B: "bisecting the cycles equally"), not half of the requests
 from __future__ import annotations
 
 from npuweave.schedule.board import Board
+from npuweave.schedule.protocol import LayerBase
 
 
-class Fair:
+class Fair(LayerBase):
     """Equal NPU time per model, at request granularity."""
 
     name = "fair"

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 from npuweave.schedule.base import COMPUTE, EPS, MEMORY
 from npuweave.schedule.board import Board
+from npuweave.schedule.protocol import LayerBase
 from npuweave.schedule.sequential import fcfs_tenant
 
 
-class Layerweaver:
+class Layerweaver(LayerBase):
     """The Layerweaver policy.
 
     ``failsafe=False`` keeps interleaving even when all tenants are on the same side (the

@@ -1,4 +1,10 @@
-"""Layer-wise policies by name: ``schedulers()`` lists them, ``get_scheduler`` builds one."""
+"""Policies by name: ``schedulers()`` lists them, ``get_scheduler`` builds one.
+
+Two levels share the registry: ``"layer"`` (layer-wise: the closed-loop ``schedule`` command,
+``plan`` and ``serve``) and ``"task"`` (task-level: ``serve`` only). ``schedulers()`` lists the
+layer-wise ones (what ``plan`` and ``run_streams`` accept); ``schedulers("all")`` lists both and
+``scheduler_level(name)`` tells them apart.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,13 @@ from npuweave.schedule.aimt import AIMT
 from npuweave.schedule.base import Policy
 from npuweave.schedule.compute_only import ComputeOnly
 from npuweave.schedule.fair import Fair
+from npuweave.schedule.fcfs import FCFS
+from npuweave.schedule.hpf import HPF
 from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.memory_only import MemoryOnly
+from npuweave.schedule.rr import RoundRobin
 from npuweave.schedule.sequential import Sequential
+from npuweave.schedule.sjf import SJF
 
 _POLICIES: dict[str, tuple[type, str]] = {
     "layerweaver": (Layerweaver, "greedy layer interleaving that minimizes PE and DRAM idle "
@@ -23,17 +33,52 @@ _POLICIES: dict[str, tuple[type, str]] = {
     "aimt": (AIMT, "AI-MT-like: keeps the fetch-ahead distance in a band (thresholds low, "
                    "high); random otherwise"),
 }
+_TASK: dict[str, tuple[type, str, dict[str, object]]] = {
+    "fcfs": (FCFS, "task-level: first come first served, non-preemptive", {}),
+    "sjf": (SJF, "task-level: shortest job first (isolated work left), non-preemptive", {}),
+    "sjf-p": (SJF, "task-level: shortest remaining time first, preemptive",
+              {"preemptive": True}),
+    "hpf": (HPF, "task-level: highest priority first, non-preemptive", {}),
+    "hpf-p": (HPF, "task-level: highest priority first, preemptive", {"preemptive": True}),
+    "rr": (RoundRobin, "task-level: round robin with a quantum (quantum_s), preemptive", {}),
+}
+LEVELS = ("layer", "task", "all")
 
 
-def schedulers() -> dict[str, str]:
-    """Registered layer-wise policies: name -> one-line description.
+def schedulers(level: str = "layer") -> dict[str, str]:
+    """Registered policies of ``level`` (``"layer"``, ``"task"`` or ``"all"``): name -> one-line
+    description.
 
     Examples
     --------
     >>> sorted(schedulers())
     ['aimt', 'compute-only', 'fair', 'layerweaver', 'memory-only', 'sequential']
+    >>> sorted(schedulers("task"))
+    ['fcfs', 'hpf', 'hpf-p', 'rr', 'sjf', 'sjf-p']
     """
-    return {name: desc for name, (_, desc) in _POLICIES.items()}
+    if level not in LEVELS:
+        raise unknown_name("policy level", level, list(LEVELS))
+    out: dict[str, str] = {}
+    if level in ("layer", "all"):
+        out.update((name, desc) for name, (_, desc) in _POLICIES.items())
+    if level in ("task", "all"):
+        out.update((name, entry[1]) for name, entry in _TASK.items())
+    return out
+
+
+def scheduler_level(name: str) -> str:
+    """``"layer"`` or ``"task"`` for a registered policy name.
+
+    Examples
+    --------
+    >>> scheduler_level("layerweaver"), scheduler_level("hpf-p")
+    ('layer', 'task')
+    """
+    if name in _POLICIES:
+        return "layer"
+    if name in _TASK:
+        return "task"
+    raise unknown_name("scheduler", name, [*_POLICIES, *_TASK])
 
 
 def get_scheduler(name: str, **opts: object) -> Policy:
@@ -45,19 +90,30 @@ def get_scheduler(name: str, **opts: object) -> Policy:
     >>> get_scheduler("aimt", low=0.05, high=0.4).high
     0.4
     """
-    try:
+    defaults: dict[str, object] = {}
+    if name in _POLICIES:
         cls = _POLICIES[name][0]
-    except KeyError:
-        raise unknown_name("scheduler", name, list(_POLICIES)) from None
+    elif name in _TASK:
+        cls, _, defaults = _TASK[name]
+    else:
+        raise unknown_name("scheduler", name, [*_POLICIES, *_TASK])
     params = inspect.signature(cls).parameters
     bad = sorted(k for k in opts if k not in params)
     if bad:
         valid = ", ".join(sorted(params)) or "none"
         raise ConfigError(f"scheduler {name!r} has no option {', '.join(map(repr, bad))}; "
                           f"valid options: {valid}")
-    return cls(**opts)
+    return cls(**{**defaults, **opts})
 
 
-def register_scheduler(name: str, cls: type, description: str) -> None:
-    """Add (or replace) a policy class under ``name``."""
-    _POLICIES[name] = (cls, description)
+def register_scheduler(name: str, cls: type, description: str,
+                       **defaults: object) -> None:
+    """Add (or replace) a policy class under ``name``; its ``level`` attribute (``"layer"``,
+    the default, or ``"task"``) says which list it joins. ``defaults`` go to its constructor.
+    """
+    _POLICIES.pop(name, None)
+    _TASK.pop(name, None)
+    if getattr(cls, "level", "layer") == "task":
+        _TASK[name] = (cls, description, dict(defaults))
+    else:
+        _POLICIES[name] = (cls, description)

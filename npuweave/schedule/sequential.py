@@ -8,6 +8,7 @@ weight fetch with the current computation, as any decoupled NPU does.
 from __future__ import annotations
 
 from npuweave.schedule.board import Board
+from npuweave.schedule.protocol import LayerBase
 
 
 def fcfs_tenant(board: Board) -> int:
@@ -19,7 +20,7 @@ def fcfs_tenant(board: Board) -> int:
     return min(act, key=lambda t: (board.arrival[t], t))
 
 
-class Sequential:
+class Sequential(LayerBase):
     """One request at a time, first come first served."""
 
     name = "sequential"

@@ -1,0 +1,43 @@
+"""Round robin: requests take turns holding the NPU for a quantum each.
+
+Task-level and preemptive. The policy asks to be woken every ``quantum_s`` seconds; when the
+running request has held the NPU for a whole quantum and another request waits, the running
+one is preempted (``mechanism``, checkpoint by default) and goes to the back of the line. The
+line is ordered by when a request last joined it: its arrival, or its last preemption.
+"""
+
+from __future__ import annotations
+
+from npuweave.errors import ConfigError
+from npuweave.schedule.protocol import IDLE, Decision, Preempt, Run, TaskBase, View
+from npuweave.schedule.task import task_mechanism
+
+
+class RoundRobin(TaskBase):
+    """Round robin with a fixed quantum (seconds)."""
+
+    name = "rr"
+
+    def __init__(self, quantum_s: float = 1e-3, mechanism: str = "checkpoint",
+                 seed: int = 0) -> None:
+        if not 0.0 < quantum_s < float("inf"):
+            raise ConfigError(f'rr: "quantum_s" must be a positive finite number of seconds, '
+                              f"got {quantum_s!r}")
+        self.period_s = float(quantum_s)
+        self.mechanism = task_mechanism(mechanism, self.name)
+        self.joined: dict[int, float] = {}  # request id -> when it last joined the line
+        self.since = 0.0  # when the running request got the NPU
+
+    def decide(self, now: float, view: View) -> Decision:
+        if not view.queued:
+            return IDLE
+        best = min(view.queued, key=lambda r: (self.joined.get(r.id, r.arrival_s), r.id))
+        if not view.running:
+            self.since = now
+            return Run(best.id)
+        run = view.running[0]
+        if now - self.since < self.period_s * (1.0 - 1e-9):
+            return IDLE
+        self.joined[run.id] = now
+        self.since = now
+        return Preempt(run.id, self.mechanism, best.id)
