@@ -32,6 +32,8 @@ from npuweave.metrics.occupancy import (
     merge_intervals,
     utilization,
 )
+from npuweave.metrics.requests import Outcome, RequestTable, request_table
+from npuweave.metrics.serving import summarize as summarize_serving
 from npuweave.metrics.summary import DEFAULT_METRICS, METRICS, metric_names, summarize
 
 __all__ = [
@@ -40,4 +42,5 @@ __all__ = [
     "merge_intervals", "metric_names", "ntt", "ntt_per_tenant", "percentile", "progress",
     "resolve_window", "sla_violation_rate", "stp", "stp_per_tenant", "summarize",
     "tail_latency", "throughput", "utilization",
+    "Outcome", "RequestTable", "request_table", "summarize_serving",
 ]
