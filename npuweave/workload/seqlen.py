@@ -7,15 +7,17 @@ The seed gives no numeric profile, so ours is synthetic, built deterministically
 distribution (``docs/PREMA.md``, "RNN lengths"):
 
 * 1500 profiled samples per model (the seed profiles 1500 sentences and 1500 utterances),
-  input lengths uniform over ``inputs`` (``1..max_in``; ASR in frames, a multiple of 8).
+  input lengths uniform over ``inputs`` (``1..max_in``; ASR counts 80 ms segments of eight
+  10 ms frames, the listener's output steps after its 8x pyramid).
 * Output length ``max(1, round(ratio * in_len * exp(sigma * z)))``, ``z`` standard normal:
   a narrow inter-quartile band with outliers, as Figure 9 shows. ``ratio`` comes from the
   seed's own example (one 4-word English sentence gives 3/7/4 words in Korean/Chinese/Spanish;
-  English-German is one-to-one in Fig. 8(c)); speech: 12.5 characters per second of 10 ms
-  frames (``in_len / 8``). Sentiment analysis is linear (Fig. 8(b)): output = input, no noise.
+  English-German is one-to-one in Fig. 8(c)); speech: one character per 80 ms segment
+  (12.5 per second, the zoo's default). Sentiment analysis is linear (Fig. 8(b)): output =
+  input, no noise.
 * ``max_in`` is calibrated so that the nominal task (``out = ratio * in``) at batch 1 on the
   ``prema`` NPU stays within 45 ms, the top of the seed's stated span of task lengths
-  ("0.5 to 45 msecs among the eight DNNs", section IV-D). ``tests/workload/test_seqlen.py``
+  ("0.5 to 45 msecs among the eight DNNs", section IV-D). ``tests/prema/test_predictor.py``
   checks the calibration against the cost model on both sides of each bound.
 
 Examples
@@ -51,8 +53,8 @@ _ENTRIES: dict[str, tuple[str, str, float, float, int, int]] = {
     "rnn-sa": ("lstm-sentiment", "sentiment analysis, tokens (linear)", 1.0, 0.0, 91, 1),
     "rnn-mt1": ("lstm-translation", "translation en->de, words", 1.0, SIGMA, 14, 1),
     "rnn-mt2": ("lstm-translation", "translation en->ko, words", 0.75, SIGMA, 16, 1),
-    "rnn-asr": ("lstm-speech", "speech recognition, 10 ms frames -> characters", 1 / 8, SIGMA,
-                376, 8),
+    "rnn-asr": ("lstm-speech", "speech recognition, 80 ms segments (8 frames) -> characters",
+                1.0, SIGMA, 47, 1),
 }
 
 
@@ -102,6 +104,8 @@ class LengthProfile:
         """Build parameters of the zoo model for these lengths."""
         if self.model == "lstm-sentiment":
             return {"seq_len": in_len}
+        if self.model == "lstm-speech":  # input counted in 80 ms segments of 8 frames
+            return {"seq_len": 8 * in_len, "out_len": out_len}
         return {"seq_len": in_len, "out_len": out_len}
 
 
@@ -156,7 +160,7 @@ def profile(name: str) -> LengthProfile:
     """
     key = _check(name)
     model, _, ratio, sigma, max_in, step = _ENTRIES[key]
-    inputs = tuple(range(step, max_in + 1, step))
+    inputs = tuple(range(step, max_in + 1, step))  # step is 1 for every profile today
     rng = np.random.default_rng([PROFILE_SEED, list(_ENTRIES).index(key)])
     picks = rng.integers(len(inputs), size=PROFILE_SAMPLES)
     noise = np.exp(sigma * rng.standard_normal(PROFILE_SAMPLES))
