@@ -19,6 +19,7 @@ from npuweave.schedule.fcfs import FCFS
 from npuweave.schedule.hpf import HPF
 from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.memory_only import MemoryOnly
+from npuweave.schedule.prema.registry import PREMA_POLICIES
 from npuweave.schedule.rr import RoundRobin
 from npuweave.schedule.sequential import Sequential
 from npuweave.schedule.sjf import SJF
@@ -41,6 +42,7 @@ _TASK: dict[str, tuple[type, str, dict[str, object]]] = {
     "hpf": (HPF, "task-level: highest priority first, non-preemptive", {}),
     "hpf-p": (HPF, "task-level: highest priority first, preemptive", {"preemptive": True}),
     "rr": (RoundRobin, "task-level: round robin with a quantum (quantum_s), preemptive", {}),
+    **PREMA_POLICIES,
 }
 LEVELS = ("layer", "task", "all")
 

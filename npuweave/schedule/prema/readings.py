@@ -16,6 +16,7 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from npuweave.errors import ConfigError, unknown_name
 
@@ -112,7 +113,8 @@ def reading(name: str = "paper", **overrides: object) -> Reading:
         if key in _CHOICES and value not in _CHOICES[key]:
             raise ConfigError(f"reading option {key}={value!r}; choose one of "
                               f"{', '.join(_CHOICES[key])}")
-    out = replace(base, **overrides, name="custom") if overrides else base
+    changes: dict[str, Any] = {**overrides, "name": "custom"}
+    out = replace(base, **changes) if overrides else base
     _validate(out)
     return out
 
