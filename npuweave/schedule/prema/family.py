@@ -38,7 +38,7 @@ from npuweave.schedule.protocol import (
     View,
 )
 
-MECHANISM_CHOICES = ("checkpoint", "kill", "dynamic", "dynamic-kill")
+MECHANISM_CHOICES = ("checkpoint", "kill", "drain", "dynamic", "dynamic-kill")
 PAPER_PRIORITIES = (1, 3, 9)
 """Request priorities of the three levels (the requests carry the paper's 1/3/9)."""
 
@@ -143,7 +143,7 @@ class PremaFamily(TaskBase):
         return self._preempt(view, run, best)
 
     def _preempt(self, view: View, run: RequestView, best: RequestView) -> Decision:
-        if self.mechanism in ("checkpoint", "kill"):
+        if self.mechanism in ("checkpoint", "kill", "drain"):
             return Preempt(run.id, Mechanism(self.mechanism), best.id)
         alt = "kill" if self.mechanism == "dynamic-kill" else "checkpoint"
         if self.reading.mechanism_select == "alg3":
