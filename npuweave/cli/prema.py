@@ -95,3 +95,90 @@ def predict(model: str, npu_spec: str, batch: int, in_len: int | None, out_len: 
         report.write_rows_json(json_path, {"rows": [row]})
     if csv_path:
         report.write_csv(csv_path, [row])
+
+
+def _progress(total: int, work: Any) -> Any:
+    """Run ``work(step)`` under a rich progress bar on stderr."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description:<34}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
+        task = bar.add_task("reproducing PREMA", total=total)
+
+        def step(label: str) -> None:
+            bar.update(task, advance=1, description=label)
+
+        return work(step)
+
+
+def _rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One flat row per configuration (what --csv writes)."""
+    rows = []
+    for label, imp in result["improvements"].items():
+        means = result["means"][label]
+        sla = result["sla"][label]
+        rows.append({"config": label, **{k: round(v, 4) for k, v in imp.items()},
+                     "antt": means["antt"], "stp": means["stp"], "fairness": means["fairness"],
+                     "sla_beyond_4": sla["beyond_4"], "preemptions": means["preemptions"],
+                     "drains": means["drains"]})
+    return rows
+
+
+@click.command("prema")
+@click.option("--runs", default=25, show_default=True, type=int, help="Workloads per policy.")
+@click.option("--tasks", default=8, show_default=True, type=int, help="Tasks per workload.")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--reading", default="paper", show_default=True,
+              help="Reading preset of the garbled places: paper, dysta or canplane.")
+@click.option("--npu", "npu_spec", default="prema", show_default=True)
+@click.option("--pairs", default=40, show_default=True, type=click.IntRange(1, 100_000),
+              help="Two-task runs of the Figs 5-6 study.")
+@click.option("--no-kill", is_flag=True, help="Skip the Fig. 15 KILL configurations.")
+@click.option("--no-readings", is_flag=True, help="Skip the other reading presets.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Per-config rows as CSV.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Everything as JSON.")
+@click.option("--plots", "plot_dir", type=click.Path(file_okay=False),
+              help="Write Figs 11-15 analogs as PNG into this folder.")
+def reproduce_prema(runs: int, tasks: int, seed: int, reading: str, npu_spec: str, pairs: int,
+                    no_kill: bool, no_readings: bool, csv_path: str | None,
+                    json_path: str | None, plot_dir: str | None) -> None:
+    """Re-run PREMA's evaluation (Figs 5-6, 11-15, predictor, oracle, readings).
+
+    \b
+    Example:
+      npuweave reproduce prema --runs 5 --plots plots --json prema.json
+    """
+    from npuweave import report
+    from npuweave.cli._console import console
+    from npuweave.experiments.prema_workload import check_run
+    from npuweave.hardware import get_npu
+    from npuweave.schedule.prema import reading as get_reading
+
+    check_run(runs, tasks)
+    get_reading(reading)
+    npu = get_npu(npu_spec)
+    from npuweave.experiments.prema_repro import reproduce_prema as run
+    from npuweave.experiments.prema_repro import total_steps
+
+    total = total_steps(runs, pairs, not no_kill, not no_readings)
+    result = _progress(total, lambda step: run(npu, runs, tasks, seed, reading, pairs,
+                                               not no_kill, not no_readings, step))
+    out = console()
+    out.print(f"PREMA reproduction on {npu.name}: {runs} runs of {tasks} tasks, seed {seed}, "
+              f"reading {reading}")
+    out.print(report.rich_table(_rows(result), title="Improvement over NP-FCFS (x)"))
+    out.print(report.rich_table(result["versus"], title="Ours beside the paper"))
+    if "readings" in result:
+        rows = [{"reading": k, **v} for k, v in result["readings"].items()]
+        out.print(report.rich_table(rows, title="P-PREMA (dynamic) under each reading"))
+    if csv_path:
+        report.write_csv(csv_path, _rows(result))
+    if json_path:
+        report.write_rows_json(json_path, result)
+    if plot_dir:
+        from npuweave.report.prema import plot_prema
+
+        for path in plot_prema(result, plot_dir):
+            out.print(f"plot: {path}")

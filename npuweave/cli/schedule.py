@@ -244,3 +244,12 @@ def _versus(ours: dict[str, dict[str, float]], thesis: dict[str, dict[str, float
             rows.append({"scenario": scenario, "metric": key, "ours": value,
                          "thesis": paper})
     return rows
+
+
+def _add_prema() -> None:
+    from npuweave.cli.prema import reproduce_prema
+
+    reproduce.add_command(reproduce_prema)
+
+
+_add_prema()

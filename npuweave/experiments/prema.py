@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from npuweave.errors import ConfigError
 from npuweave.experiments.prema_sim import TaskRun, simulate
 from npuweave.experiments.prema_workload import DEFAULT_BATCHES, PremaTask, draw_tasks
 from npuweave.hardware.npu import NPU
@@ -73,14 +72,6 @@ def _mean(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {k: float(np.mean([r[k] for r in rows])) for k in keys}
     out["sla"] = np.mean([r["sla"] for r in rows], axis=0).tolist()
     return out
-
-
-def check(runs: int, n: int) -> None:
-    """Reject impossible settings before any work starts."""
-    if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= 10_000:
-        raise ConfigError(f"--runs must be an integer in 1..10000; got {runs!r}")
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1000:
-        raise ConfigError(f"--tasks must be an integer in 1..1000; got {n!r}")
 
 
 def task_sets(npu: NPU, runs: int, n: int, seed: int,

@@ -120,3 +120,11 @@ def draw_tasks(npu: NPU, n: int = 8, seed: int = 0, run: int = 0,
         out.append(PremaTask(t.id, t.name, t.model, t.batch, t.level, float(at), t.in_len,
                              t.out_len, t.est_s, t.iso_s))
     return tuple(out)
+
+
+def check_run(runs: int, n: int) -> None:
+    """Reject impossible settings before any work starts."""
+    if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= 10_000:
+        raise ConfigError(f"--runs must be an integer in 1..10000; got {runs!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 1000:
+        raise ConfigError(f"--tasks must be an integer in 1..1000; got {n!r}")
