@@ -251,8 +251,8 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
         n += 1
         if u + 1 < off[t + 1]:
             pos[t] = i + 1
-        elif (ce < window) if has_window else (r + 1 < requests):
-            req[t], arrival[t], pos[t] = r + 1, ce, 0  # closed loop: next request issued
+        elif (ce < window) if has_window else (r + 1 < requests):  # ClosedLoop.reissue
+            req[t], arrival[t], pos[t] = r + 1, ce, 0
         else:
             active[t] = False
             nact -= 1

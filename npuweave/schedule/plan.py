@@ -4,10 +4,8 @@ The result is a ``Schedule``: the dispatch order and, per unit, the predicted fe
 times. It is what the thesis's scheduler hands to the NPU; ``npuweave.sim`` executes the same
 decisions on the event-driven engine and reproduces these times exactly.
 
-Requests follow the closed-loop stream rule: each tenant's next request is issued when its
-previous one finishes (known as soon as the previous request's last unit is dispatched, which
-is when the thesis's scheduler appends queued requests), for ``requests`` requests per tenant
-or while the previous request finished before ``window_s``.
+Requests arrive by the closed loop (``npuweave.schedule.closedloop.ClosedLoop``, where the
+rule is written once).
 """
 
 from __future__ import annotations
@@ -17,6 +15,7 @@ from dataclasses import dataclass
 
 from npuweave.schedule.base import Policy, Tenant
 from npuweave.schedule.board import Board, DispatchHook
+from npuweave.schedule.closedloop import ClosedLoop
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,13 +41,12 @@ class Schedule:
 
 
 def stream_hook(board: Board, requests: int | None, window_s: float | None) -> DispatchHook:
-    """The closed-loop rule as a ``Board`` dispatch hook: re-issue at the predicted finish."""
+    """The closed loop (``ClosedLoop``) as a ``Board`` dispatch hook: re-issue at the predicted
+    finish."""
+    loop = ClosedLoop(requests, window_s)
 
     def reissue(t: int, r: int, finish_s: float) -> None:
-        if window_s is not None:
-            if finish_s < window_s:
-                board.issue(t, r + 1, finish_s)
-        elif requests is not None and r + 1 < requests:
+        if loop.reissue(r, finish_s):
             board.issue(t, r + 1, finish_s)
 
     return reissue
@@ -59,8 +57,8 @@ def start_streams(board: Board, policy: Policy, requests: int | None,
     """Issue every stream's first request at time 0 and let the policy prepare."""
     board.on_dispatched = stream_hook(board, requests, window_s)
     notes = policy.start(board)
-    for t in range(len(board.tenants)):
-        if window_s is None or window_s > 0.0:
+    if ClosedLoop(requests, window_s).first():
+        for t in range(len(board.tenants)):
             board.issue(t, 0, 0.0)
     return notes
 

@@ -1,66 +1,122 @@
 """The NPU engine: a DMA engine and a PE array, decoupled, sharing a finite weight buffer.
 
-Units arrive in dispatch order from a *source* (``source.next(now)`` returns
-``(tenant, request, unit, weight bytes, compute seconds)`` or None); the engine pulls the next
-one whenever the DMA engine becomes free, so a policy decides exactly when the hardware needs
-the next command. The hardware rules:
+Work reaches the engine as ``Unit`` records (``LOAD``, ``COMPUTE``, ``STORE``) from a *source*:
+``source.next(now)`` returns ``(unit, request id)`` or None, and the engine asks whenever the
+DMA engine is free, so a policy decides exactly when the hardware needs the next command. The
+hardware rules:
 
-* DMA: fetches units one after another, in dispatch order. A fetch starts with the space free
-  at that moment; when the buffer is full it waits, and continues in parts as computations end
-  and free their weights, one part per freed block, in the order they were freed.
-* PE: computes a unit once its weights are all in and the previous computation has ended.
-* Buffer: a unit's weights are freed when its computation ends.
+* DMA, in dispatch order, one command at a time:
 
-These are the rules ScheduleMemFetch assumes (thesis Figure IV.5), with the same float
-operations in the same order, so the engine's times equal the scheduler's predictions exactly.
+  - ``LOAD`` moves ``nbytes`` in, after ``latency_s``. The ``hold`` bytes of it (weights) take
+    weight-buffer space: the fetch starts with the space free at that moment; when the buffer
+    is full it waits and continues in parts as computations end and free their weights, one
+    part per freed block, in the order they were freed (thesis Figure IV.5).
+  - ``COMPUTE`` takes no DMA time: it joins the PE's queue at once (its loads are done, since
+    the DMA works in order) and the DMA asks for the next command.
+  - ``STORE`` moves ``nbytes`` out once every computation dispatched before it has ended (it
+    writes what they produced: spilled activations, a checkpoint); the DMA waits until then.
 
-Events at one instant fire in this order: computation ends (they free space), then fetch parts
-end, then the DMA asks for its next unit. Hooks ``on_start``/``on_end`` (called with the unit
-and the time its computation starts/ends) let scenarios record requests; arrival processes,
-deadlines and preemption plug in through the source and these hooks.
+* PE: computes ``COMPUTE`` units in dispatch order, one at a time; when one ends it frees its
+  ``hold`` bytes of the weight buffer.
+
+With latency 0 and no activation traffic these are the rules ScheduleMemFetch assumes, with
+the same float operations in the same order, so the engine's times equal the ``Board``'s
+predictions exactly. Events at one instant fire in this order: computations end (they free
+space), then transfers end, then the DMA asks for its next command. Hooks ``on_start`` and
+``on_end`` get ``(unit, request, time)`` for every computation.
+
+``log=True`` keeps ``pe_log`` (``(unit, request, start, end)``) and ``dram_log``
+(``(unit, request, start, end, bytes)`` per transferred part); without it only the busy
+totals are kept, so memory does not grow with the number of units.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import IntEnum
 from typing import Protocol
 
 from npuweave.sim.events import EventLoop
 
-Unit = tuple[int, int, int, int, float]  # tenant, request, unit index, weight bytes, compute s
-
 FREE, PART, PULL = 0, 1, 2  # event priorities at one instant
 
 
+class Kind(IntEnum):
+    """What a unit asks of the hardware."""
+
+    LOAD = 0
+    COMPUTE = 1
+    STORE = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One command for the NPU; built once per model unit and reused by every request.
+
+    Attributes
+    ----------
+    kind : ``Kind.LOAD``, ``COMPUTE`` or ``STORE``.
+    tenant : index of the model it belongs to.
+    index : the model's unit index (layer or weight tile); -1 for a checkpoint store/restore.
+    nbytes : bytes moved (LOAD, STORE).
+    hold : weight-buffer bytes it claims (LOAD) or frees when its computation ends (COMPUTE).
+    seconds : PE seconds (COMPUTE), or the DRAM latency paid once per transfer (LOAD, STORE).
+
+    Examples
+    --------
+    >>> Unit(Kind.COMPUTE, 0, 3, 0, 64, 2e-6).kind.name
+    'COMPUTE'
+    """
+
+    kind: Kind
+    tenant: int
+    index: int
+    nbytes: int = 0
+    hold: int = 0
+    seconds: float = 0.0
+
+
+Job = tuple[Unit, int]  # a unit and the id of the request it serves
+
+
 class Source(Protocol):
-    def next(self, now: float) -> Unit | None: ...
+    def next(self, now: float) -> Job | None: ...
+
+
+Hook = Callable[[Unit, int, float], None]
 
 
 class Engine:
-    """Executes units from ``source`` on an NPU with ``buffer_bytes`` and ``dram_bw``.
-
-    After ``run()``: ``pe_log`` holds ``(unit, start, end)`` per unit and ``dram_log``
-    ``(unit, start, end, bytes)`` per transferred part.
-    """
+    """Executes units from ``source`` on an NPU with ``buffer_bytes`` and ``dram_bw``."""
 
     def __init__(self, buffer_bytes: int, dram_bw: float, source: Source,
-                 on_start: Callable[[Unit, float], None] | None = None,
-                 on_end: Callable[[Unit, float], None] | None = None,
-                 loop: EventLoop | None = None) -> None:
+                 on_start: Hook | None = None, on_end: Hook | None = None,
+                 loop: EventLoop | None = None, log: bool = True) -> None:
         self.loop = loop or EventLoop()
         self.buf, self.bw, self.source = int(buffer_bytes), float(dram_bw), source
         self.on_start, self.on_end = on_start, on_end
         self.free = self.buf  # bytes free at the start of the current fetch
         self.freed: deque[int] = deque()  # blocks freed since the current fetch started
-        self.dma_unit: Unit | None = None
+        self.dma_job: Job | None = None
         self.need = 0  # bytes the current fetch still has to move
         self.waiting = False  # DMA stalled for space
+        self.store_wait = False  # DMA stalled until earlier computations end
         self.dma_idle = True
-        self.ready: deque[Unit] = deque()  # fetched, waiting for the PE
+        self.ready: deque[Job] = deque()  # computations whose loads are done
         self.pe_busy = False
-        self.pe_log: list[tuple[Unit, float, float]] = []
-        self.dram_log: list[tuple[Unit, float, float, int]] = []
+        self.dispatched = 0  # computations handed to the PE
+        self.computed = 0  # computations ended
+        self.store_after = 0  # computations a waiting store needs ended
+        self.log = log
+        self.pe_log: list[tuple[Unit, int, float, float]] = []
+        self.dram_log: list[tuple[Unit, int, float, float, int]] = []
+        self.pe_busy_s = 0.0
+        self.dram_busy_s = 0.0
+        self.last_end = 0.0
+        self.claimed = 0  # weight-buffer bytes fetched (or being fetched) and not yet freed
+        self.peak_claimed = 0  # most ever claimed at once (never above ``buf``)
 
     def run(self, until: float | None = None) -> None:
         """Start pulling units at time ``now`` and run the event loop."""
@@ -76,19 +132,58 @@ class Engine:
     # -- DMA --------------------------------------------------------------------------------
     def _pull(self) -> None:
         now = self.loop.now
-        unit = self.source.next(now)
-        if unit is None:
-            self.dma_idle = True
+        while True:
+            job = self.source.next(now)
+            if job is None:
+                self.dma_idle = True
+                return
+            unit = job[0]
+            if unit.kind is Kind.COMPUTE:
+                self.dispatched += 1
+                self.ready.append(job)
+                if not self.pe_busy:
+                    self._compute(now)
+                if unit.seconds == 0.0:  # it may end (and free space) at this very instant:
+                    self.loop.schedule(now, self._pull, prio=PULL)  # let that fire first
+                    return
+                continue
+            self.dma_job = job
+            if unit.kind is Kind.STORE:
+                if self.computed < self.dispatched:
+                    self.store_after, self.store_wait = self.dispatched, True
+                    return
+                self._move(now, unit.nbytes, unit.seconds)
+                return
+            self._load(now, unit)
             return
+
+    def _load(self, now: float, unit: Unit) -> None:
         while self.freed:  # everything freed so far is free space for this fetch
             self.free += self.freed.popleft()
-        self.dma_unit, self.need = unit, unit[3]
-        if self.need == 0:
-            self._fetched(now)
+        hold = unit.hold
+        if hold == 0:
+            self._move(now, unit.nbytes, unit.seconds)
             return
-        part = self.need if self.need <= self.free else self.free
+        self.need = hold
+        part = hold if hold <= self.free else self.free
         self.free -= part
-        self._transfer(now, part)
+        self._transfer(now + unit.seconds if unit.seconds else now, part)
+
+    def _move(self, now: float, nbytes: int, latency: float) -> None:
+        """A transfer that claims no buffer space (activations, checkpoints)."""
+        self.need = 0
+        if nbytes == 0 and latency == 0.0:
+            self._part_end()
+            return
+        end = now + latency + nbytes / self.bw
+        self._record(now, end, nbytes)
+        self.loop.schedule(end, self._part_end, prio=PART)
+
+    def _record(self, start: float, end: float, nbytes: int) -> None:
+        self.dram_busy_s += end - start
+        if self.log:
+            job = self.dma_job
+            self.dram_log.append((job[0], job[1], start, end, nbytes))  # type: ignore[index]
 
     def _transfer(self, start: float, part: int) -> None:
         """Move ``part`` bytes of the current fetch from ``start`` (no event for 0 bytes)."""
@@ -96,14 +191,18 @@ class Engine:
         if part == 0:
             self._part_end()
             return
+        self.claimed += part
+        if self.claimed > self.peak_claimed:
+            self.peak_claimed = self.claimed
         end = start + part / self.bw
-        self.dram_log.append((self.dma_unit, start, end, part))  # type: ignore[arg-type]
+        self._record(start, end, part)
         self.loop.schedule(end, self._part_end, prio=PART)
 
     def _part_end(self) -> None:
         now = self.loop.now
         if self.need == 0:
-            self._fetched(now)
+            self.dma_job = None
+            self.loop.schedule(now, self._pull, prio=PULL)
         elif self.freed:
             self._next_part(now)
         else:
@@ -115,31 +214,34 @@ class Engine:
         self.free += block - part
         self._transfer(now, part)
 
-    def _fetched(self, now: float) -> None:
-        unit, self.dma_unit = self.dma_unit, None
-        self.ready.append(unit)  # type: ignore[arg-type]
-        if not self.pe_busy:
-            self._compute(now)
-        self.loop.schedule(now, self._pull, prio=PULL)
-
     # -- PE ---------------------------------------------------------------------------------
     def _compute(self, now: float) -> None:
-        unit = self.ready.popleft()
+        job = self.ready.popleft()
         self.pe_busy = True
         if self.on_start is not None:
-            self.on_start(unit, now)
-        self.loop.schedule(now + unit[4], self._computed, unit, now, prio=FREE)
+            self.on_start(job[0], job[1], now)
+        self.loop.schedule(now + job[0].seconds, self._computed, job, now, prio=FREE)
 
-    def _computed(self, unit: Unit, start: float) -> None:
+    def _computed(self, job: Job, start: float) -> None:
         now = self.loop.now
+        unit = job[0]
         self.pe_busy = False
-        self.pe_log.append((unit, start, now))
-        if unit[3]:
-            self.freed.append(unit[3])
+        self.computed += 1
+        self.pe_busy_s += now - start
+        self.last_end = now
+        if self.log:
+            self.pe_log.append((unit, job[1], start, now))
+        if unit.hold:
+            self.claimed -= unit.hold
+            self.freed.append(unit.hold)
             if self.waiting:
                 self.waiting = False
                 self._next_part(now)
+        if self.store_wait and self.computed >= self.store_after:
+            self.store_wait = False
+            store = self.dma_job[0]  # type: ignore[index]
+            self._move(now, store.nbytes, store.seconds)
         if self.on_end is not None:
-            self.on_end(unit, now)
+            self.on_end(unit, job[1], now)
         if self.ready:
             self._compute(now)

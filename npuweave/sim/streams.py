@@ -20,45 +20,17 @@ from npuweave.cost.types import LayerCost
 from npuweave.errors import ConfigError
 from npuweave.hardware.npu import NPU
 from npuweave.schedule.base import Policy, Tenant
-from npuweave.schedule.board import Board
-from npuweave.schedule.plan import start_streams
+from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.registry import get_scheduler
-from npuweave.sim.engine import Engine, Unit
 from npuweave.sim.records import Interval, RequestRecord
 from npuweave.sim.result import SimResult
+from npuweave.sim.serve import MAX_EVENTS, Simulator
 from npuweave.sim.tenants import ModelSpec, tenants_for
-
-
-class _Dispatcher:
-    """The engine's source: one policy decision per DMA request; records request times."""
-
-    def __init__(self, board: Board, policy: Policy) -> None:
-        self.board, self.policy = board, policy
-        self.first: dict[tuple[int, int], float] = {}
-        self.finish: dict[tuple[int, int], float] = {}
-
-    def next(self, now: float) -> Unit | None:
-        b = self.board
-        if not b.active:
-            return None
-        t = self.policy.select(b)
-        r, i = b.req[t], b.pos[t]
-        b.commit(t)
-        return (t, r, i, b.size[t][i], b.comp[t][i])
-
-    def on_start(self, unit: Unit, now: float) -> None:
-        if unit[2] == 0:
-            self.first[unit[0], unit[1]] = now
-
-    def on_end(self, unit: Unit, now: float) -> None:
-        t = unit[0]
-        if unit[2] == len(self.board.size[t]) - 1:
-            self.finish[t, unit[1]] = now
 
 
 def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
                 scheduler: str | Policy = "layerweaver", requests: int = 10,
-                window_s: float | None = None, seed: int = 0,
+                window_s: float | None = None, seed: int = 0, max_events: int = MAX_EVENTS,
                 **scheduler_opts: object) -> SimResult:
     """Closed-loop streams of already-costed tenants on the engine (the core of
     ``run_streams``; no zoo, no cost model).
@@ -73,12 +45,10 @@ def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
     _check_run(tenants, requests, window_s)
     policy = (get_scheduler(scheduler, seed=seed, **scheduler_opts)
               if isinstance(scheduler, str) else scheduler)
-    board = Board(tenants, buffer_bytes, dram_bw)
-    notes = start_streams(board, policy, requests, window_s)
-    disp = _Dispatcher(board, policy)
-    engine = Engine(board.buf, board.bw, disp, disp.on_start, disp.on_end)
-    engine.run()
-    return _result(tenants, engine, disp, notes, policy.name)
+    sim = Simulator(tenants, buffer_bytes, dram_bw, policy,
+                    closed=ClosedLoop(requests, window_s), log=True, max_events=max_events)
+    sim.run()
+    return _result(tenants, sim)
 
 
 def _check_run(tenants: Sequence[Tenant], requests: int, window_s: float | None) -> None:
@@ -95,25 +65,20 @@ def _check_run(tenants: Sequence[Tenant], requests: int, window_s: float | None)
         raise ConfigError(f'"window_s" must be > 0 seconds, got {window_s!r}')
 
 
-def _result(tenants: Sequence[Tenant], engine: Engine, disp: _Dispatcher,
-            notes: list[str], name: str) -> SimResult:
+def _result(tenants: Sequence[Tenant], sim: Simulator) -> SimResult:
     labels = [t.label for t in tenants]
     names = [t.units for t in tenants]
-    iv = [Interval("PE", labels[u[0]], u[1], names[u[0]][u[2]], s, e)
-          for u, s, e in engine.pe_log]
-    iv += [Interval("DRAM", labels[u[0]], u[1], names[u[0]][u[2]], s, e)
-           for u, s, e, _ in engine.dram_log]
+    eng = sim.engine
+    iv = [Interval("PE", labels[u.tenant], sim.tindex[r], names[u.tenant][u.index], s, e)
+          for u, r, s, e in eng.pe_log]
+    iv += [Interval("DRAM", labels[u.tenant], sim.tindex[r], names[u.tenant][u.index], s, e)
+           for u, r, s, e, _ in eng.dram_log]
     iv.sort(key=lambda x: (x.start_s, x.resource != "DRAM", x.end_s))
-    recs = []
-    for (t, r), fin in sorted(disp.finish.items()):
-        arrival = 0.0 if r == 0 else disp.finish[t, r - 1]
-        recs.append(RequestRecord(labels[t], tenants[t].model, r, arrival, disp.first[t, r], fin,
-                                  tenants[t].batch))
-    makespan = max((e for _, _, e in engine.pe_log), default=0.0)
-    return SimResult(tuple(iv), tuple(recs), makespan,
-                     sum(e - s for _, s, e in engine.pe_log),
-                     sum(e - s for _, s, e, _ in engine.dram_log),
-                     tuple(notes), name, tuple(labels))
+    done = sorted((r.model, sim.tindex[r.id], r) for r in sim.requests if r.done)
+    recs = [RequestRecord(labels[t], tenants[t].model, k, r.arrival_s, r.start_s, r.finish_s,
+                          tenants[t].batch) for t, k, r in done]
+    return SimResult(tuple(iv), tuple(recs), eng.last_end, eng.pe_busy_s, eng.dram_busy_s,
+                     tuple(sim.notes), sim.policy.name, tuple(labels))
 
 
 def run_streams(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,

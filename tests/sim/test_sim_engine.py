@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from npuweave.schedule import make_tenant, plan
-from npuweave.sim.engine import Engine
+from npuweave.sim.engine import Engine, Kind, Unit
 from npuweave.sim.events import EventLoop
 from npuweave.sim.streams import run_tenants
 
@@ -35,11 +35,18 @@ def test_event_loop_run_until_and_no_past_events():
 
 
 class _List:
-    def __init__(self, units):
-        self.units = list(units)
+    """A source from ``(tenant, request, unit, weight bytes, compute s)`` rows: a weight LOAD
+    (when bytes > 0), then the COMPUTE that frees them."""
+
+    def __init__(self, rows):
+        self.jobs = []
+        for t, r, i, nbytes, comp in rows:
+            if nbytes:
+                self.jobs.append((Unit(Kind.LOAD, t, i, nbytes, nbytes), r))
+            self.jobs.append((Unit(Kind.COMPUTE, t, i, 0, nbytes, comp), r))
 
     def next(self, now):
-        return self.units.pop(0) if self.units else None
+        return self.jobs.pop(0) if self.jobs else None
 
 
 def test_engine_fetches_in_parts_as_computations_free_space():
@@ -51,9 +58,9 @@ def test_engine_fetches_in_parts_as_computations_free_space():
     src = _List([(0, 0, 0, 60, 4.0), (0, 0, 1, 30, 10.0), (0, 0, 2, 80, 1.0)])
     e = Engine(100, 10.0, src)
     e.run()
-    assert [(u[2], s, t) for u, s, t in e.pe_log] == [(0, 6.0, 10.0), (1, 10.0, 20.0),
-                                                        (2, 21.0, 22.0)]
-    assert [(u[2], s, t, b) for u, s, t, b in e.dram_log] == [
+    assert [(u.index, s, t) for u, _, s, t in e.pe_log] == [(0, 6.0, 10.0), (1, 10.0, 20.0),
+                                                             (2, 21.0, 22.0)]
+    assert [(u.index, s, t, b) for u, _, s, t, b in e.dram_log] == [
         (0, 0.0, 6.0, 60), (1, 6.0, 9.0, 30), (2, 9.0, 10.0, 10), (2, 10.0, 16.0, 60),
         (2, 20.0, 21.0, 10)]
 
@@ -64,8 +71,8 @@ def test_engine_zero_byte_and_zero_time_units():
     src = _List([(0, 0, 0, 0, 1.0), (0, 0, 1, 100, 0.0), (0, 0, 2, 100, 1.0)])
     e = Engine(100, 10.0, src)
     e.run()
-    assert [(s, t) for _, s, t in e.pe_log] == [(0.0, 1.0), (10.0, 10.0), (20.0, 21.0)]
-    assert [(s, t) for _, s, t, _ in e.dram_log] == [(0.0, 10.0), (10.0, 20.0)]
+    assert [(s, t) for _, _, s, t in e.pe_log] == [(0.0, 1.0), (10.0, 10.0), (20.0, 21.0)]
+    assert [(s, t) for _, _, s, t, _ in e.dram_log] == [(0.0, 10.0), (10.0, 20.0)]
 
 
 def test_engine_reproduces_layerweaver_prediction_exactly():

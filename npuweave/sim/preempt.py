@@ -1,0 +1,93 @@
+"""Carrying out a ``Preempt`` decision in the serving simulator (see ``npuweave.sim.serve``).
+
+Prices come from ``npuweave.cost.preemption``; the simulator turns them into DMA work (the
+checkpoint ``STORE`` now, the restore ``LOAD`` on resume) and into per-request accounting
+(``preemptions``, ``restarts``, ``overhead_s``, ``wasted_s``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from npuweave.errors import ConfigError
+from npuweave.schedule.protocol import Mechanism, Preempt
+from npuweave.sim.engine import Kind, Unit
+from npuweave.sim.requests import Request, State
+
+if TYPE_CHECKING:
+    from npuweave.sim.serve import Simulator
+
+
+def preempt(sim: Simulator, d: Preempt, now: float) -> None:
+    """Apply ``d``: the running request gives up the NPU (or a queued one is dropped)."""
+    req = _target(sim, d)
+    if req is not sim.running:  # a queued request: only dropping makes sense
+        if d.mechanism is not Mechanism.KILL or d.restart:
+            raise ConfigError(f"policy {sim.policy.name!r} preempted request {req.id}, which "  # type: ignore[attr-defined]
+                              "is not running; only Preempt(kill, restart=False) drops a "
+                              "queued request")
+        sim.view.queued.remove(req)
+        _kill(sim, req, now, restart=False)
+        return
+    req.preemptions += 1
+    if d.mechanism is Mechanism.DRAIN:
+        sim.draining = True
+        sim.then = d.then
+        return
+    sim.running = None
+    sim.then = d.then
+    if d.mechanism is Mechanism.CHECKPOINT:
+        _checkpoint(sim, req)
+    else:
+        _kill(sim, req, now, d.restart)
+
+
+def _target(sim: Simulator, d: Preempt) -> Request:
+    if not 0 <= d.request < len(sim.requests):
+        raise ConfigError(f"policy {sim.policy.name!r} preempted unknown request {d.request}")  # type: ignore[attr-defined]
+    if sim.layer:
+        raise ConfigError(f"layer-wise policy {sim.policy.name!r} returned Preempt; layer-wise "  # type: ignore[attr-defined]
+                          "runs interleave units instead (only task-level policies preempt)")
+    return sim.requests[d.request]
+
+
+def _checkpoint(sim: Simulator, req: Request) -> None:
+    """Store the live state after the last dispatched unit; restore it on resume."""
+    units = sim.units[req.model]
+    nbytes = units.live[req.dispatched - 1] if req.dispatched else 0
+    req.state = State.PREEMPTED
+    sim.view.queued.append(req)
+    if nbytes:
+        store = Unit(Kind.STORE, req.model, -1, nbytes, 0, units.latency_s)
+        sim.pending.append((store, req.id))
+        req.overhead_s += units.transfer_s(nbytes)
+        req.restore_bytes = nbytes
+
+
+def _kill(sim: Simulator, req: Request, now: float, restart: bool) -> None:
+    """Discard the current pass: computed units and those still in flight are wasted."""
+    comp = sim.tenants[req.model].compute_s
+    req.wasted_s += sum(comp[:req.progress])
+    in_flight = req.dispatched - req.progress
+    if in_flight:
+        sim.stale[req.id] = sim.stale.get(req.id, 0) + in_flight
+    req.progress = req.dispatched = 0
+    req.restore_bytes = 0
+    if restart:
+        req.restarts += 1
+        req.state = State.PREEMPTED
+        sim.view.queued.append(req)
+    else:
+        req.state = State.KILLED
+        req.finish_s = now
+
+
+def stale_done(sim: Simulator, unit: Unit, rid: int) -> None:
+    """A computation of a killed pass ended: count it as wasted, not as progress."""
+    req = sim.requests[rid]
+    req.wasted_s += unit.seconds
+    left = sim.stale[rid] - 1
+    if left:
+        sim.stale[rid] = left
+    else:
+        del sim.stale[rid]

@@ -1,0 +1,314 @@
+"""The serving simulator: requests arrive on their own clock, a policy decides, the engine runs.
+
+One ``Simulator`` drives one ``Engine`` (``npuweave.sim.engine``) on one ``EventLoop``. It owns
+every ``Request`` and is the engine's source: whenever the DMA engine is free it hands over the
+next unit of the current decision, or asks the policy for a new one (``decide(now, view)``,
+``npuweave.schedule.protocol``). Requests come from an arrival process: a list of arrivals
+(Poisson, trace, LoadGen: ``npuweave.sim.arrivals``) and/or the closed loop
+(``npuweave.schedule.closedloop.ClosedLoop``).
+
+Layer-wise policies see the ``Predictor`` (the ``Board`` told ``now``): each tenant's requests
+queue in it in arrival order and ``Dispatch(t)`` commits tenant ``t``'s next unit. Task-level
+policies give the NPU to one request at a time (``Run``); its units then go out in order. Once
+the running request has dispatched its last unit the NPU is free for the next one, whose weight
+fetches overlap the tail of the previous computation, as on any decoupled NPU.
+
+Preemption (``Preempt``) takes effect at the next unit boundary of the dispatch stream: units
+already handed to the NPU complete, no further unit of the request is dispatched. Then:
+
+* checkpoint: a ``STORE`` of the live state after the last dispatched unit
+  (``npuweave.cost.preemption``) runs once those units have computed; on resume a ``LOAD`` of
+  the same bytes precedes its next unit;
+* kill: the request goes back to the queue at unit 0 (``restart=False``: it is dropped and
+  reported killed); PE work of the discarded pass, including units still in flight, is
+  counted in ``wasted_s``;
+* drain: the request keeps dispatching to its end; the next request follows.
+
+With ``traffic=True`` every unit also moves its activation spills (``LayerCost.spill_bytes``,
+written after the layer, read back before the next) and pays the DRAM latency per transfer;
+the closed-loop Layerweaver reproduction runs with ``traffic=False`` (activations on chip).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Sequence
+
+from npuweave.errors import ConfigError
+from npuweave.schedule.base import Tenant
+from npuweave.schedule.closedloop import ClosedLoop
+from npuweave.schedule.predictor import Predictor
+from npuweave.schedule.protocol import (
+    Decision, Dispatch, Idle, LayerBase, Mechanism, Preempt, Run, View,
+)
+from npuweave.sim.engine import Engine, Job, Kind, Unit
+from npuweave.sim.events import EventLoop
+from npuweave.sim.requests import Request, State
+from npuweave.sim.units import Footprint, tenant_units
+
+#: Default cap on simulated events per run (``max_events`` raises it).
+MAX_EVENTS = 50_000_000
+WAKE = 3  # event priority of wake-ups: after the engine's events at the same instant
+
+
+class Simulator:
+    """One run: ``tenants`` on an NPU (``buffer_bytes``, ``dram_bw``) under ``policy``.
+
+    Parameters
+    ----------
+    arrivals : ``(time_s, tenant, priority, absolute deadline_s)`` rows sorted by time.
+    closed : the closed loop, issuing per-tenant streams (combinable with ``arrivals``).
+    footprints : per tenant, activation bytes per unit (checkpoints, spills); zeros if None.
+    traffic : move activation spills and pay DRAM latency (``latency_s``) per transfer.
+    log : keep every busy interval (timelines, traces); off keeps only totals.
+    predict : keep the predicted times of every layer-wise decision (tests).
+    """
+
+    def __init__(self, tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
+                 policy: object, *, arrivals: Sequence[tuple[float, int, int, float]] = (),
+                 closed: ClosedLoop | None = None, footprints: Sequence[Footprint] | None = None,
+                 traffic: bool = False, latency_s: float = 0.0, log: bool = False,
+                 predict: bool = False, max_events: int = MAX_EVENTS,
+                 isolated_s: Sequence[float] = ()) -> None:
+        self.tenants = tuple(tenants)
+        self.policy = policy
+        self.layer = getattr(policy, "level", "layer") == "layer"
+        hint = (f" (max_events={max_events}); raise max_events (--max-events) or shorten the "
+                "run (--duration, --window-s, --requests)")
+        self.loop = EventLoop(max_events, hint)
+        self.engine = Engine(buffer_bytes, dram_bw, self, self._on_start, self._on_end,
+                             self.loop, log)
+        self.units = [tenant_units(t, k, f, traffic, latency_s, dram_bw) for k, (t, f) in
+                      enumerate(zip(self.tenants, footprints or [None] * len(self.tenants)))]
+        self.requests: list[Request] = []
+        self.tindex: list[int] = []  # index of each request within its tenant's stream
+        self.issued = [0] * len(self.tenants)
+        self.pending: deque[Job] = deque()
+        self.arrivals = list(arrivals)
+        self.next_arrival = 0
+        self.closed = closed
+        self.board = Predictor(self.tenants, buffer_bytes, dram_bw) if self.layer else None
+        self.select = (policy.select if self.layer and type(policy).decide is LayerBase.decide
+                       else None)  # type: ignore[attr-defined]
+        self.idled = False  # the DMA idled since the last decision: tell the board ``now``
+        self.running: Request | None = None  # task-level: holds the NPU, units left to send
+        self.then: int | None = None  # task-level: request to run once the NPU is free
+        self.draining = False
+        self.stale: dict[int, int] = {}  # killed request id -> its computations still in flight
+        self.wake = None
+        self.predicted: list[tuple[int, int, float, float, float, float]] | None = (
+            [] if predict else None)
+        self.view = View(0.0, self.tenants, [], [], self.board, tuple(isolated_s),
+                         tuple(_suffix(t, dram_bw) for t in self.tenants))
+        self.notes: list[str] = []
+
+    # -- running -----------------------------------------------------------------------------
+    def run(self) -> None:
+        """Simulate until every issued request is done (or dropped)."""
+        if self.layer:
+            self.notes = list(self.policy.start(self.board))  # type: ignore[attr-defined]
+            if self.closed is not None:
+                self.board.on_dispatched = self._reissue_predicted  # type: ignore[union-attr]
+        else:
+            self.notes = list(self.policy.start(self.view))  # type: ignore[attr-defined]
+        if self.closed is not None and self.closed.first():
+            for t in range(len(self.tenants)):
+                self._arrive(t, 0.0, 0, math.inf)
+        self._schedule_arrival()
+        period = getattr(self.policy, "period_s", None)
+        if period:
+            self.loop.schedule(period, self._tick, period, prio=WAKE)
+        self.engine.run()
+
+    def _schedule_arrival(self) -> None:
+        if self.next_arrival < len(self.arrivals):
+            row = self.arrivals[self.next_arrival]
+            self.loop.schedule(row[0], self._arrival_event, prio=WAKE)
+
+    def _arrival_event(self) -> None:
+        _, t, prio, deadline = self.arrivals[self.next_arrival]
+        self.next_arrival += 1
+        self._arrive(t, self.loop.now, prio, deadline)
+        self._schedule_arrival()
+
+    def _arrive(self, t: int, now: float, priority: int, deadline_s: float) -> Request:
+        req = Request(len(self.requests), t, now, int(priority), float(deadline_s),
+                      self.tenants[t].batch, len(self.units[t].comp))
+        self.requests.append(req)
+        self.tindex.append(self.issued[t])
+        self.issued[t] += 1
+        if self.layer:
+            self.board.issue(t, req.id, now)  # type: ignore[union-attr]
+        else:
+            self.view.queued.append(req)
+            self._consult(now)
+        self.engine.kick()
+        return req
+
+    def _reissue_predicted(self, t: int, r: int, finish_s: float) -> None:
+        """Closed loop, layer-wise: the finish is known when the last unit is dispatched."""
+        if self.closed.reissue(self.tindex[r], finish_s):  # type: ignore[union-attr]
+            self._arrive(t, finish_s, 0, math.inf)
+
+    def _tick(self, period: float) -> None:
+        more = (self.next_arrival < len(self.arrivals) or self.running is not None
+                or bool(self.view.queued) or not self.engine.dma_idle)
+        if not more:
+            return
+        self._wake_up()
+        self.loop.schedule(self.loop.now + period, self._tick, period, prio=WAKE)
+
+    def _wake_up(self) -> None:
+        if self.layer:
+            self.engine.kick()
+        else:
+            self._consult(self.loop.now)
+
+    # -- the engine's source -----------------------------------------------------------------
+    def next(self, now: float) -> Job | None:
+        if self.pending:
+            return self.pending.popleft()
+        if self.layer:
+            return self._next_layer(now)
+        return self._next_task(now)
+
+    def _next_layer(self, now: float) -> Job | None:
+        b = self.board
+        if not b.active:  # type: ignore[union-attr]
+            self.idled = True
+            return None
+        if self.idled:
+            b.tell(now)  # type: ignore[union-attr]
+            self.idled = False
+        if self.select is not None:
+            t = self.select(b)
+        else:
+            d = self._decide(now)
+            if not isinstance(d, Dispatch):
+                self._apply(d, now)
+                self.idled = True
+                return self.pending.popleft() if self.pending else None
+            t = d.tenant
+        r, i, fs, fe, cs, ce = b.commit(t)  # type: ignore[union-attr]
+        if self.predicted is not None:
+            self.predicted.append((r, i, fs, fe, cs, ce))
+        req = self.requests[r]
+        req.dispatched = i + 1
+        if req.state is State.QUEUED:
+            req.state = State.RUNNING
+        return self._emit(req, t, i)
+
+    def _emit(self, req: Request, t: int, i: int) -> Job:
+        """Queue unit ``i`` of ``req`` as jobs; return the first."""
+        u = self.units[t]
+        rid = req.id
+        pend = self.pending
+        if u.aload[i] is not None:
+            pend.append((u.aload[i], rid))
+        if u.load[i] is not None:
+            pend.append((u.load[i], rid))
+        pend.append((u.comp[i], rid))
+        if u.astore[i] is not None:
+            pend.append((u.astore[i], rid))
+        return pend.popleft()
+
+    def _next_task(self, now: float) -> Job | None:
+        if self.running is None:
+            if self.then is not None:
+                rid, self.then = self.then, None
+                self._start(rid, now)
+            else:
+                self._consult(now)
+            if self.pending:
+                return self.pending.popleft()
+            if self.running is None:
+                return None
+        req = self.running
+        i = req.dispatched
+        req.dispatched = i + 1
+        if req.dispatched == req.units:
+            self.running = None
+            self.draining = False
+        return self._emit(req, req.model, i)
+
+    def _start(self, rid: int, now: float) -> None:
+        req = self.requests[rid]
+        if req.state not in (State.QUEUED, State.PREEMPTED):
+            raise ConfigError(f"policy {self.policy.name!r} ran request {rid}, which is "  # type: ignore[attr-defined]
+                              f"{req.state.value}; run a queued or preempted request")
+        self.view.queued.remove(req)
+        req.state = State.RUNNING
+        self.running = req
+        if req.restore_bytes:
+            unit = Unit(Kind.LOAD, req.model, -1, req.restore_bytes, 0,
+                        self.units[req.model].latency_s)
+            self.pending.append((unit, rid))
+            req.overhead_s += self.units[req.model].transfer_s(req.restore_bytes)
+            req.restore_bytes = 0
+
+    # -- decisions ---------------------------------------------------------------------------
+    def _decide(self, now: float) -> Decision:
+        v = self.view
+        v.now = now
+        if self.layer:
+            v.queued = [r for r in self.requests if r.state is State.QUEUED]
+            v.running = [r for r in self.requests if r.state is State.RUNNING]
+        else:
+            v.running = [self.running] if self.running is not None and not self.draining else []
+        return self.policy.decide(now, v)  # type: ignore[attr-defined]
+
+    def _consult(self, now: float) -> None:
+        self._apply(self._decide(now), now)
+
+    def _apply(self, d: Decision, now: float) -> None:
+        if isinstance(d, Run):
+            if self.running is None:
+                if self.then is None:
+                    self._start(d.request, now)
+                    self.engine.kick()
+            elif d.request != self.running.id:
+                raise ConfigError(f"policy {self.policy.name!r} ran request {d.request} while "  # type: ignore[attr-defined]
+                                  f"request {self.running.id} holds the NPU; preempt it first")
+        elif isinstance(d, Preempt):
+            from npuweave.sim.preempt import preempt
+
+            preempt(self, d, now)
+            self.engine.kick()
+        elif isinstance(d, Idle):
+            if self.wake is not None:
+                self.wake.cancel()
+                self.wake = None
+            if d.until_s < math.inf:
+                self.wake = self.loop.schedule(max(d.until_s, now), self._wake_up, prio=WAKE)
+
+    # -- engine hooks ------------------------------------------------------------------------
+    def _on_start(self, unit: Unit, rid: int, now: float) -> None:
+        req = self.requests[rid]
+        if req.start_s != req.start_s:  # nan: first computation of this request
+            req.start_s = now
+
+    def _on_end(self, unit: Unit, rid: int, now: float) -> None:
+        if unit.index < 0:
+            return
+        if rid in self.stale:
+            from npuweave.sim.preempt import stale_done
+
+            stale_done(self, unit, rid)
+            return
+        req = self.requests[rid]
+        req.progress += 1
+        if req.progress == req.units:
+            req.state = State.DONE
+            req.finish_s = now
+            if self.closed is not None and not self.layer and self.closed.reissue(
+                    self.tindex[rid], now):
+                self._arrive(req.model, now, 0, math.inf)
+
+
+def _suffix(t: Tenant, bw: float) -> tuple[float, ...]:
+    """Isolated seconds of units ``i..end`` of ``t`` (``max(compute, fetch)`` per unit)."""
+    out = [0.0] * (len(t.compute_s) + 1)
+    for i in range(len(t.compute_s) - 1, -1, -1):
+        out[i] = out[i + 1] + max(t.compute_s[i], t.weight_bytes[i] / bw)
+    return tuple(out)

@@ -1,0 +1,77 @@
+"""From a ``Tenant`` (and its activation footprint) to the engine's ``Unit`` records.
+
+Units are built once per model unit and shared by every request of the model: per unit ``i``
+an optional activation ``LOAD`` (the spill of the unit before, read back), the weight ``LOAD``
+(none for a unit without weights), the ``COMPUTE`` (which frees the weights when it ends) and
+an optional activation ``STORE`` (its own spilled output). Activation units exist only with
+``traffic=True``; then every transfer also pays the DRAM latency.
+
+``Footprint`` carries, per unit, the live bytes a checkpoint after it must store and the bytes
+it spills (``npuweave.cost.preemption.live_bytes``, ``LayerCost.spill_bytes``). A spill is a
+round trip: half is written after the unit, half read back before the next one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from npuweave.schedule.base import Tenant
+from npuweave.sim.engine import Kind, Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Footprint:
+    """Per-unit activation bytes of one tenant: ``live`` after the unit, ``spill`` round trip.
+
+    Examples
+    --------
+    >>> Footprint((10, 20), (0, 8)).live
+    (10, 20)
+    """
+
+    live: tuple[int, ...]
+    spill: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TenantUnits:
+    """The engine's units for one tenant, by unit index (None: no such transfer)."""
+
+    load: tuple[Unit | None, ...]
+    comp: tuple[Unit, ...]
+    aload: tuple[Unit | None, ...]
+    astore: tuple[Unit | None, ...]
+    live: tuple[int, ...]
+    latency_s: float
+    bw: float
+
+    def transfer_s(self, nbytes: int) -> float:
+        """Seconds one DMA stream of ``nbytes`` takes (latency included)."""
+        return self.latency_s + nbytes / self.bw if nbytes > 0 else 0.0
+
+
+def tenant_units(tenant: Tenant, k: int, foot: Footprint | None, traffic: bool,
+                 latency_s: float, bw: float = 1.0) -> TenantUnits:
+    """Unit records of tenant ``k``.
+
+    Examples
+    --------
+    >>> from npuweave.schedule.base import Tenant
+    >>> u = tenant_units(Tenant("a", ("x", "y"), (1.0, 2.0), (10, 0)), 0, None, False, 0.0)
+    >>> u.load[1] is None, u.comp[0].hold, u.comp[1].seconds
+    (True, 10, 2.0)
+    """
+    n = len(tenant.compute_s)
+    lat = latency_s if traffic else 0.0
+    load = tuple(Unit(Kind.LOAD, k, i, b, b, lat) if b else None
+                 for i, b in enumerate(tenant.weight_bytes))
+    comp = tuple(Unit(Kind.COMPUTE, k, i, 0, b, c)
+                 for i, (c, b) in enumerate(zip(tenant.compute_s, tenant.weight_bytes)))
+    live = foot.live if foot is not None else (0,) * n
+    spill = foot.spill if foot is not None and traffic else (0,) * n
+    store = [s - s // 2 for s in spill]
+    back = [s // 2 for s in spill]
+    astore = tuple(Unit(Kind.STORE, k, i, s, 0, lat) if s else None for i, s in enumerate(store))
+    aload = tuple(Unit(Kind.LOAD, k, i, back[i - 1], 0, lat) if i and back[i - 1] else None
+                  for i in range(n))
+    return TenantUnits(load, comp, aload, astore, tuple(live), lat, bw)

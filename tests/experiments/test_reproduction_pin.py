@@ -1,0 +1,37 @@
+"""Regression pin: the Layerweaver reproduction table must not move under the serving core.
+
+The golden rows in ``data/layerweaver_pin_df17c2d.json`` were produced by commit ``df17c2d``
+(the engine before the serving-core refactor of issue 9: positional units, the closed-loop rule
+in four places) with the script below, run on that commit's tree:
+
+    reproduce_layerweaver("RN+BB,IC+XL,MN+NCF,RX+BL", ("single-batch", "multi-batch"),
+                          requests=4, cost_model="systolic-ws")
+
+Four pairs cover every compute model and every memory model once, both scenarios, and all six
+thesis schedulers (48 runs). The cost model is named explicitly, so a later change of the CLI
+default cost model does not move these numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from npuweave.experiments.layerweaver import reproduce_layerweaver
+
+PIN = Path(__file__).parent / "data" / "layerweaver_pin_df17c2d.json"
+KEYS = ("stp", "antt", "fairness", "pe_utilization", "dram_utilization", "makespan_ratio")
+
+
+def test_reproduction_table_is_unchanged():
+    golden = json.loads(PIN.read_text())
+    rows = reproduce_layerweaver("RN+BB,IC+XL,MN+NCF,RX+BL", ("single-batch", "multi-batch"),
+                                 requests=4, cost_model="systolic-ws")
+    got = {(r["scenario"], r["pair"], r["scheduler"]): r for r in rows}
+    assert len(got) == len(golden) == 48
+    for g in golden:
+        r = got[g["scenario"], g["pair"], g["scheduler"]]
+        for k in KEYS:
+            assert r[k] == pytest.approx(g[k], rel=1e-12, abs=1e-15), (g["pair"], k)
