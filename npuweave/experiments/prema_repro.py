@@ -62,7 +62,7 @@ def two_task(npu: NPU, pairs: int, seed: int, step: Step | None = None) -> dict[
         for mech in PAIR_MECHS:
             run = simulate((lo, hi), npu, "p-hpf", mech)
             n = ntt(run.dispatch, run.finish, run.isolated)
-            latency = run.overhead_s / 2 if run.preemptions else 0.0
+            latency = run.overhead_s / 2 if run.preemptions else float("nan")
             rows[mech].append((n0[1] / n[1], stp(n) / stp(n0), latency,
                                float(run.start[1] - run.dispatch[1])))
             if step:
@@ -71,10 +71,16 @@ def two_task(npu: NPU, pairs: int, seed: int, step: Step | None = None) -> dict[
     for mech, vals in rows.items():
         a = np.array(vals)
         out[mech] = {"ntt_gain": float(a[:, 0].mean()), "stp_x": float(a[:, 1].mean()),
-                     "latency_us_mean": float(a[:, 2].mean() * 1e6),
-                     "latency_us_max": float(a[:, 2].max() * 1e6),
+                     "latency_us_mean": _nanstat(np.nanmean, a[:, 2]) * 1e6,
+                     "latency_us_max": _nanstat(np.nanmax, a[:, 2]) * 1e6,
+                     "preempted_pairs": int(np.isfinite(a[:, 2]).sum()),
                      "wait_ms_mean": float(a[:, 3].mean() * 1e3)}
     return out
+
+
+def _nanstat(fn: Callable[[np.ndarray], float], a: np.ndarray) -> float:
+    """``fn`` over the finite entries (0 when there is none)."""
+    return float(fn(a)) if np.isfinite(a).any() else 0.0
 
 
 def _isolated(sets: list[tuple[PremaTask, ...]], npu: NPU, reading: str) -> list[float]:

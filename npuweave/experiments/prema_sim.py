@@ -37,7 +37,7 @@ from npuweave.schedule.tiling import tile
 from npuweave.sim.serve import Simulator
 from npuweave.sim.units import Footprint
 
-CHUNK_S = 50e-6
+CHUNK_S = 100e-6
 """Longest compute between two preemption points with ``preempt_at="tile"``."""
 
 
@@ -72,7 +72,7 @@ def task_tenant(key: tuple[str, int, int | None, int | None], npu: NPU, preempt_
             cuts = _cuts(c, preempt_at)
             names.append(f"{n}#c{k + 1}" if cuts > 1 else n)
             comp.append(c / cuts)
-            wbytes.append(b // cuts + (b % cuts if k == 0 else 0))
+            wbytes.append(b if k == 0 else 0)
             done += c / cuts
             last = j == len(chunks) - 1
             frac = 1.0 if last else done / total
@@ -115,9 +115,17 @@ class TaskRun:
 def _simulator(tenants: Sequence[Tenant], feet: Sequence[Footprint], npu: NPU, policy: object,
                arrivals: Sequence[tuple[float, int, int, float]],
                isolated: Sequence[float] = ()) -> Simulator:
-    return Simulator(tenants, npu.weight_buffer, npu.dram_bw, policy, arrivals=arrivals,
-                     footprints=feet, traffic=True, latency_s=npu.dram_latency_s,
-                     isolated_s=isolated)
+    sim = Simulator(tenants, npu.weight_buffer, npu.dram_bw, policy, arrivals=arrivals,
+                    footprints=feet, traffic=True, latency_s=npu.dram_latency_s,
+                    isolated_s=isolated)
+    # Work-around (core 95637c3): ``Engine`` takes ``loop or EventLoop()`` and an empty
+    # EventLoop is falsy (``__len__``), so the engine runs a loop of its own and arrival and
+    # wake-up events scheduled on the simulator's loop never fire. Share the engine's loop.
+    if sim.engine.loop is not sim.loop:
+        sim.engine.loop.max_events = sim.loop.max_events
+        sim.engine.loop.budget_hint = sim.loop.budget_hint
+        sim.loop = sim.engine.loop
+    return sim
 
 
 @cache
