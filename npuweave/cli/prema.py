@@ -135,6 +135,8 @@ def _rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 @click.option("--npu", "npu_spec", default="prema", show_default=True)
 @click.option("--pairs", default=40, show_default=True, type=click.IntRange(1, 100_000),
               help="Two-task runs of the Figs 5-6 study.")
+@click.option("--jobs", default=2, show_default=True, type=click.IntRange(1, 64),
+              help="Processes to spread the simulations over.")
 @click.option("--no-kill", is_flag=True, help="Skip the Fig. 15 KILL configurations.")
 @click.option("--no-readings", is_flag=True, help="Skip the other reading presets.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Per-config rows as CSV.")
@@ -142,7 +144,7 @@ def _rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 @click.option("--plots", "plot_dir", type=click.Path(file_okay=False),
               help="Write Figs 11-15 analogs as PNG into this folder.")
 def reproduce_prema(runs: int, tasks: int, seed: int, reading: str, npu_spec: str, pairs: int,
-                    no_kill: bool, no_readings: bool, csv_path: str | None,
+                    jobs: int, no_kill: bool, no_readings: bool, csv_path: str | None,
                     json_path: str | None, plot_dir: str | None) -> None:
     """Re-run PREMA's evaluation (Figs 5-6, 11-15, predictor, oracle, readings).
 
@@ -164,7 +166,7 @@ def reproduce_prema(runs: int, tasks: int, seed: int, reading: str, npu_spec: st
 
     total = total_steps(runs, pairs, not no_kill, not no_readings)
     result = _progress(total, lambda step: run(npu, runs, tasks, seed, reading, pairs,
-                                               not no_kill, not no_readings, step))
+                                               not no_kill, not no_readings, step, jobs))
     out = console()
     out.print(f"PREMA reproduction on {npu.name}: {runs} runs of {tasks} tasks, seed {seed}, "
               f"reading {reading}")

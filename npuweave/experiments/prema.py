@@ -80,18 +80,42 @@ def task_sets(npu: NPU, runs: int, n: int, seed: int,
     return [draw_tasks(npu, n, seed, r, batches) for r in range(runs)]
 
 
+def _one(job: tuple[tuple[PremaTask, ...], NPU, str, str, str, bool]) -> dict[str, Any]:
+    tasks, npu, policy, mech, reading, oracle = job
+    return run_metrics(simulate(tasks, npu, policy, mech, reading, oracle))
+
+
 def evaluate(sets: Sequence[tuple[PremaTask, ...]], npu: NPU, cfgs: Sequence[tuple[str, str, str]],
-             reading: str = "paper", oracle: bool = False, step: Step | None = None
-             ) -> dict[str, dict[str, Any]]:
-    """Mean metrics of each configuration over the workloads, plus per-run rows."""
-    out: dict[str, dict[str, Any]] = {}
-    for label, policy, mech in cfgs:
-        rows = []
-        for tasks in sets:
-            rows.append(run_metrics(simulate(tasks, npu, policy, mech, reading, oracle)))
+             reading: str = "paper", oracle: bool = False, step: Step | None = None,
+             jobs: int = 1) -> dict[str, dict[str, Any]]:
+    """Mean metrics of each configuration over the workloads, plus per-run rows.
+
+    ``jobs > 1`` spreads the simulations over that many forked processes; results do not
+    depend on it (every simulation is deterministic).
+    """
+    work = [(tasks, npu, policy, mech, reading, oracle) for _, policy, mech in cfgs
+            for tasks in sets]
+    labels = [label for label, _, _ in cfgs for _ in sets]
+    rows: list[dict[str, Any]] = []
+    if jobs > 1 and len(work) > 1:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork")) as pool:
+            for label, row in zip(labels, pool.map(_one, work, chunksize=4)):
+                rows.append(row)
+                if step:
+                    step(label)
+    else:
+        for label, job in zip(labels, work):
+            rows.append(_one(job))
             if step:
                 step(label)
-        out[label] = {**_mean(rows), "runs": rows}
+    out: dict[str, dict[str, Any]] = {}
+    n = len(sets)
+    for k, (label, _, _) in enumerate(cfgs):
+        mine = rows[k * n:(k + 1) * n]
+        out[label] = {**_mean(mine), "runs": mine}
     return out
 
 
