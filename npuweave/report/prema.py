@@ -27,7 +27,7 @@ def _bars(imp: dict[str, dict[str, float]], labels: Sequence[str], title: str, p
     for ax, (key, name) in zip(axes, METRICS):
         vals = [imp[k][key] for k in labels]
         ax.bar(range(len(labels)), vals, color="tab:blue")
-        ax.set_xticks(range(len(labels)), [k.replace(" ", "\n") for k in labels], fontsize=7)
+        ax.set_xticks(range(len(labels)), list(labels), fontsize=7, rotation=40, ha="right")
         ax.axhline(1.0, color="k", lw=0.8)
         ax.set_title(name, fontsize=9)
         ax.set_ylabel("x over NP-FCFS", fontsize=8)
