@@ -28,6 +28,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "ir": ("npuweave.cli.ir", "ir", "Read, validate, inspect and simulate Gemini scheduler IR."),
     "numbers": ("npuweave.cli.numbers", "numbers", "libnumber: number formats and the auto-tuner."),
     "predict": ("npuweave.cli.prema", "predict", "PREMA's task-length estimate vs the simulated time."),
+    "serve": ("npuweave.cli.serve", "serve", "Serve requests arriving over time (Poisson, LoadGen, traces)."),
 }
 
 

@@ -87,9 +87,9 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
         raise ConfigError("--models is empty; give e.g. --models resnet50,bert-base")
     if batch < 1 or requests < 1:
         raise ConfigError(f"--batch and --requests must be >= 1, got {batch} and {requests}")
-    if window_s is not None and not window_s > 0:
-        raise ConfigError(f"--window-s must be > 0 seconds, got {window_s}; or leave it out "
-                          "and give --requests")
+    if window_s is not None and not 0 < window_s < float("inf"):
+        raise ConfigError(f"--window-s must be a finite number of seconds > 0, got {window_s}; "
+                          "or leave it out and give --requests")
     npu = get_npu(npu_spec)
     rows, results = compare(model_list, npu, batch, names, requests, window_s, seed, cost_model)
     info = {"models": model_list, "npu": npu.name, "batch": batch, "requests": requests,

@@ -94,7 +94,7 @@ class Engine:
     def __init__(self, buffer_bytes: int, dram_bw: float, source: Source,
                  on_start: Hook | None = None, on_end: Hook | None = None,
                  loop: EventLoop | None = None, log: bool = True) -> None:
-        self.loop = loop or EventLoop()
+        self.loop = loop if loop is not None else EventLoop()
         self.buf, self.bw, self.source = int(buffer_bytes), float(dram_bw), source
         self.on_start, self.on_end = on_start, on_end
         self.free = self.buf  # bytes free at the start of the current fetch

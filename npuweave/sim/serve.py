@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from npuweave.errors import ConfigError
 from npuweave.schedule.base import Tenant
@@ -70,7 +70,8 @@ class Simulator:
                  closed: ClosedLoop | None = None, footprints: Sequence[Footprint] | None = None,
                  traffic: bool = False, latency_s: float = 0.0, log: bool = False,
                  predict: bool = False, max_events: int = MAX_EVENTS,
-                 isolated_s: Sequence[float] = ()) -> None:
+                 isolated_s: Sequence[float] = (),
+                 progress: Callable[[float], None] | None = None) -> None:
         self.tenants = tuple(tenants)
         self.policy = policy
         self.layer = getattr(policy, "level", "layer") == "layer"
@@ -102,6 +103,7 @@ class Simulator:
         self.view = View(0.0, self.tenants, [], [], self.board, tuple(isolated_s),
                          tuple(_suffix(t, dram_bw) for t in self.tenants))
         self.notes: list[str] = []
+        self.progress = progress
 
     # -- running -----------------------------------------------------------------------------
     def run(self) -> None:
@@ -118,8 +120,16 @@ class Simulator:
         self._schedule_arrival()
         period = getattr(self.policy, "period_s", None)
         if period:
-            self.loop.schedule(period, self._tick, period, prio=WAKE)
+            self.loop.schedule(period, self._tick, period, self._wake_up, prio=WAKE)
+        if self.progress is not None:
+            step = (self.arrivals[-1][0] if self.arrivals else 0.0) / 200 or 1e-3
+            self.loop.schedule(step, self._tick, step, self._report, prio=WAKE)
         self.engine.run()
+        if self.progress is not None:
+            self.progress(self.engine.last_end)
+
+    def _report(self) -> None:
+        self.progress(self.loop.now)  # type: ignore[misc]
 
     def _schedule_arrival(self) -> None:
         if self.next_arrival < len(self.arrivals):
@@ -151,13 +161,15 @@ class Simulator:
         if self.closed.reissue(self.tindex[r], finish_s):  # type: ignore[union-attr]
             self._arrive(t, finish_s, 0, math.inf)
 
-    def _tick(self, period: float) -> None:
+    def _tick(self, period: float, action: Callable[[], None]) -> None:
+        """A periodic event (policy wake-ups, progress) while work is left."""
         more = (self.next_arrival < len(self.arrivals) or self.running is not None
-                or bool(self.view.queued) or not self.engine.dma_idle)
+                or bool(self.view.queued) or not self.engine.dma_idle
+                or self.engine.pe_busy)
         if not more:
             return
-        self._wake_up()
-        self.loop.schedule(self.loop.now + period, self._tick, period, prio=WAKE)
+        action()
+        self.loop.schedule(self.loop.now + period, self._tick, period, action, prio=WAKE)
 
     def _wake_up(self) -> None:
         if self.layer:

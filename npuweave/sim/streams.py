@@ -61,8 +61,9 @@ def _check_run(tenants: Sequence[Tenant], requests: int, window_s: float | None)
         if isinstance(requests, bool) or not isinstance(requests, int) or requests < 1:
             raise ConfigError(f'"requests" must be an integer >= 1, got {requests!r}; '
                               "or give a time window with window_s")
-    elif not window_s > 0:
-        raise ConfigError(f'"window_s" must be > 0 seconds, got {window_s!r}')
+    elif not 0 < window_s < float("inf"):
+        raise ConfigError(f'"window_s" must be a finite number of seconds > 0, got '
+                          f"{window_s!r}; an endless window never stops issuing requests")
 
 
 def _result(tenants: Sequence[Tenant], sim: Simulator) -> SimResult:

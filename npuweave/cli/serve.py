@@ -1,0 +1,214 @@
+"""``npuweave serve``: requests arriving on their own clock, served by one policy on one NPU.
+
+Every option is parsed and validated before any work starts (one ``error:`` line, exit 2).
+Prints one row for the whole run, one per model and one per priority level; ``--json`` /
+``--csv`` write the same rows, ``--timeline`` / ``--trace`` the busy intervals.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from npuweave.errors import ConfigError
+
+TABLES = (("requests", "served", "killed", "throughput_rps", "stp", "antt", "fairness",
+           "sla_violation_x2", "sla_violation_x5", "sla_violation_x10", "deadline_violation",
+           "pe_util", "dram_util", "preemptions", "preempt_overhead_s"),
+          ("latency_p50_s", "latency_p90_s", "latency_p95_s", "latency_p99_s",
+           "latency_p99.9_s", "latency_max_s"))
+
+
+SHORT = {"requests": "reqs", "throughput_rps": "req/s", "fairness": "fair",
+         "sla_violation_x2": "sla x2", "sla_violation_x5": "sla x5", "sla_violation_x10": "sla x10",
+         "deadline_violation": "dl miss", "pe_util": "PE", "dram_util": "DRAM",
+         "preemptions": "preempt", "preempt_overhead_s": "overhead_s"}
+
+
+def _shown(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Rows for the screen: ``row`` names the scope, then the chosen columns."""
+    out = []
+    for r in rows:
+        label = "all" if r["scope"] == "all" else f"{r['scope']} {r['name']}"
+        out.append({"row": label, **{SHORT.get(k, k.replace("latency_", "")): r.get(k)
+                                     for k in keys}})
+    return out
+
+EXAMPLE = """
+\b
+Example:
+  npuweave serve --models resnet50,bert-base --npu memory-centric --arrivals poisson \\
+      --qps 300,80 --duration 200ms --seed 7 --scheduler hpf-p --priority 1,9
+"""
+
+
+def _opts(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``--scheduler-opt key=value`` pairs; values parsed as numbers/booleans when they are."""
+    out: dict[str, Any] = {}
+    for p in pairs:
+        key, sep, val = p.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--scheduler-opt: {p!r}; write key=value (e.g. quantum_s=0.002)")
+        low = val.lower()
+        if low in ("true", "false"):
+            out[key] = low == "true"
+            continue
+        try:
+            out[key] = int(val)
+        except ValueError:
+            try:
+                out[key] = float(val)
+            except ValueError:
+                out[key] = val
+    return out
+
+
+def _arrivals(spec: str, models: list[str], qps: str | None, duration: str, seed: int,
+              deadline: str | None, priority: str | None) -> Any:
+    from npuweave.sim import arrivals as arr
+    from npuweave.sim import options as o
+
+    kind = o.parse_arrivals(spec)
+    n = len(models)
+    dl = o.parse_deadlines(deadline, n) if deadline else None
+    pr = o.parse_priorities(priority, n) if priority else None
+    if kind.kind == "trace":
+        if qps is not None:
+            raise ConfigError("--qps does not apply to --arrivals trace:FILE (the file gives "
+                              "the times); leave it out")
+        from npuweave.sim.traces import from_trace
+
+        return from_trace(kind.path, models)  # type: ignore[arg-type]
+    if kind.kind == "closed":
+        raise ConfigError("--arrivals closed: closed loops are 'npuweave schedule' (same "
+                          "engine); use poisson, loadgen-server or trace:FILE here")
+    if qps is None:
+        raise ConfigError(f"--arrivals {spec} needs --qps, one rate per model (e.g. "
+                          f"--qps {','.join(['100'] * n)})")
+    rates = o.parse_qps(qps, n)
+    dur = o.parse_duration(duration)
+    gen = arr.poisson if kind.kind == "poisson" else arr.loadgen_server
+    return gen(models, rates, dur, seed, priority=pr, deadline_s=dl)
+
+
+class _Bar:
+    """A rich progress bar on simulated time, shown only once a run passes one second."""
+
+    def __init__(self, total_s: float) -> None:
+        self.total, self.t0, self.bar, self.task = total_s, time.monotonic(), None, None
+
+    def __call__(self, now: float) -> None:
+        if self.bar is None:
+            if time.monotonic() - self.t0 < 1.0:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("simulated {task.completed:.4g} s"), BarColumn(),
+                                TimeElapsedColumn(), console=Console(stderr=True),
+                                transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("serve", total=self.total)
+        self.bar.update(self.task, completed=min(now, self.total))
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@click.command("serve", epilog=EXAMPLE)
+@click.option("--models", required=True, help="Comma list of zoo names or ONNX paths.")
+@click.option("--npu", "npu_spec", default="memory-centric", show_default=True,
+              help="NPU preset name or YAML file.")
+@click.option("--arrivals", "arrival_spec", default="poisson", show_default=True,
+              help="poisson | loadgen-server | trace:FILE (CSV/JSON: time, model, priority, "
+                   "deadline).")
+@click.option("--qps", default=None, help="Requests per second per model (e.g. 300,80).")
+@click.option("--duration", default="1s", show_default=True,
+              help="Arrivals are generated on [0, duration) (e.g. 2s, 500ms).")
+@click.option("--seed", default=0, show_default=True, type=int, help="Arrival (and policy) seed.")
+@click.option("--scheduler", default="layerweaver", show_default=True,
+              help="Policy, layer-wise or task-level (see 'npuweave schedulers').")
+@click.option("--scheduler-opt", "scheduler_opt", multiple=True,
+              help="Policy option key=value (repeatable), e.g. quantum_s=0.002.")
+@click.option("--deadline", default=None, help="Latency budget per model (e.g. 15ms,130ms).")
+@click.option("--priority", default=None, help="Priority per model, integers >= 1 (e.g. 1,9).")
+@click.option("--batching", default="none", show_default=True,
+              help="none | window:<time>:max<N> (Triton-style dynamic batching).")
+@click.option("--traffic/--no-traffic", default=True, show_default=True,
+              help="Move activation spills and pay DRAM latency per transfer.")
+@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model.")
+@click.option("--max-events", default=50_000_000, show_default=True, type=int,
+              help="Stop a run that fires more simulated events than this.")
+@click.option("--timeline", type=click.Path(dir_okay=False), help="Write a PE/DRAM timeline PNG.")
+@click.option("--trace", type=click.Path(dir_okay=False), help="Write a Perfetto/Chrome trace JSON.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write results as JSON.")
+@click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
+              type=click.Path(dir_okay=False, allow_dash=True),
+              help="Print the table as CSV, or with a path write it there.")
+def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, duration: str,
+          seed: int, scheduler: str, scheduler_opt: tuple[str, ...], deadline: str | None,
+          priority: str | None, batching: str, traffic: bool, cost_model: str,
+          max_events: int, timeline: str | None, trace: str | None, json_path: str | None,
+          csv_path: str | None) -> None:
+    """Serve requests that arrive over time (Poisson, LoadGen Server, or a trace)."""
+    from npuweave import report
+    from npuweave.hardware import get_npu
+    from npuweave.metrics.serving import jsonable
+    from npuweave.schedule import get_scheduler
+    from npuweave.sim import options as o
+    from npuweave.sim.serving import serve as run
+
+    model_list = [m.strip() for m in models.split(",") if m.strip()]
+    if not model_list:
+        raise ConfigError("--models is empty; give e.g. --models resnet50,bert-base")
+    if max_events < 1:
+        raise ConfigError(f"--max-events must be >= 1, got {max_events}")
+    opts = _opts(scheduler_opt)
+    get_scheduler(scheduler, seed=seed, **opts)  # validates the name and options early
+    batch = o.parse_batching(batching)
+    npu = get_npu(npu_spec)
+    arrivals = _arrivals(arrival_spec, model_list, qps, duration, seed, deadline, priority)
+    if len(arrivals) == 0:
+        raise ConfigError("no request arrives in this run; raise --qps or --duration")
+    bar = _Bar(float(arrivals.time_s[-1]))
+    try:
+        res = run(model_list, npu, arrivals, scheduler, batching=batch, traffic=traffic,
+                  cost_model=cost_model, seed=seed, log=bool(timeline or trace),
+                  max_events=max_events, progress=bar, **opts)
+    finally:
+        bar.close()
+    rows = jsonable(res.rows)
+    info = {"models": model_list, "npu": npu.name, "arrivals": arrival_spec, "seed": seed,
+            "scheduler": res.scheduler, "batching": batching, "traffic": traffic,
+            "cost_model": cost_model, "span_s": res.span_s, "events": res.events,
+            "notes": list(res.notes)}
+    if csv_path == "-":
+        click.echo(report.to_csv(rows), nl=False)
+    else:
+        title = (f"{' + '.join(model_list)} on {npu.name}, {res.scheduler}, "
+                 f"{len(arrivals)} requests over {res.span_s:.4g} s")
+        from npuweave.cli._console import console
+
+        console().print(report.rich_table(_shown(rows, TABLES[0]), title=title))
+        console().print(report.rich_table(_shown(rows, TABLES[1]), title="latency"))
+        for note in res.notes:
+            console().print(f"[yellow]note[/]: {note}")
+    written = []
+    title = f"{' + '.join(model_list)} on {npu.name}, {res.scheduler}"
+    if timeline:
+        report.plot_timeline({res.scheduler: res.intervals}, timeline, title=title)
+        written.append(f"timeline: {timeline}")
+    if trace:
+        report.write_trace(trace, {res.scheduler: res.intervals})
+        written.append(f"trace: {trace} (open in ui.perfetto.dev)")
+    if json_path:
+        report.write_rows_json(json_path, {**info, "rows": rows})
+        written.append(f"json: {json_path}")
+    if csv_path and csv_path != "-":
+        report.write_csv(csv_path, rows)
+        written.append(f"csv: {csv_path}")
+    for line in written:
+        click.echo(f"wrote {line}", err=csv_path == "-")

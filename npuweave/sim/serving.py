@@ -1,0 +1,177 @@
+"""``serve``: an open-loop serving run, from arrivals to the per-request table and its summary.
+
+Steps: cost every model at every batch size the run needs (``tenants_for``) with its
+activation footprint (checkpoints, spills); group arrivals into batches when Triton-style
+batching is on (``batch_arrivals``); run the ``Simulator``; turn its requests into a
+``RequestTable`` (one row per *arrived* request, batched ones sharing their batch's times)
+and summarize it (``npuweave.metrics.serving.summarize``).
+
+NTT and SLA use the *cold* isolated time of one request of the model alone on the same engine
+(empty buffer, same traffic switch), as PREMA does for open-loop runs; with batching it is
+the batch-1 request's, the time a user would see alone.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from npuweave.errors import ConfigError
+from npuweave.hardware.npu import NPU
+from npuweave.metrics.requests import Outcome, RequestTable, request_table
+from npuweave.metrics.serving import SLA_MULTS, summarize
+from npuweave.schedule.base import Tenant
+from npuweave.schedule.registry import get_scheduler
+from npuweave.sim.arrivals import Arrivals
+from npuweave.sim.options import Batching
+from npuweave.sim.records import Interval
+from npuweave.sim.requests import State
+from npuweave.sim.serve import MAX_EVENTS, Simulator
+from npuweave.sim.tenants import ModelSpec, costed_tenants
+from npuweave.sim.units import Footprint
+
+Group = tuple[float, int, int, list[int]]  # ready time, model, batch size, member rows
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ServeResult:
+    """What a serving run leaves: per-request table, summary rows, busy totals, intervals."""
+
+    table: RequestTable
+    rows: list[dict[str, Any]]
+    span_s: float
+    pe_busy_s: float
+    dram_busy_s: float
+    events: int
+    scheduler: str
+    notes: tuple[str, ...] = ()
+    intervals: tuple[Interval, ...] = ()
+    peak_buffer_bytes: int = 0
+
+
+def batch_arrivals(arrivals: Arrivals, batching: Batching | None) -> list[Group]:
+    """Triton-style dynamic batching on the arrival times, per model.
+
+    A batch opens with the first request of a model that is not yet in a batch and closes
+    ``window_s`` later or when it holds ``max_batch`` requests, whichever is first; it is
+    ready (reaches the scheduler) when it closes. Without batching every request is its own
+    batch, ready when it arrives.
+
+    Examples
+    --------
+    >>> from npuweave.sim.arrivals import make_arrivals
+    >>> a = make_arrivals([0.0, 0.001, 0.002, 0.0105], [0, 0, 0, 0], ("m",))
+    >>> [(round(g[0], 4), g[2]) for g in batch_arrivals(a, Batching(0.0025, 2))]
+    [(0.001, 2), (0.0045, 1), (0.013, 1)]
+    """
+    t, m = arrivals.time_s, arrivals.model
+    if batching is None:
+        return [(float(t[i]), int(m[i]), 1, [i]) for i in range(len(t))]
+    out: list[Group] = []
+    open_: dict[int, tuple[float, list[int]]] = {}
+    w, cap = batching.window_s, batching.max_batch
+    for i in range(len(t)):
+        now, k = float(t[i]), int(m[i])
+        for kk, (t0, rows) in list(open_.items()):  # close the windows that expired
+            if t0 + w < now:
+                out.append((t0 + w, kk, len(rows), rows))
+                del open_[kk]
+        t0, rows = open_.setdefault(k, (now, []))
+        rows.append(i)
+        if len(rows) == cap:
+            out.append((now, k, cap, rows))
+            del open_[k]
+    out += [(t0 + w, k, len(rows), rows) for k, (t0, rows) in open_.items()]
+    out.sort(key=lambda g: (g[0], g[1]))
+    return out
+
+
+def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
+          scheduler: str = "layerweaver", *, batching: Batching | None = None,
+          traffic: bool = True, cost_model: str = "systolic-ws", seed: int = 0,
+          log: bool = False, max_events: int = MAX_EVENTS,
+          sla_mults: Sequence[float] = SLA_MULTS, stp_form: str = "open-loop",
+          progress: Callable[[float], None] | None = None,
+          **scheduler_opts: object) -> ServeResult:
+    """Serve ``arrivals`` (indices into ``models``) on ``npu`` under ``scheduler``.
+
+    Examples
+    --------
+    >>> from npuweave.cost import LayerCost
+    >>> from npuweave.hardware import NPU
+    >>> from npuweave.sim.arrivals import make_arrivals
+    >>> npu = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0,
+    ...           weight_buffer=100, act_buffer=100)
+    >>> m = ("m", [LayerCost(compute_s=2.0, weight_bytes=10)])
+    >>> r = serve([m], npu, make_arrivals([0.0, 1.0], [0, 0], ("m",)), "fcfs")
+    >>> r.table.finish_s.tolist()  # fetch 0-1, compute 1-3; then 3-5 (fetched 1-2)
+    [3.0, 5.0]
+    """
+    if len(models) != len(arrivals.models):
+        raise ConfigError(f"serve: {len(models)} models but the arrivals name "
+                          f"{len(arrivals.models)} ({', '.join(arrivals.models)}); give one "
+                          "model per arrival model")
+    policy = get_scheduler(scheduler, seed=seed, **scheduler_opts)
+    groups = batch_arrivals(arrivals, batching)
+    sizes = sorted({(g[1], g[2]) for g in groups} | {(k, 1) for k in range(len(models))})
+    tenants, feet = costed_tenants(models, npu, sizes, cost_model)
+    index = {key: j for j, key in enumerate(sizes)}
+    iso = [_isolated(tenants[index[k, 1]], feet[index[k, 1]], npu, traffic)
+           for k in range(len(models))]
+    rows = [(g[0], index[g[1], g[2]], int(arrivals.priority[g[3]].max()),
+             float(arrivals.deadline_abs_s[g[3]].min())) for g in groups]
+    sim = Simulator(tenants, npu.weight_buffer, npu.dram_bw, policy, arrivals=rows,
+                    footprints=feet, traffic=traffic, latency_s=npu.dram_latency_s, log=log,
+                    max_events=max_events, isolated_s=[iso[k] for k, _ in sizes],
+                    progress=progress)
+    sim.run()
+    table = _table(sim, groups, arrivals, np.array(iso))
+    eng = sim.engine
+    span = max(eng.last_end, float(arrivals.time_s[-1]) if len(arrivals) else 0.0)
+    summary = summarize(table, span_s=span if span > 0 else 1.0, pe_busy_s=eng.pe_busy_s,
+                        dram_busy_s=eng.dram_busy_s, sla_mults=sla_mults, stp_form=stp_form)
+    return ServeResult(table, summary, span, eng.pe_busy_s, eng.dram_busy_s, sim.loop.fired,
+                       policy.name, tuple(sim.notes), _intervals(sim, tenants) if log else (),
+                       eng.peak_claimed)
+
+
+def _isolated(tenant: Tenant, foot: Footprint, npu: NPU, traffic: bool) -> float:
+    """Cold isolated seconds of one request alone (same engine, same traffic switch)."""
+    sim = Simulator([tenant], npu.weight_buffer, npu.dram_bw, get_scheduler("fcfs"),
+                    arrivals=[(0.0, 0, 1, math.inf)], footprints=[foot], traffic=traffic,
+                    latency_s=npu.dram_latency_s)
+    sim.run()
+    return sim.requests[0].finish_s
+
+
+def _table(sim: Simulator, groups: list[Group], arr: Arrivals, iso: np.ndarray) -> RequestTable:
+    n = len(arr)
+    start, finish = np.full(n, np.nan), np.full(n, np.nan)
+    state = np.zeros(n, np.int8)
+    pre, over, waste = np.zeros(n, np.int64), np.zeros(n), np.zeros(n)
+    for g, req in zip(groups, sim.requests):
+        rows = g[3]
+        start[rows], finish[rows] = req.start_s, req.finish_s
+        state[rows] = Outcome.DONE if req.state is State.DONE else Outcome.KILLED
+        pre[rows], over[rows], waste[rows] = req.preemptions, req.overhead_s, req.wasted_s
+    return request_table(arr.models, arr.model, arr.time_s, finish, iso, start_s=start,
+                         priority=arr.priority, deadline_s=arr.deadline_abs_s, state=state,
+                         preemptions=pre, preempt_overhead_s=over, wasted_s=waste)
+
+
+def _intervals(sim: Simulator, tenants: Sequence[Tenant]) -> tuple[Interval, ...]:
+    eng = sim.engine
+    labels = [t.label for t in tenants]
+
+    def name(u: Any) -> str:
+        return tenants[u.tenant].units[u.index] if u.index >= 0 else "checkpoint"
+
+    iv = [Interval("PE", labels[u.tenant], r, name(u), s, e) for u, r, s, e in eng.pe_log]
+    iv += [Interval("DRAM", labels[u.tenant], r, name(u), s, e)
+           for u, r, s, e, _ in eng.dram_log]
+    iv.sort(key=lambda x: (x.start_s, x.resource != "DRAM", x.end_s))
+    return tuple(iv)
