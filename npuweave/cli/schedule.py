@@ -112,7 +112,7 @@ def schedulers() -> None:
     """List the registered scheduling policies, one line each."""
     from npuweave.schedule import schedulers as registry
 
-    entries = registry()
+    entries = registry("all")
     width = max(len(n) for n in entries)
     for name, description in entries.items():
         click.echo(f"{name:<{width}}  {description}")

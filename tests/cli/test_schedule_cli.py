@@ -27,8 +27,8 @@ def test_schedulers_lists_every_policy(capsys):
     code, out, _ = run_cli(["schedulers"], capsys)
     assert code == 0
     lines = out.strip().splitlines()
-    assert len(lines) == len(schedulers())
-    for name, line in zip(schedulers(), lines, strict=True):
+    assert len(lines) == len(schedulers("all"))
+    for name, line in zip(schedulers("all"), lines, strict=True):
         assert line.split()[0] == name
 
 
