@@ -135,6 +135,8 @@ def _rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 @click.option("--npu", "npu_spec", default="prema", show_default=True)
 @click.option("--pairs", default=40, show_default=True, type=click.IntRange(1, 100_000),
               help="Two-task runs of the Figs 5-6 study.")
+@click.option("--span", default=1.0, show_default=True, type=float,
+              help="Dispatch window = span x the tasks' summed isolated times.")
 @click.option("--jobs", default=2, show_default=True, type=click.IntRange(1, 64),
               help="Processes to spread the simulations over.")
 @click.option("--no-kill", is_flag=True, help="Skip the Fig. 15 KILL configurations.")
@@ -144,7 +146,7 @@ def _rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 @click.option("--plots", "plot_dir", type=click.Path(file_okay=False),
               help="Write Figs 11-15 analogs as PNG into this folder.")
 def reproduce_prema(runs: int, tasks: int, seed: int, reading: str, npu_spec: str, pairs: int,
-                    jobs: int, no_kill: bool, no_readings: bool, csv_path: str | None,
+                    span: float, jobs: int, no_kill: bool, no_readings: bool, csv_path: str | None,
                     json_path: str | None, plot_dir: str | None) -> None:
     """Re-run PREMA's evaluation (Figs 5-6, 11-15, predictor, oracle, readings).
 
@@ -154,11 +156,12 @@ def reproduce_prema(runs: int, tasks: int, seed: int, reading: str, npu_spec: st
     """
     from npuweave import report
     from npuweave.cli._console import console
-    from npuweave.experiments.prema_workload import check_run
+    from npuweave.experiments.prema_workload import check_run, check_workload
     from npuweave.hardware import get_npu
     from npuweave.schedule.prema import reading as get_reading
 
     check_run(runs, tasks)
+    check_workload(tasks, (1,), span)
     get_reading(reading)
     npu = get_npu(npu_spec)
     from npuweave.experiments.prema_repro import reproduce_prema as run
@@ -166,10 +169,11 @@ def reproduce_prema(runs: int, tasks: int, seed: int, reading: str, npu_spec: st
 
     total = total_steps(runs, pairs, not no_kill, not no_readings)
     result = _progress(total, lambda step: run(npu, runs, tasks, seed, reading, pairs,
-                                               not no_kill, not no_readings, step, jobs))
+                                               not no_kill, not no_readings, step, jobs,
+                                               span))
     out = console()
     out.print(f"PREMA reproduction on {npu.name}: {runs} runs of {tasks} tasks, seed {seed}, "
-              f"reading {reading}")
+              f"reading {reading}, dispatch span {span:g}")
     out.print(report.rich_table(_rows(result), title="Improvement over NP-FCFS (x)"))
     out.print(report.rich_table(result["versus"], title="Ours beside the paper"))
     if "readings" in result:

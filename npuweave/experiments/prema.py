@@ -75,9 +75,10 @@ def _mean(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def task_sets(npu: NPU, runs: int, n: int, seed: int,
-              batches: tuple[int, ...] = DEFAULT_BATCHES) -> list[tuple[PremaTask, ...]]:
+              batches: tuple[int, ...] = DEFAULT_BATCHES, span: float = 1.0
+              ) -> list[tuple[PremaTask, ...]]:
     """The ``runs`` seeded workloads every configuration shares."""
-    return [draw_tasks(npu, n, seed, r, batches) for r in range(runs)]
+    return [draw_tasks(npu, n, seed, r, batches, span) for r in range(runs)]
 
 
 def _one(job: tuple[tuple[PremaTask, ...], NPU, str, str, str, bool]) -> dict[str, Any]:

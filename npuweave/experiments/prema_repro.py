@@ -106,11 +106,12 @@ def _reading_headlines(npu: NPU, sets: list[tuple[PremaTask, ...]], main: dict[s
 
 def reproduce_prema(npu: NPU, runs: int = 25, n: int = 8, seed: int = 0, reading: str = "paper",
                     pairs: int = 40, kill: bool = True, readings: bool = True,
-                    step: Step | None = None, jobs: int = 1) -> dict[str, Any]:
+                    step: Step | None = None, jobs: int = 1, span: float = 1.0
+                    ) -> dict[str, Any]:
     """Every figure of PREMA's evaluation; see the module docstring of ``experiments.prema``."""
-    sets = task_sets(npu, runs, n, seed)
+    sets = task_sets(npu, runs, n, seed, span=span)
     main = evaluate(sets, npu, configs(kill), reading, step=step, jobs=jobs)
-    tail_sets = task_sets(npu, runs, n, seed, batches=(1,))
+    tail_sets = task_sets(npu, runs, n, seed, batches=(1,), span=span)
     tail_res = evaluate(tail_sets, npu, TAIL_CFGS, reading, step=step, jobs=jobs)
     oracle = evaluate(sets, npu, [("P-PREMA oracle", "p-prema", "dynamic")], reading,
                       oracle=True, step=step, jobs=jobs)["P-PREMA oracle"]
@@ -123,7 +124,8 @@ def reproduce_prema(npu: NPU, runs: int = 25, n: int = 8, seed: int = 0, reading
                     "sla": (1 - np.mean(prema["sla"])) / (1 - np.mean(oracle["sla"]))}
     result: dict[str, Any] = {
         "config": {"npu": npu.name, "runs": runs, "tasks": n, "seed": seed, "reading": reading,
-                   "reading_options": get_reading(reading).to_dict(), "pairs": pairs},
+                   "reading_options": get_reading(reading).to_dict(), "pairs": pairs,
+                   "span": span},
         "improvements": imp, "sla_curves": {k: v["sla"] for k, v in main.items()},
         "sla": sla, "tails": fig14, "predictor": pred, "oracle": oracle_ratio,
         "means": {k: {m: v[m] for m in ("antt", "stp", "fairness", "preemptions", "drains",
