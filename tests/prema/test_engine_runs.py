@@ -170,3 +170,17 @@ def test_determinism_per_seed():
     other = simulate(draw_tasks(npu, 4, seed=4, run=0, batches=(1,)), npu, "p-prema",
                      "dynamic")
     assert not np.array_equal(a.finish, other.finish)
+
+
+def test_jobs_do_not_change_results():
+    from npuweave.experiments.prema import evaluate, task_sets
+    from npuweave.hardware import preset
+
+    npu = preset("prema")
+    sets = task_sets(npu, 2, 3, seed=1, batches=(1,))
+    cfgs = [("NP-FCFS", "np-fcfs", "none"), ("P-PREMA dynamic", "p-prema", "dynamic")]
+    one = evaluate(sets, npu, cfgs, jobs=1)
+    two = evaluate(sets, npu, cfgs, jobs=2)
+    for label in ("NP-FCFS", "P-PREMA dynamic"):
+        assert one[label]["antt"] == two[label]["antt"]
+        assert one[label]["sla"] == two[label]["sla"]
