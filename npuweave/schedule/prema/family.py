@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from npuweave.errors import ConfigError
 from npuweave.schedule.prema.mechanism import select_mechanism
-from npuweave.schedule.prema.readings import Reading
+from npuweave.schedule.prema.readings import LAYER_WAKE_S, Reading
 from npuweave.schedule.prema.readings import reading as get_reading
 from npuweave.schedule.prema.tokens import accrue
 from npuweave.schedule.protocol import (
@@ -73,7 +73,10 @@ class PremaFamily(TaskBase):
             raise ConfigError(f"{self.name}: estimates_s must all be > 0 s")
         if self.preemptive:
             self.name = f"p-{self.name}"
-        self.period_s = self.reading.period_s if self.uses_tokens else None
+        period = self.reading.period_s
+        if self.reading.decide_at == "layer":
+            period = min(period, LAYER_WAKE_S)
+        self.period_s = period if self.uses_tokens else None
         self.tokens: dict[int, float] = {}
         self.updated: dict[int, float] = {}
         self.last_exec: dict[int, float] = {}

@@ -28,6 +28,11 @@ SELECTS = ("alg3", "static")
 CKPT_COSTS = ("analytic", "paper", "zero")
 PREEMPT_AT = ("tile", "layer")
 
+LAYER_WAKE_S = 100e-6
+"""Wake-up spacing standing in for per-layer decisions (``decide_at="layer"``): the engine
+consults task-level policies only on events and wake-ups, so "every layer" becomes "every
+100 us", the spacing of the preemption points of ``experiments.prema_sim``."""
+
 PAPER_CKPT_S = 12e-6
 """The paper's mean CHECKPOINT latency (section IV-D), charged per preemption by ``paper``."""
 
@@ -46,8 +51,8 @@ class Reading:
         wake-up), ``closed-form`` (``prio * (1 + waited / est)``, recomputed), or
         ``since-exec`` (credit ``now - last execution`` at every decision: re-counts idle time).
     job_length : ``remaining`` (estimate minus executed: SRTF) or ``total`` estimate.
-    decide_at : ``events`` (arrival, completion, every ``period_s``) or ``layer`` (also at
-        every layer boundary of the running task).
+    decide_at : ``events`` (arrival, completion, every ``period_s``) or ``layer`` (decide
+        every ``LAYER_WAKE_S`` as well: the engine has no per-layer hook for task policies).
     period_s : scheduling period Gamma (Table II: 0.25 ms).
     preempt_gate : ``pick-differs`` (the running task competes with a frozen token; preempt
         when another is picked) or ``bucket`` (only a candidate whose token bucket is at
