@@ -53,7 +53,9 @@ def standalone_lookup(
     """``record -> seconds`` of its model alone on ``npu`` at the record's batch (cached).
 
     ``models`` are the specs given to ``run_streams`` (zoo names, or ``(name, costs)``
-    pairs), so a record's model name maps back to the exact spec that ran.
+    pairs), so a record's model name maps back to the exact spec that ran. Named specs are
+    cached for the whole process (a reproduction asks for the same few thousands of times);
+    ``(name, costs)`` pairs only for the life of this lookup.
     """
     from npuweave.sim import standalone_time
 
@@ -61,9 +63,19 @@ def standalone_lookup(
 
     @cache
     def seconds(model: str, batch: int) -> float:
-        return float(standalone_time(specs.get(model, model), npu, batch, cost_model))
+        spec = specs.get(model, model)
+        if isinstance(spec, str):
+            return _named_standalone(spec, npu, batch, cost_model)
+        return float(standalone_time(spec, npu, batch, cost_model))
 
     return lambda record: seconds(record.model, record.batch)
+
+
+@cache
+def _named_standalone(spec: str, npu: Any, batch: int, cost_model: str) -> float:
+    from npuweave.sim import standalone_time
+
+    return float(standalone_time(spec, npu, batch, cost_model))
 
 
 def evaluate(

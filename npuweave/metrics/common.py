@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from npuweave.errors import ConfigError
+from npuweave.metrics.index import IntervalIndex
 
 
 class IntervalLike(Protocol):
@@ -83,10 +84,20 @@ def group_by_tenant(requests: Iterable[RequestLike]) -> dict[str, list[RequestLi
     return groups
 
 
+def _last_end(window: Window, requests: Sequence[RequestLike],
+              intervals: Sequence[IntervalLike] | IntervalIndex) -> float:
+    if window == "common" and requests:
+        return 0.0  # replaced by the common end; skip a pass over every interval
+    if isinstance(intervals, IntervalIndex):  # it knows its last end without a pass
+        ends = [max(r.finish_s for r in requests)] if requests else []
+        return max(ends + [intervals.max_end] if len(intervals) else ends, default=0.0)
+    return max([r.finish_s for r in requests] + [iv.end_s for iv in intervals], default=0.0)
+
+
 def resolve_window(
     window: Window,
     requests: Sequence[RequestLike] = (),
-    intervals: Sequence[IntervalLike] = (),
+    intervals: Sequence[IntervalLike] | IntervalIndex = (),
 ) -> tuple[float, float]:
     """Turn a window spec into ``(t0, t1)`` seconds.
 
@@ -98,8 +109,7 @@ def resolve_window(
     if isinstance(window, tuple):
         t0, t1 = float(window[0]), float(window[1])
     elif window is None or window == "common":
-        ends = [r.finish_s for r in requests] + [iv.end_s for iv in intervals]
-        t0, t1 = 0.0, max(ends, default=0.0)
+        t0, t1 = 0.0, _last_end(window, requests, intervals)
         if window == "common" and requests:
             t1 = min(rs[-1].finish_s for rs in group_by_tenant(requests).values())
     else:

@@ -39,31 +39,21 @@ from npuweave.metrics.common import (
     resolve_window,
     standalone_of,
 )
-
-
-def _work_index(intervals: Iterable[IntervalLike]) -> dict[tuple[str, int], list[tuple[float, float]]]:
-    index: dict[tuple[str, int], list[tuple[float, float]]] = {}
-    for iv in intervals:
-        index.setdefault((iv.tenant, iv.request), []).append((iv.start_s, iv.end_s))
-    return index
-
-
-def _clipped(spans: list[tuple[float, float]], t0: float, t1: float) -> float:
-    return sum(max(0.0, min(b, t1) - max(a, t0)) for a, b in spans)
+from npuweave.metrics.index import IntervalIndex, as_index
 
 
 def progress(
     requests: Iterable[RequestLike],
     t0: float,
     t1: float,
-    intervals: Iterable[IntervalLike] | None = None,
+    intervals: Iterable[IntervalLike] | IntervalIndex | None = None,
 ) -> float:
     """Requests' worth of work done inside ``[t0, t1]``, counting partial requests pro rata.
 
     With ``intervals``, a request's share inside the window is the share of its busy time
     (PE and DRAM together) that lies inside: a request that waits most of its life and then
     runs fast is not credited for the waiting. Without them, progress is assumed uniform over
-    ``[start_s, finish_s]``.
+    ``[start_s, finish_s]``. ``intervals`` may be an ``IntervalIndex`` built once per run.
 
     Examples
     --------
@@ -71,19 +61,18 @@ def progress(
     >>> progress([R(start_s=0.0, finish_s=2.0), R(start_s=2.0, finish_s=4.0)], 0.0, 3.0)
     1.5
     """
-    index = _work_index(intervals) if intervals is not None else {}
+    index = as_index(intervals) if intervals is not None else None
     done = 0.0
     for r in requests:
-        spans = index.get((r.tenant, r.index)) if index else None
-        total = sum(b - a for a, b in spans) if spans else 0.0
+        total = index.work_total(r.tenant, r.index) if index is not None else 0.0
         if total > 0:
-            done += _clipped(spans, t0, t1) / total
+            done += index.work_inside(r.tenant, r.index, t0, t1) / total  # type: ignore[union-attr]
             continue
         span = r.finish_s - r.start_s
         if span <= 0:
             done += 1.0 if t0 <= r.finish_s <= t1 else 0.0
         else:
-            done += _clipped([(r.start_s, r.finish_s)], t0, t1) / span
+            done += max(0.0, min(r.finish_s, t1) - max(r.start_s, t0)) / span
     return done
 
 
@@ -91,7 +80,7 @@ def throughput(
     requests: Sequence[RequestLike],
     window: Window = "common",
     unit: str = "requests",
-    intervals: Sequence[IntervalLike] | None = None,
+    intervals: Sequence[IntervalLike] | IntervalIndex | None = None,
 ) -> dict[str, float]:
     """Per-tenant throughput in requests (or ``unit="inputs"``: requests x batch) per second.
 
@@ -105,10 +94,11 @@ def throughput(
     if unit not in ("requests", "inputs"):
         raise ConfigError(f"unit must be 'requests' or 'inputs', got {unit!r}")
     t0, t1 = resolve_window(window, requests)
+    index = as_index(intervals) if intervals is not None else None
     out = {}
     for tenant, rs in group_by_tenant(requests).items():
         scale = rs[0].batch if unit == "inputs" else 1
-        out[tenant] = progress(rs, t0, t1, intervals) * scale / (t1 - t0)
+        out[tenant] = progress(rs, t0, t1, index) * scale / (t1 - t0)
     return out
 
 
@@ -116,13 +106,14 @@ def stp_per_tenant(
     requests: Sequence[RequestLike],
     standalone: Standalone,
     window: Window = "common",
-    intervals: Sequence[IntervalLike] | None = None,
+    intervals: Sequence[IntervalLike] | IntervalIndex | None = None,
 ) -> dict[str, float]:
     """Each tenant's term ``T_single / T_multi`` of the STP sum (its normalized progress)."""
     t0, t1 = resolve_window(window, requests)
     single = standalone_of(standalone)
+    index = as_index(intervals) if intervals is not None else None
     return {
-        tenant: progress(rs, t0, t1, intervals) * single(rs[0]) / (t1 - t0)
+        tenant: progress(rs, t0, t1, index) * single(rs[0]) / (t1 - t0)
         for tenant, rs in group_by_tenant(requests).items()
     }
 
@@ -131,7 +122,7 @@ def stp(
     requests: Sequence[RequestLike],
     standalone: Standalone,
     window: Window = "common",
-    intervals: Sequence[IntervalLike] | None = None,
+    intervals: Sequence[IntervalLike] | IntervalIndex | None = None,
 ) -> float:
     """System throughput, PREMA Eq. 1: ``sum_i T_i^single / T_i^multi`` (see module docstring).
 
@@ -200,7 +191,7 @@ def fairness(
     priorities: Mapping[str, float] | None = None,
     window: Window = "common",
     tenants: Iterable[str] = (),
-    intervals: Sequence[IntervalLike] | None = None,
+    intervals: Sequence[IntervalLike] | IntervalIndex | None = None,
 ) -> float:
     """PREMA Eq. 2: ``min_ij PP_i / PP_j`` with priority-normalized progress ``PP_i``.
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from npuweave.errors import ConfigError
 from npuweave.metrics.common import IntervalLike, RequestLike, Window, resolve_window
+from npuweave.metrics.index import IntervalIndex, clipped_sum
 
 Resource = str | Callable[[Any], bool]
 
@@ -57,8 +58,11 @@ def busy_time(
     >>> busy_time(ivs, "PE")
     3.0
     """
-    spans = [(iv.start_s, iv.end_s) for iv in _select(intervals, resource)]
     lo, hi = window if window is not None else (float("-inf"), float("inf"))
+    if isinstance(intervals, IntervalIndex) and isinstance(resource, str):
+        starts, ends = intervals.merged(resource)
+        return clipped_sum(starts, ends, lo, hi)
+    spans = [(iv.start_s, iv.end_s) for iv in _select(intervals, resource)]
     return float(sum(max(0.0, min(b, hi) - max(a, lo)) for a, b in merge_intervals(spans)))
 
 
@@ -85,6 +89,8 @@ def utilization(
 
 def makespan(intervals: Iterable[IntervalLike]) -> float:
     """End of the last interval (runs start at time 0)."""
+    if isinstance(intervals, IntervalIndex):
+        return intervals.max_end
     return max((iv.end_s for iv in intervals), default=0.0)
 
 

@@ -8,10 +8,12 @@ accepts registered names and such functions side by side.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from npuweave.errors import unknown_name
 from npuweave.metrics.common import Standalone, Window, resolve_window
+from npuweave.metrics.index import IntervalIndex, as_index
 from npuweave.metrics.latency import tail_latency
 from npuweave.metrics.multitask import antt, fairness, stp, throughput
 from npuweave.metrics.occupancy import makespan, makespan_ratio, utilization
@@ -58,14 +60,17 @@ def summarize(
 ) -> dict[str, Any]:
     """Evaluate metrics (registered names or functions) on one run.
 
-    The window is resolved once so every metric measures the same stretch of time.
+    The window is resolved once so every metric measures the same stretch of time, and the
+    intervals are indexed once (``IntervalIndex``) for all registered metrics; functions passed
+    in ``metrics`` get ``run`` itself.
 
     Examples
     --------
     >>> summarize(result, {"resnet50": 2e-3, "bert-base": 4e-3}, ["stp", "antt"])  # doctest: +SKIP
     {'stp': 1.58, 'antt': 1.27}
     """
-    span = resolve_window(window, run.requests, run.intervals)
+    indexed = _Indexed(run.requests, as_index(run.intervals))  # built once for every metric
+    span = resolve_window(window, indexed.requests, indexed.intervals)
     out: dict[str, Any] = {}
     for m in metrics:
         if callable(m):
@@ -73,5 +78,13 @@ def summarize(
             continue
         if m not in METRICS:
             raise unknown_name("metric", m, list(METRICS))
-        out[m] = METRICS[m](run, standalone, span)
+        out[m] = METRICS[m](indexed, standalone, span)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Indexed:
+    """A run whose intervals are indexed; what the registered metrics are handed."""
+
+    requests: Any
+    intervals: IntervalIndex

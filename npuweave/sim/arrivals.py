@@ -193,11 +193,16 @@ def loadgen_schedule_ns(qps: float, duration_s: float, seed: int,
     rate = _check_run(("model",), (qps,), duration_s)[0]
     limit_ns = int(round(duration_s * 1e9))
     rng = MT19937(seed)
-    stamps = np.zeros(1, np.int64)
-    chunk = int(rate * duration_s * 1.2 + 64)
-    while stamps[-1] < limit_ns or stamps.size < min_query_count:
+    expected = rate * duration_s
+    parts = [np.zeros(1, np.int64)]
+    last, have = 0, 1
+    while last < limit_ns or have < min_query_count:
+        chunk = int(max(expected - have, min_query_count - have, 0) * 1.05
+                    + 6.0 * math.sqrt(expected) + 64)
         gaps = to_nanoseconds(exponential(rng.next(2 * chunk), rate))
-        stamps = np.concatenate([stamps, stamps[-1] + np.cumsum(gaps)])
+        parts.append(last + np.cumsum(gaps))
+        last, have = int(parts[-1][-1]), have + chunk
+    stamps = np.concatenate(parts)
     # keep up to and including the first stamp >= limit, and at least min_query_count
     past = int(np.searchsorted(stamps, limit_ns, side="left"))
     keep = max(past + 1, min_query_count)

@@ -1,0 +1,109 @@
+"""Shared plumbing for the metrics: record protocols, measurement windows, standalone times.
+
+Metrics depend on nothing else in npuweave: they read any objects that carry the attributes
+of ``npuweave.sim.Interval`` and ``npuweave.sim.RequestRecord`` (duck typing, see the two
+protocols below), so they work on hand-built records as well as on simulator output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from npuweave.errors import ConfigError
+
+
+class IntervalLike(Protocol):
+    resource: str
+    tenant: str
+    request: int
+    start_s: float
+    end_s: float
+
+
+class RequestLike(Protocol):
+    tenant: str
+    model: str
+    index: int
+    arrival_s: float
+    start_s: float
+    finish_s: float
+    batch: int
+
+
+#: ``None`` (the whole run), ``"common"`` (while every tenant is still running), or ``(t0, t1)``.
+Window = None | str | tuple[float, float]
+#: Standalone seconds per request: a mapping keyed by tenant (or model) name, or a function.
+Standalone = Mapping[str, float] | Callable[[Any], float]
+
+
+def attribute_or_call(key: str | Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """Turn an attribute name or a function into a function of one record."""
+    if callable(key):
+        return key
+    if not isinstance(key, str):
+        raise ConfigError(f"key must be an attribute name or a function, got {key!r}")
+
+    def get(record: Any) -> Any:
+        try:
+            return getattr(record, key)
+        except AttributeError:
+            raise ConfigError(f"records have no attribute {key!r}") from None
+
+    return get
+
+
+def standalone_of(standalone: Standalone) -> Callable[[Any], float]:
+    """Return ``record -> standalone seconds`` from a mapping (tenant, then model) or a function."""
+    if callable(standalone):
+        return standalone
+
+    def lookup(record: Any) -> float:
+        for name in (record.tenant, record.model):
+            if name in standalone:
+                value = float(standalone[name])
+                if value <= 0:
+                    raise ConfigError(f"standalone time of {name!r} must be > 0, got {value}")
+                return value
+        raise ConfigError(
+            f"no standalone time for tenant {record.tenant!r} (model {record.model!r}); "
+            f"known: {', '.join(sorted(standalone)) or 'none'}"
+        )
+
+    return lookup
+
+
+def group_by_tenant(requests: Iterable[RequestLike]) -> dict[str, list[RequestLike]]:
+    """Requests per tenant, each list in finishing order; tenants in first-seen order."""
+    groups: dict[str, list[RequestLike]] = {}
+    for r in requests:
+        groups.setdefault(r.tenant, []).append(r)
+    for rs in groups.values():
+        rs.sort(key=lambda r: r.finish_s)
+    return groups
+
+
+def resolve_window(
+    window: Window,
+    requests: Sequence[RequestLike] = (),
+    intervals: Sequence[IntervalLike] = (),
+) -> tuple[float, float]:
+    """Turn a window spec into ``(t0, t1)`` seconds.
+
+    ``None`` spans the whole run: from 0 to the last request finish or interval end.
+    ``"common"`` ends when the first tenant issues no more work: the earliest of the tenants'
+    last finish times, so that a closed-loop measurement is not diluted by a tail in which
+    one stream runs alone after the other has used up its requests.
+    """
+    if isinstance(window, tuple):
+        t0, t1 = float(window[0]), float(window[1])
+    elif window is None or window == "common":
+        ends = [r.finish_s for r in requests] + [iv.end_s for iv in intervals]
+        t0, t1 = 0.0, max(ends, default=0.0)
+        if window == "common" and requests:
+            t1 = min(rs[-1].finish_s for rs in group_by_tenant(requests).values())
+    else:
+        raise ConfigError(f"window must be None, 'common' or (t0, t1), got {window!r}")
+    if not t1 > t0:
+        raise ConfigError(f"measurement window ({t0}, {t1}) is empty; run more requests")
+    return t0, t1

@@ -1,0 +1,221 @@
+"""System throughput (STP), normalized turnaround (NTT/ANTT), fairness, per-tenant throughput.
+
+The definitions are PREMA's Equation 1 and 2 (after Eyerman and Eeckhout), for ``n`` tenants
+with standalone time ``T_i^single`` and time under sharing ``T_i^multi``::
+
+    NTT_i = T_i^multi / T_i^single      ANTT = mean NTT      STP = sum_i T_i^single / T_i^multi
+    PP_i = (T_i^single / T_i^multi) / (priority_i / sum_j priority_j)
+    fairness = min_ij PP_i / PP_j = min PP / max PP
+
+For closed-loop streams (Layerweaver, thesis IV.5.B) a tenant runs many requests, so its
+``T_i^multi`` is the mean time per request under sharing: the window length divided by the
+number of requests it got through in the window. Then ``STP = sum_i n_i * T_i^single / W``,
+which is the thesis's "queries weighted by their standalone latency, per second": a model
+running alone scores 1 whatever its length, and two models that merely take turns score 1.
+A request that straddles a window edge counts by the fraction of its work that lies inside:
+the share of its busy time (PE and DRAM intervals) in the window when the intervals are given,
+else the share of its ``[start, finish]`` span, so the window need not end on a finish. Pass
+the intervals: a request that is started early and then starved would otherwise be credited
+for time in which it did nothing.
+
+ANTT averages per-request slowdowns ``latency / T_single`` of the requests issued inside the
+window, first within each tenant and then over tenants (thesis IV.5.C: "for each model"); ``by="request"`` averages over all requests
+instead, which is PREMA's per-task form when every tenant issues one request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from npuweave.errors import ConfigError
+
+from .common import (
+    IntervalLike,
+    RequestLike,
+    Standalone,
+    Window,
+    group_by_tenant,
+    resolve_window,
+    standalone_of,
+)
+
+
+def _work_index(intervals: Iterable[IntervalLike]) -> dict[tuple[str, int], list[tuple[float, float]]]:
+    index: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    for iv in intervals:
+        index.setdefault((iv.tenant, iv.request), []).append((iv.start_s, iv.end_s))
+    return index
+
+
+def _clipped(spans: list[tuple[float, float]], t0: float, t1: float) -> float:
+    return sum(max(0.0, min(b, t1) - max(a, t0)) for a, b in spans)
+
+
+def progress(
+    requests: Iterable[RequestLike],
+    t0: float,
+    t1: float,
+    intervals: Iterable[IntervalLike] | None = None,
+) -> float:
+    """Requests' worth of work done inside ``[t0, t1]``, counting partial requests pro rata.
+
+    With ``intervals``, a request's share inside the window is the share of its busy time
+    (PE and DRAM together) that lies inside: a request that waits most of its life and then
+    runs fast is not credited for the waiting. Without them, progress is assumed uniform over
+    ``[start_s, finish_s]``.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as R
+    >>> progress([R(start_s=0.0, finish_s=2.0), R(start_s=2.0, finish_s=4.0)], 0.0, 3.0)
+    1.5
+    """
+    index = _work_index(intervals) if intervals is not None else {}
+    done = 0.0
+    for r in requests:
+        spans = index.get((r.tenant, r.index)) if index else None
+        total = sum(b - a for a, b in spans) if spans else 0.0
+        if total > 0:
+            done += _clipped(spans, t0, t1) / total
+            continue
+        span = r.finish_s - r.start_s
+        if span <= 0:
+            done += 1.0 if t0 <= r.finish_s <= t1 else 0.0
+        else:
+            done += _clipped([(r.start_s, r.finish_s)], t0, t1) / span
+    return done
+
+
+def throughput(
+    requests: Sequence[RequestLike],
+    window: Window = "common",
+    unit: str = "requests",
+    intervals: Sequence[IntervalLike] | None = None,
+) -> dict[str, float]:
+    """Per-tenant throughput in requests (or ``unit="inputs"``: requests x batch) per second.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as R
+    >>> rs = [R(tenant="a", model="m", start_s=0.0, finish_s=1.0, arrival_s=0.0, batch=4)]
+    >>> throughput(rs, unit="inputs")
+    {'a': 4.0}
+    """
+    if unit not in ("requests", "inputs"):
+        raise ConfigError(f"unit must be 'requests' or 'inputs', got {unit!r}")
+    t0, t1 = resolve_window(window, requests)
+    out = {}
+    for tenant, rs in group_by_tenant(requests).items():
+        scale = rs[0].batch if unit == "inputs" else 1
+        out[tenant] = progress(rs, t0, t1, intervals) * scale / (t1 - t0)
+    return out
+
+
+def stp_per_tenant(
+    requests: Sequence[RequestLike],
+    standalone: Standalone,
+    window: Window = "common",
+    intervals: Sequence[IntervalLike] | None = None,
+) -> dict[str, float]:
+    """Each tenant's term ``T_single / T_multi`` of the STP sum (its normalized progress)."""
+    t0, t1 = resolve_window(window, requests)
+    single = standalone_of(standalone)
+    return {
+        tenant: progress(rs, t0, t1, intervals) * single(rs[0]) / (t1 - t0)
+        for tenant, rs in group_by_tenant(requests).items()
+    }
+
+
+def stp(
+    requests: Sequence[RequestLike],
+    standalone: Standalone,
+    window: Window = "common",
+    intervals: Sequence[IntervalLike] | None = None,
+) -> float:
+    """System throughput, PREMA Eq. 1: ``sum_i T_i^single / T_i^multi`` (see module docstring).
+
+    Examples
+    --------
+    Model A takes 5 ms alone and B 10 ms; sharing, A finishes 2 requests and B 1 in 20 ms:
+    STP = 2 * 5/20 + 1 * 10/20 = 1.0.
+
+    >>> from types import SimpleNamespace as R
+    >>> rs = [R(tenant="A", model="A", arrival_s=0, start_s=s, finish_s=f, batch=1)
+    ...       for s, f in ((0, 0.01), (0.01, 0.02))]
+    >>> rs.append(R(tenant="B", model="B", arrival_s=0, start_s=0.0, finish_s=0.02, batch=1))
+    >>> round(stp(rs, {"A": 0.005, "B": 0.010}), 9)
+    1.0
+    """
+    return float(sum(stp_per_tenant(requests, standalone, window, intervals).values()))
+
+
+def ntt(requests: Iterable[RequestLike], standalone: Standalone) -> list[float]:
+    """Each request's normalized turnaround time ``(finish - arrival) / T_single``."""
+    single = standalone_of(standalone)
+    return [(r.finish_s - r.arrival_s) / single(r) for r in requests]
+
+
+def ntt_per_tenant(
+    requests: Sequence[RequestLike], standalone: Standalone, window: Window = "common"
+) -> dict[str, float]:
+    """Mean NTT of each tenant's requests issued inside the window (see ``antt``)."""
+    t0, t1 = resolve_window(window, requests)
+    inside = [r for r in requests if t0 <= r.arrival_s < t1]
+    return {
+        tenant: float(np.mean(ntt(rs, standalone)))
+        for tenant, rs in group_by_tenant(inside).items()
+    }
+
+
+def antt(
+    requests: Sequence[RequestLike],
+    standalone: Standalone,
+    window: Window = "common",
+    by: str = "tenant",
+) -> float:
+    """Average normalized turnaround time, PREMA Eq. 1 (lower is better, 1 = no slowdown).
+
+    The requests counted are those issued inside the window, however late they finish: a
+    request starved while the other stream ran keeps its whole latency, and requests issued
+    after the window (a stream running alone) do not dilute the mean. ``by="tenant"``
+    (default) averages each tenant's mean NTT; ``by="request"`` averages all NTTs. Examples: A's requests take 6 and 8 ms against 5 ms alone
+    (NTT 1.2, 1.6 -> 1.4) and B's one takes 12 ms against 10 ms (1.2): ANTT = (1.4 + 1.2) / 2.
+    """
+    t0, t1 = resolve_window(window, requests)
+    if by == "tenant":
+        values = list(ntt_per_tenant(requests, standalone, (t0, t1)).values())
+    elif by == "request":
+        values = ntt([r for r in requests if t0 <= r.arrival_s < t1], standalone)
+    else:
+        raise ConfigError(f"by must be 'tenant' or 'request', got {by!r}")
+    if not values:
+        raise ConfigError("no request was issued inside the measurement window; run more requests")
+    return float(np.mean(values))
+
+
+def fairness(
+    requests: Sequence[RequestLike],
+    standalone: Standalone,
+    priorities: Mapping[str, float] | None = None,
+    window: Window = "common",
+    tenants: Iterable[str] = (),
+    intervals: Sequence[IntervalLike] | None = None,
+) -> float:
+    """PREMA Eq. 2: ``min_ij PP_i / PP_j`` with priority-normalized progress ``PP_i``.
+
+    1 means every tenant progresses in proportion to its priority (equal by default); a
+    tenant listed in ``tenants`` that finished nothing has ``PP = 0`` and makes fairness 0.
+    """
+    terms = stp_per_tenant(requests, standalone, window, intervals)
+    for name in tenants:
+        terms.setdefault(name, 0.0)
+    if not terms:
+        raise ConfigError("fairness needs at least one tenant")
+    prio = {t: float((priorities or {}).get(t, 1.0)) for t in terms}
+    if any(p <= 0 for p in prio.values()):
+        raise ConfigError(f"priorities must be > 0, got {prio}")
+    total = sum(prio.values())
+    pp = [terms[t] / (prio[t] / total) for t in terms]
+    return 0.0 if max(pp) == 0 else min(pp) / max(pp)
