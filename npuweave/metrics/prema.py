@@ -39,8 +39,10 @@ def _arr(values: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
     return a
 
 
-def ntt(dispatch: Sequence[float], finish: Sequence[float], isolated: Sequence[float]
-        ) -> np.ndarray:
+Values = Sequence[float] | np.ndarray
+
+
+def ntt(dispatch: Values, finish: Values, isolated: Values) -> np.ndarray:
     """Each task's normalized turnaround time (latency over cold isolated time)."""
     d, f, t = _arr(dispatch, "dispatch"), _arr(finish, "finish"), _arr(isolated, "isolated")
     if not d.size == f.size == t.size:
@@ -63,7 +65,7 @@ def stp(ntts: Sequence[float] | np.ndarray) -> float:
     return float((1.0 / _arr(ntts, "NTT")).sum())
 
 
-def fairness(ntts: Sequence[float] | np.ndarray, priorities: Sequence[float]) -> float:
+def fairness(ntts: Values, priorities: Values) -> float:
     """Eq. 2: ``min PP / max PP`` with ``PP_i = (1/NTT_i) / (prio_i / sum prio)``.
 
     Examples

@@ -133,7 +133,7 @@ def test_hpf_never_runs_lower_priority_while_a_higher_one_waits(w):
     tenants, feet, arrivals = w
     sim = _run(tenants, feet, arrivals, get_scheduler("p-hpf", mechanism="checkpoint"))
     longest = max(max(t.compute_s) for t in tenants)
-    for unit, rid, start, _ in sim.engine.pe_log:
+    for _unit, rid, start, _ in sim.engine.pe_log:
         low = sim.requests[rid]
         for high in sim.requests:
             if high.priority > low.priority and high.arrival_s + 2 * longest + 2e-6 < start \
