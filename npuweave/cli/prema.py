@@ -176,6 +176,8 @@ def reproduce_prema(runs: int, tasks: int, seed: int, reading: str, npu_spec: st
               f"reading {reading}, dispatch span {span:g}")
     out.print(report.rich_table(_rows(result), title="Improvement over NP-FCFS (x)"))
     out.print(report.rich_table(result["versus"], title="Ours beside the paper"))
+    rows = [{"mechanism": k, **v} for k, v in result["two_task"].items()]
+    out.print(report.rich_table(rows, title="Two-task P-HPF vs NP-FCFS (Figs 5-6)"))
     if "readings" in result:
         rows = [{"reading": k, **v} for k, v in result["readings"].items()]
         out.print(report.rich_table(rows, title="P-PREMA (dynamic) under each reading"))

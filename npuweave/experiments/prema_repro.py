@@ -72,6 +72,8 @@ def two_task(npu: NPU, pairs: int, seed: int, step: Step | None = None) -> dict[
         a = np.array(vals)
         out[mech] = {"ntt_gain": float(a[:, 0].mean()), "stp_x": float(a[:, 1].mean()),
                      "latency_us_mean": _nanstat(np.nanmean, a[:, 2]) * 1e6,
+                     "latency_us_p50": _nanstat(lambda v: np.nanpercentile(v, 50), a[:, 2]) * 1e6,
+                     "latency_us_p95": _nanstat(lambda v: np.nanpercentile(v, 95), a[:, 2]) * 1e6,
                      "latency_us_max": _nanstat(np.nanmax, a[:, 2]) * 1e6,
                      "preempted_pairs": int(np.isfinite(a[:, 2]).sum()),
                      "wait_ms_mean": float(a[:, 3].mean() * 1e3)}
