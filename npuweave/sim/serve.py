@@ -98,7 +98,7 @@ class Simulator:
         self.draining = False
         self.stale: dict[int, int] = {}  # killed request id -> its computations still in flight
         self.wake = None
-        self.predicted: list[tuple[int, int, float, float, float, float]] | None = (
+        self.predicted: list[tuple[int, int, float, float, float, float, float]] | None = (
             [] if predict else None)
         self.view = View(0.0, self.tenants, [], [], self.board, tuple(isolated_s),
                          tuple(_suffix(t, dram_bw) for t in self.tenants))
@@ -150,10 +150,10 @@ class Simulator:
         self.issued[t] += 1
         if self.layer:
             self.board.issue(t, req.id, now)  # type: ignore[union-attr]
+            self.engine.kick()
         else:
             self.view.queued.append(req)
-            self._consult(now)
-        self.engine.kick()
+            self._consult(now)  # a Run kicks the engine
         return req
 
     def _reissue_predicted(self, t: int, r: int, finish_s: float) -> None:
@@ -204,7 +204,7 @@ class Simulator:
             t = d.tenant
         r, i, fs, fe, cs, ce = b.commit(t)  # type: ignore[union-attr]
         if self.predicted is not None:
-            self.predicted.append((r, i, fs, fe, cs, ce))
+            self.predicted.append((r, i, now, fs, fe, cs, ce))
         req = self.requests[r]
         req.dispatched = i + 1
         if req.state is State.QUEUED:
@@ -230,7 +230,7 @@ class Simulator:
             if self.then is not None:
                 rid, self.then = self.then, None
                 self._start(rid, now)
-            else:
+            elif self.view.queued:
                 self._consult(now)
             if self.pending:
                 return self.pending.popleft()
@@ -275,7 +275,9 @@ class Simulator:
 
     def _apply(self, d: Decision, now: float) -> None:
         if isinstance(d, Run):
-            if self.running is None:
+            if self.draining:  # the drained request keeps the NPU; this one follows it
+                self.then = d.request
+            elif self.running is None:
                 if self.then is None:
                     self._start(d.request, now)
                     self.engine.kick()

@@ -1,0 +1,84 @@
+"""``serve`` (arrivals to table), Triton-style batching, the registry's two levels."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from npuweave.cost import LayerCost
+from npuweave.errors import ConfigError, UnknownNameError
+from npuweave.hardware import NPU
+from npuweave.schedule import get_scheduler, schedulers
+from npuweave.schedule.registry import scheduler_level
+from npuweave.sim.arrivals import make_arrivals
+from npuweave.sim.options import Batching
+from npuweave.sim.serving import batch_arrivals, serve
+
+NPU_ = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0, weight_buffer=100,
+           act_buffer=100)
+A = ("a", [LayerCost(compute_s=2.0, weight_bytes=10)])          # fetch 1 s, compute 2 s
+B = ("b", [LayerCost(compute_s=0.5, weight_bytes=20)] * 2)      # fetch 2 s each, compute 0.5
+
+
+def test_serve_fcfs_table_worked_by_hand():
+    # a@0: fetch 0-1, compute 1-3. b@0.5 queued; a fully dispatched at 1, so b's first fetch
+    # runs 1-3, compute 3-3.5; b's second fetch 3-5, compute 5-5.5. Cold isolated: a 3 s,
+    # b: fetch 0-2, compute 2-2.5, fetch 2-4, compute 4-4.5 = 4.5 s.
+    arr = make_arrivals([0.0, 0.5], [0, 1], ("a", "b"), priority=[1, 9],
+                        deadline_s=[5.0, 1.0])
+    r = serve([A, B], NPU_, arr, "fcfs", traffic=False)
+    t = r.table
+    assert t.finish_s.tolist() == [3.0, 5.5]
+    assert t.start_s.tolist() == [1.0, 3.0]
+    assert t.isolated_s.tolist() == [3.0, 4.5]
+    assert t.deadline_s.tolist() == [5.0, 1.5]
+    whole = r.rows[0]
+    assert whole["served"] == 2 and whole["deadline_violation"] == 0.5  # b misses 1.5 s
+    assert r.pe_busy_s == 3.0 and r.span_s == 5.5
+
+
+def test_hpf_preemptive_preempts_the_low_priority_request():
+    # b (prio 1) at 0: b0 fetch 0-2. a (prio 9) at 0.5 preempts b before its second unit; b0
+    # still computes 2-2.5 (its checkpoint is empty: these costs carry no activations). a:
+    # fetch 2-3, compute 3-5. b resumes: b1 fetch 3-5, compute 5-5.5.
+    arr = make_arrivals([0.0, 0.5], [0, 1], ("b", "a"), priority=[1, 9])
+    r = serve([B, A], NPU_, arr, "hpf-p", traffic=False)
+    assert r.table.preemptions.tolist() == [1, 0]
+    assert r.table.finish_s.tolist() == [5.5, 5.0]
+
+
+def test_batching_groups_requests_of_one_model_in_a_window():
+    a = make_arrivals([0.0, 0.001, 0.002, 0.0105, 0.0106], [0, 0, 1, 0, 0], ("m", "n"))
+    groups = batch_arrivals(a, Batching(0.005, 4))
+    # m: {0, 1} ready at 0.005; n: {2} at 0.007; m: {3, 4} at 0.0155
+    assert [(round(g[0], 6), g[1], g[2], g[3]) for g in groups] == [
+        (0.005, 0, 2, [0, 1]), (0.007, 1, 1, [2]), (0.0155, 0, 2, [3, 4])]
+    assert len(batch_arrivals(a, None)) == 5
+
+
+def test_batched_requests_share_their_batch_times():
+    arr = make_arrivals([0.0, 0.1, 0.2], [0, 0, 0], ("a",))
+    r = serve([A], NPU_, arr, "fcfs", batching=Batching(0.5, 2), traffic=False)
+    t = r.table
+    assert t.finish_s[0] == t.finish_s[1] != t.finish_s[2]
+    assert bool(t.start_s[0] >= 0.1)  # the batch of two was ready when the second arrived
+
+
+def test_serve_rejects_mismatched_models():
+    arr = make_arrivals([0.0], [0], ("a", "b"))
+    with pytest.raises(ConfigError, match="models"):
+        serve([A], NPU_, arr, "fcfs")
+
+
+def test_registry_lists_both_levels():
+    assert set(schedulers("all")) == set(schedulers("layer")) | set(schedulers("task"))
+    assert not set(schedulers("layer")) & set(schedulers("task"))
+    assert scheduler_level("layerweaver") == "layer" and scheduler_level("rr") == "task"
+    assert get_scheduler("sjf-p").preemptive and not get_scheduler("sjf").preemptive
+    with pytest.raises(UnknownNameError):
+        scheduler_level("nope")
+    with pytest.raises(ConfigError, match="quantum_s"):
+        get_scheduler("rr", quantum_s=math.inf)
+    with pytest.raises(ConfigError, match="mechanism"):
+        get_scheduler("hpf-p", mechanism="pause")

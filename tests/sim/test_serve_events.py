@@ -1,0 +1,112 @@
+"""Event logs of hand-made two-request runs, one per decision (SimPy-style ``(event, now)``).
+
+Every case: buffer 100 B, DRAM 10 B/s (10 B of weights take 1 s). Model ``a`` has three units
+of 4 s compute and 10 B weights (one for the dispatch case); model ``b`` one unit of 1 s and
+10 B. Request 0 is ``a``, arriving at 0; request 1 is ``b``, arriving at 0.5. A checkpoint of
+``a`` after any unit stores 20 B (2 s each way). Times are worked by hand in each test.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from serve_helpers import Footprint, Mechanism, Script, dram_log, pe_log, simulate, toy
+
+from npuweave.schedule import get_scheduler
+from npuweave.sim.requests import State
+
+A3 = toy("a", [4.0, 4.0, 4.0], [10, 10, 10])
+B1 = toy("b", [1.0], [10])
+FEET = [Footprint((20, 20, 20), (0, 0, 0)), Footprint((0,), (0,))]
+ARR = [(0.0, 0, 1, math.inf), (0.5, 1, 1, math.inf)]
+
+
+def test_dispatch_fcfs_overlaps_the_next_requests_fetch():
+    # a0 fetch 0-1, compute 1-5; a1 fetch 1-2 (a is fully dispatched at 2), compute 5-9;
+    # b0 fetch 2-3 (b waited in the queue since 0.5), compute 9-10.
+    a2 = toy("a", [4.0, 4.0], [10, 10])
+    sim = simulate([a2, B1], get_scheduler("fcfs"), ARR)
+    assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("a", 0, 1, 5.0, 9.0), ("b", 1, 0, 9.0, 10.0)]
+    assert [(k, r, s, e) for k, r, _, s, e, _ in dram_log(sim)] == [
+        ("LOAD", 0, 0.0, 1.0), ("LOAD", 0, 1.0, 2.0), ("LOAD", 1, 2.0, 3.0)]
+    assert [r.finish_s for r in sim.requests] == [9.0, 10.0]
+
+
+def test_checkpoint_stores_after_the_layer_and_restores_before_resuming():
+    # 0.5: preempt a (a0's fetch in flight, so a0 still computes 1-5); the checkpoint STORE of
+    # 20 B waits for a0 and runs 5-7; b0 fetch 7-8, compute 8-9. Then a resumes: restore LOAD
+    # 20 B 8-10, a1 fetch 10-11, compute 11-15; a2 fetch 11-12, compute 15-19.
+    pol = Script(Mechanism.CHECKPOINT)
+    sim = simulate([A3, B1], pol, ARR, FEET)
+    assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("b", 1, 0, 8.0, 9.0), ("a", 0, 1, 11.0, 15.0),
+                           ("a", 0, 2, 15.0, 19.0)]
+    assert dram_log(sim) == [("LOAD", 0, 0, 0.0, 1.0, 10), ("STORE", 0, -1, 5.0, 7.0, 20),
+                             ("LOAD", 1, 0, 7.0, 8.0, 10), ("LOAD", 0, -1, 8.0, 10.0, 20),
+                             ("LOAD", 0, 1, 10.0, 11.0, 10), ("LOAD", 0, 2, 11.0, 12.0, 10)]
+    a, b = sim.requests
+    assert (a.finish_s, b.finish_s) == (19.0, 9.0)
+    assert (a.preemptions, a.restarts, a.overhead_s, a.wasted_s) == (1, 0, 4.0, 0.0)
+    assert [(t, type(d).__name__) for t, d in pol.log][:2] == [(0.0, "Run"), (0.5, "Preempt")]
+
+
+def test_kill_restarts_from_the_first_unit_and_counts_the_waste():
+    # 0.5: kill a. a0 (fetched 0-1) still computes 1-5 and is wasted (4 s). b0 fetch 1-2,
+    # compute 5-6. a restarts: fetches 2-3, 3-4, 4-5; computes 6-10, 10-14, 14-18.
+    sim = simulate([A3, B1], Script(Mechanism.KILL), ARR, FEET)
+    assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("b", 1, 0, 5.0, 6.0), ("a", 0, 0, 6.0, 10.0),
+                           ("a", 0, 1, 10.0, 14.0), ("a", 0, 2, 14.0, 18.0)]
+    assert [(k, r, i, s, e) for k, r, i, s, e, _ in dram_log(sim)] == [
+        ("LOAD", 0, 0, 0.0, 1.0), ("LOAD", 1, 0, 1.0, 2.0), ("LOAD", 0, 0, 2.0, 3.0),
+        ("LOAD", 0, 1, 3.0, 4.0), ("LOAD", 0, 2, 4.0, 5.0)]
+    a, b = sim.requests
+    assert (a.finish_s, b.finish_s) == (18.0, 6.0)
+    assert (a.preemptions, a.restarts, a.wasted_s, a.state) == (1, 1, 4.0, State.DONE)
+    assert sim.engine.pe_busy_s == 12.0 + 1.0 + a.wasted_s  # work conserved
+
+
+def test_kill_without_restart_drops_the_request():
+    # a0 still computes 1-5 (wasted); a is reported killed at 0.5; b0 fetch 1-2, compute 5-6.
+    sim = simulate([A3, B1], Script(Mechanism.KILL, restart=False), ARR, FEET)
+    assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("b", 1, 0, 5.0, 6.0)]
+    a, b = sim.requests
+    assert (a.state, a.finish_s, a.wasted_s, b.finish_s) == (State.KILLED, 0.5, 4.0, 6.0)
+
+
+def test_drain_lets_the_running_request_finish_first():
+    # a keeps the NPU: fetches 0-1, 1-2, 2-3; computes 1-5, 5-9, 9-13. b follows: fetch 3-4,
+    # compute 13-14.
+    sim = simulate([A3, B1], Script(Mechanism.DRAIN), ARR, FEET)
+    assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("a", 0, 1, 5.0, 9.0), ("a", 0, 2, 9.0, 13.0),
+                           ("b", 1, 0, 13.0, 14.0)]
+    assert [(r, s, e) for _, r, _, s, e, _ in dram_log(sim)] == [
+        (0, 0.0, 1.0), (0, 1.0, 2.0), (0, 2.0, 3.0), (1, 3.0, 4.0)]
+    a = sim.requests[0]
+    assert (a.preemptions, a.overhead_s, a.finish_s) == (1, 0.0, 13.0)
+
+
+def test_idle_waits_for_the_wake_up_and_a_second_idle_replaces_the_first():
+    # Idle(2) at 0 and again at 0.5 (the first wake-up is cancelled, so exactly one fires at
+    # 2). At 2: Run(a): fetch 2-3, compute 3-7; b fetch 3-4, compute 7-8.
+    pol = Script(idle_until=2.0)
+    sim = simulate([toy("a", [4.0], [10]), B1], pol, ARR)
+    assert [t for t, _ in pol.log][:3] == [0.0, 0.5, 2.0]
+    assert [t for t, _ in pol.log].count(2.0) == 1
+    assert pe_log(sim) == [("a", 0, 0, 3.0, 7.0), ("b", 1, 0, 7.0, 8.0)]
+
+
+def test_layerwise_request_arriving_after_idle_is_predicted_from_now():
+    # The issue's case: a alone 0-3 (fetch 0-1, compute 1-3); b arrives at 5. The predictor is
+    # told now = 5: predicted fetch 5-6, compute 6-7, exactly what the engine does.
+    a = toy("a", [2.0], [10])
+    sim = simulate([a, B1], get_scheduler("sequential"), [(0.0, 0, 1, math.inf),
+                                                         (5.0, 1, 1, math.inf)], predict=True)
+    assert sim.predicted[1] == (1, 0, 5.0, 5.0, 6.0, 6.0, 7.0)
+    assert pe_log(sim) == [("a", 0, 0, 1.0, 3.0), ("b", 1, 0, 6.0, 7.0)]
+
+
+def test_event_budget_stops_a_run_with_a_clear_message():
+    from npuweave.sim.events import EventBudgetError
+
+    with pytest.raises(EventBudgetError, match="budget of 5 events.*max_events"):
+        simulate([A3, B1], get_scheduler("fcfs"), ARR, max_events=5)
