@@ -13,6 +13,7 @@ Examples
 """
 
 from npuweave.metrics.common import Standalone, Window, resolve_window
+from npuweave.metrics.index import IntervalIndex
 from npuweave.metrics.latency import percentile, sla_violation_rate, tail_latency
 from npuweave.metrics.multitask import (
     antt,
@@ -42,5 +43,5 @@ __all__ = [
     "merge_intervals", "metric_names", "ntt", "ntt_per_tenant", "percentile", "progress",
     "resolve_window", "sla_violation_rate", "stp", "stp_per_tenant", "summarize",
     "tail_latency", "throughput", "utilization",
-    "Outcome", "RequestTable", "request_table", "summarize_serving",
+    "IntervalIndex", "Outcome", "RequestTable", "request_table", "summarize_serving",
 ]

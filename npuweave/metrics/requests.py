@@ -70,10 +70,23 @@ class RequestTable:
         """Normalized turnaround time: latency / isolated time (NaN for killed requests)."""
         return self.latency_s / self.isolated_s
 
-    def select(self, mask: np.ndarray) -> RequestTable:
-        """The rows where ``mask`` is true, as a new table."""
+    def select(self, rows: np.ndarray | slice) -> RequestTable:
+        """The rows picked by a mask, an index array or a slice (a slice gives views)."""
         cols = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "models"}
-        return RequestTable(self.models, **{k: v[mask] for k, v in cols.items()})
+        return RequestTable(self.models, **{k: v[rows] for k, v in cols.items()})
+
+    def groups(self, key: np.ndarray) -> list[tuple[int, RequestTable]]:
+        """``(value, rows)`` for each distinct value of the int column ``key``, in value order.
+
+        The table is reordered by ``key`` once; every group is then a slice of it (views, not
+        copies), which is what keeps per-model and per-priority summaries cheap.
+        """
+        order = np.argsort(key, kind="stable")
+        ordered = self.select(order)
+        values, starts = np.unique(key[order], return_index=True)
+        ends = np.append(starts[1:], key.size)
+        return [(int(v), ordered.select(slice(a, b)))
+                for v, a, b in zip(values.tolist(), starts.tolist(), ends.tolist(), strict=True)]
 
 
 _FLOAT_DEFAULTS = {"start_s": np.nan, "deadline_s": np.inf, "preempt_overhead_s": 0.0,

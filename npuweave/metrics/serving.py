@@ -122,11 +122,12 @@ def summarize(table: RequestTable, *, span_s: float, pe_busy_s: float | None = N
     for key, busy in (("pe_util", pe_busy_s), ("dram_util", dram_busy_s)):
         whole[key] = None if busy is None else float(busy) / span_s
     rows = [whole]
-    for i, name in enumerate(table.models):
-        rows.append(_row(table.select(table.model == i), "model", name, span_s, mults, stp_form))
-    for prio in np.unique(table.priority).tolist():
-        rows.append(_row(table.select(table.priority == prio), "priority", str(prio), span_s,
-                         mults, stp_form))
+    by_model = dict(table.groups(table.model))
+    empty = table.select(slice(0, 0))
+    for i, name in enumerate(table.models):  # a model with no request still gets its row
+        rows.append(_row(by_model.get(i, empty), "model", name, span_s, mults, stp_form))
+    for prio, part in table.groups(table.priority):
+        rows.append(_row(part, "priority", str(prio), span_s, mults, stp_form))
     for r in rows[1:]:
         r["pe_util"] = r["dram_util"] = None
     return rows

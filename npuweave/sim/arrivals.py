@@ -120,6 +120,12 @@ def _per_model(values: Sequence[float] | Sequence[int] | None, n: int, default: 
     return vals
 
 
+def _check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ConfigError(f"seed: {seed!r}; give a whole number in [0, 2**64)")
+    return int(seed)
+
+
 def _check_run(models: Sequence[str], qps: Sequence[float], duration_s: float) -> list[float]:
     rates = _per_model(qps, len(models), 0.0, "qps")
     for name, q in zip(models, rates, strict=True):
@@ -161,7 +167,7 @@ def poisson(models: Sequence[str], qps: Sequence[float], duration_s: float, seed
     True
     """
     rates = _check_run(models, qps, duration_s)
-    streams = np.random.SeedSequence(seed).spawn(len(rates))
+    streams = np.random.SeedSequence(_check_seed(seed)).spawn(len(rates))
     per_model = []
     for rate, ss in zip(rates, streams, strict=True):
         rng = np.random.default_rng(ss)
@@ -191,6 +197,9 @@ def loadgen_schedule_ns(qps: float, duration_s: float, seed: int,
     [0, 89856038]
     """
     rate = _check_run(("model",), (qps,), duration_s)[0]
+    seed = _check_seed(seed)
+    if not 0 <= min_query_count <= MAX_ARRIVALS:
+        raise ConfigError(f"min_query_count: {min_query_count}; give 0 to {MAX_ARRIVALS}")
     limit_ns = int(round(duration_s * 1e9))
     rng = MT19937(seed)
     expected = rate * duration_s
@@ -227,6 +236,7 @@ def loadgen_server(models: Sequence[str], qps: Sequence[float], duration_s: floa
     [0.0, 0.089856038]
     """
     rates = _check_run(models, qps, duration_s)
-    per_model = [loadgen_schedule_ns(rate, duration_s, seed + i, min_query_count) / 1e9
+    seed = _check_seed(seed)
+    per_model = [loadgen_schedule_ns(rate, duration_s, (seed + i) % 2**64, min_query_count) / 1e9
                  for i, rate in enumerate(rates)]
     return _merge(models, per_model, priority, deadline_s)

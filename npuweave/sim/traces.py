@@ -26,10 +26,14 @@ _KEYS = {"time": "time", "time_s": "time", "arrival": "time", "arrival_s": "time
          "deadline_s": "deadline"}
 #: Rows read from one trace before the reader asks for a shorter file.
 MAX_TRACE_ROWS = 20_000_000
+#: Largest trace file read (bytes); bigger ones are refused before reading.
+MAX_TRACE_BYTES = 2**31
 
 
 def _read_rows(path: Path) -> list[tuple[str, Mapping[str, Any]]]:
     try:
+        if path.stat().st_size > MAX_TRACE_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_TRACE_BYTES >> 20} MiB; split the trace")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the trace ({exc}); give a CSV or JSON file") from None
@@ -81,7 +85,8 @@ def _row_values(path: Path, where: str, row: dict[str, Any]) -> tuple[float, str
     pri = row.get("priority")
     if pri in (None, ""):
         p = 1
-    elif isinstance(pri, int) or (isinstance(pri, str) and pri.strip().isdigit()):
+    elif (isinstance(pri, int) and not isinstance(pri, bool)) or (
+            isinstance(pri, str) and pri.strip().isdigit()):
         p = int(pri)
     else:
         p = 0

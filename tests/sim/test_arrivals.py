@@ -88,3 +88,23 @@ def test_record_rejects_ragged_columns():
         Arrivals(np.zeros(2), np.zeros(3, np.int64), np.ones(2, np.int64), np.zeros(2), ("a",))
     with pytest.raises(ConfigError, match="distinct"):
         make_arrivals([0.0], [0], ("a", "a"))
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, 1.5, True, "7"])
+def test_bad_seeds(seed):
+    from npuweave.sim.arrivals import loadgen_server
+
+    with pytest.raises(ConfigError, match="seed"):
+        poisson(("m",), (5.0,), 1.0, seed)
+    with pytest.raises(ConfigError, match="seed"):
+        loadgen_server(("m",), (5.0,), 1.0, seed)
+
+
+def test_loadgen_seed_wraps_like_uint64_for_the_last_models():
+    from npuweave.sim.arrivals import loadgen_schedule_ns, loadgen_server
+
+    a = loadgen_server(("x", "y"), (20.0, 20.0), 1.0, 2**64 - 1)
+    y = (a.time_s[a.model == 1] * 1e9).round().astype(np.int64)
+    assert y.tolist() == loadgen_schedule_ns(20.0, 1.0, 0).tolist()  # (2**64 - 1) + 1 wraps to 0
+    with pytest.raises(ConfigError, match="min_query_count"):
+        loadgen_schedule_ns(20.0, 1.0, 0, min_query_count=10**12)

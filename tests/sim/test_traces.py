@@ -78,3 +78,9 @@ def test_bad_json(tmp_path, body, where):
 def test_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="cannot read"):
         from_trace(tmp_path / "nope.csv")
+
+
+def test_boolean_priority_in_json_is_rejected(tmp_path):
+    path = write(tmp_path, "b.json", '[{"time": 0, "model": "a", "priority": true}]')
+    with pytest.raises(ConfigError, match="request 0: field 'priority'"):
+        from_trace(path, ("a",))
