@@ -3,6 +3,7 @@
 import pytest
 
 from npuweave.errors import ConfigError, NpuweaveError
+from npuweave.schedule.prema.family import level_of
 from npuweave.schedule.protocol import IDLE, Mechanism, Preempt, Run, View
 from npuweave.schedule.registry import get_scheduler, schedulers
 from npuweave.sim.requests import Request, State
@@ -108,4 +109,13 @@ def test_bad_options():
     with pytest.raises(NpuweaveError, match="reading"):
         get_scheduler("prema", reading="nope")
     with pytest.raises(ConfigError, match="not a PREMA level"):
-        get_scheduler("prema").decide(0.0, _view(0.0, [_req(0, 0.0, 5, 1)]))
+        level_of(5)
+
+
+def test_other_priorities_are_their_own_tokens():
+    """Serving runs may carry any integer priority: a token starts at the priority itself
+    (never below the lowest level, 1), so 0 behaves as low and 5 sits between 3 and 9."""
+    pol = get_scheduler("prema")
+    a, b = _req(0, 0.0, 0, 2), _req(1, 0.0, 5, 4)
+    assert pol.decide(0.0, _view(0.0, [a, b])) == Run(1)   # tokens 1 and 5: threshold 3
+    assert pol.tokens == {0: 1.0, 1: 5.0}

@@ -39,6 +39,8 @@ from npuweave.schedule.protocol import (
 )
 
 MECHANISM_CHOICES = ("checkpoint", "kill", "drain", "dynamic", "dynamic-kill")
+MIN_EST_S = 1e-9
+"""Floor of the estimate in the token arithmetic (a task of zero work would divide by 0)."""
 PAPER_PRIORITIES = (1, 3, 9)
 """Request priorities of the three levels (the requests carry the paper's 1/3/9)."""
 
@@ -90,7 +92,9 @@ class PremaFamily(TaskBase):
                 raise ConfigError(f"{self.name}: estimates_s has {len(self.estimates)} "
                                   f"entries but the run has tenant {r.model}")
             return self.estimates[r.model]
-        return view.isolated_s[r.model]
+        if r.model < len(view.isolated_s):
+            return view.isolated_s[r.model]
+        return view.remaining[r.model][0]  # the run gave no cold isolated times
 
     def executed(self, view: View, r: RequestView) -> float:
         """``Time_executed``: isolated seconds of the units computed so far."""
@@ -105,7 +109,11 @@ class PremaFamily(TaskBase):
 
     # ---- tokens (Algorithm 2) ----------------------------------------------------------
     def prio(self, r: RequestView) -> float:
-        return self.reading.token_levels[level_of(r.priority)]
+        """Initial token and accrual weight: the reading's value for a paper level (1/3/9),
+        otherwise the priority itself, never below the lowest level (closed loops use 0)."""
+        if r.priority in PAPER_PRIORITIES:
+            return self.reading.token_levels[level_of(r.priority)]
+        return max(float(r.priority), self.reading.token_levels[0])
 
     def update_tokens(self, now: float, view: View) -> None:
         """Credit every waiting request for its ready-queue time since the last update."""
@@ -119,10 +127,12 @@ class PremaFamily(TaskBase):
                 self.last_exec[r.id] = now
             elif self.reading.token_update == "since-exec":
                 idle = now - self.last_exec[r.id]
-                self.tokens[r.id] = accrue(self.tokens[r.id], self.prio(r), idle, self.est(view, r))
+                self.tokens[r.id] = accrue(self.tokens[r.id], self.prio(r), idle,
+                                           max(self.est(view, r), MIN_EST_S))
             else:  # period / closed-form: credit only the time since the last update
                 idle = now - self.updated[r.id]
-                self.tokens[r.id] = accrue(self.tokens[r.id], self.prio(r), idle, self.est(view, r))
+                self.tokens[r.id] = accrue(self.tokens[r.id], self.prio(r), idle,
+                                           max(self.est(view, r), MIN_EST_S))
             self.updated[r.id] = now
 
     # ---- the decision ------------------------------------------------------------------

@@ -49,8 +49,9 @@ def select_mechanism(cur_est: float, cur_exec: float, cand_est: float, cand_exec
     if preempt not in (CHECKPOINT, KILL):
         raise ConfigError(f"dynamic preemption chooses between drain and checkpoint or kill; "
                           f"got {preempt!r}")
-    if cur_est <= 0 or cand_est <= 0:
-        raise ConfigError(f"estimated lengths must be > 0 s, got {cur_est} and {cand_est}")
+    if cur_est < 0 or cand_est < 0:
+        raise ConfigError(f"estimated lengths must be >= 0 s, got {cur_est} and {cand_est}")
+    cur_est, cand_est = max(cur_est, 1e-12), max(cand_est, 1e-12)  # zero-work tasks
     deg_current = remaining(cand_est, cand_exec) / cur_est
     deg_candidate = remaining(cur_est, cur_exec) / cand_est
     return DRAIN if deg_current > deg_candidate else preempt
