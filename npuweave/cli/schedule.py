@@ -109,7 +109,8 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
 
 @click.command("schedulers")
 def schedulers() -> None:
-    """List the registered scheduling policies, one line each."""
+    """List the registered scheduling policies, one line each (layer-wise first, then the
+    task-level ones that only 'npuweave serve' runs)."""
     from npuweave.schedule import schedulers as registry
 
     entries = registry("all")

@@ -127,7 +127,19 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
 
 
 # "auto" uses the kernel from this many expected decisions on (about 0.5 s of reference time)
+# when numba's on-disk cache of the kernel is warm (loading it costs about 0.3-0.6 s) ...
 KERNEL_MIN_DECISIONS = 100_000
+# ... and from this many when it is cold: compiling costs about 9 s, so below about 3 M
+# decisions (3 us each in the reference) the reference finishes first.
+KERNEL_COLD_MIN_DECISIONS = 3_000_000
+
+
+def kernel_cache_warm() -> bool:
+    """Whether numba's cache holds a compiled ``run_kernel`` (index files next to the module)."""
+    from pathlib import Path
+
+    cache = Path(__file__).with_name("__pycache__")
+    return any(cache.glob("kernel.run_kernel-*.nbi"))
 
 
 def _choose(path: str, policy: Policy, board: Board, requests: int | None,
@@ -143,7 +155,10 @@ def _choose(path: str, policy: Policy, board: Board, requests: int | None,
                          f"not {policy.name!r} here; use path='python'")
     if path != "auto":
         return path
-    if not fits or _expected_decisions(board, requests, window_s) < KERNEL_MIN_DECISIONS:
+    if not fits:
+        return "python"
+    need = KERNEL_MIN_DECISIONS if kernel_cache_warm() else KERNEL_COLD_MIN_DECISIONS
+    if _expected_decisions(board, requests, window_s) < need:
         return "python"
     from npuweave.schedule import kernel
 

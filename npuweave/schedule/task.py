@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from npuweave.errors import ConfigError
 from npuweave.schedule.protocol import (
-    IDLE, Decision, Mechanism, Preempt, RequestView, Run, View,
+    IDLE,
+    Decision,
+    Mechanism,
+    Preempt,
+    RequestView,
+    Run,
+    View,
 )
 
 

@@ -143,7 +143,7 @@ class Engine:
                 self.ready.append(job)
                 if not self.pe_busy:
                     self._compute(now)
-                if unit.seconds == 0.0:  # it may end (and free space) at this very instant:
+                if now + unit.seconds == now:  # it may end (and free space) this instant:
                     self.loop.schedule(now, self._pull, prio=PULL)  # let that fire first
                     return
                 continue

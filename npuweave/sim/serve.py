@@ -40,7 +40,13 @@ from npuweave.schedule.base import Tenant
 from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import (
-    Decision, Dispatch, Idle, LayerBase, Mechanism, Preempt, Run, View,
+    Decision,
+    Dispatch,
+    Idle,
+    LayerBase,
+    Preempt,
+    Run,
+    View,
 )
 from npuweave.sim.engine import Engine, Job, Kind, Unit
 from npuweave.sim.events import EventLoop
@@ -127,6 +133,12 @@ class Simulator:
         self.engine.run()
         if self.progress is not None:
             self.progress(self.engine.last_end)
+        left = [r for r in self.requests if r.state not in (State.DONE, State.KILLED)]
+        for r in left:  # only tenants a policy excluded leave requests behind
+            r.state = State.KILLED
+        if left:
+            self.notes.append(f"{len(left)} request(s) of models the policy does not serve "
+                              "were never run; they count as killed")
 
     def _report(self) -> None:
         self.progress(self.loop.now)  # type: ignore[misc]

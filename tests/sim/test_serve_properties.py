@@ -24,19 +24,21 @@ from npuweave.schedule.protocol import IDLE, Mechanism, Preempt, Run, TaskBase
 from npuweave.sim.requests import State
 
 POLICIES = sorted(schedulers("all"))
-# Examples per property; CI and release checks raise it (the issue asks for thousands, which
-# take minutes on the shared 2-core machine): NPUWEAVE_PROPERTY_EXAMPLES=3000.
-N = int(os.environ.get("NPUWEAVE_PROPERTY_EXAMPLES", "300"))
+# Examples of the main property (1500 take about 30 s on the shared 2-core machine); raise it
+# for release checks: NPUWEAVE_PROPERTY_EXAMPLES=5000.
+N = int(os.environ.get("NPUWEAVE_PROPERTY_EXAMPLES", "1500"))
 
 
 class RandomPreempter(TaskBase):
-    """Runs a random queued request; preempts the running one half of the time."""
+    """Runs a random queued request; preempts the running one half of the time, at most
+    ``budget`` times in a run (unbounded random kills would livelock a long request)."""
 
     name = "random-preempter"
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.period_s = 0.7
+        self.budget = 6
 
     def decide(self, now, view):
         if not view.queued:
@@ -44,7 +46,8 @@ class RandomPreempter(TaskBase):
         pick = self.rng.choice(view.queued).id
         if not view.running:
             return Run(pick)
-        if self.rng.random() < 0.5:
+        if self.budget and self.rng.random() < 0.5:
+            self.budget -= 1
             mech = self.rng.choice(list(Mechanism))
             return Preempt(view.running[0].id, mech, then=pick)
         return IDLE
@@ -70,8 +73,9 @@ def _run(inst, predict=False):
     if inst["policy"] == "random":
         pol = RandomPreempter(inst["seed"])
     else:
-        pol = get_scheduler(inst["policy"], seed=inst["seed"])
-    return ts, simulate(ts, pol, rows, feet, predict=predict)
+        opts = {"quantum_s": 1.0} if inst["policy"] == "rr" else {}  # toy times are seconds
+        pol = get_scheduler(inst["policy"], seed=inst["seed"], **opts)
+    return ts, simulate(ts, pol, rows, feet, predict=predict, max_events=100_000)
 
 
 @settings(max_examples=N, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -80,18 +84,21 @@ def test_serving_invariants(inst):
     ts, sim = _run(inst)
     reqs = sim.requests
     assert len(reqs) == len(inst["arrivals"])
-    for u, r, s, _ in sim.engine.pe_log:  # never before arrival
+    for _u, r, s, _ in sim.engine.pe_log:  # never before arrival
         assert s >= reqs[r].arrival_s
     assert sim.engine.peak_claimed <= BUF
     work = 0.0
-    for r in reqs:  # ends exactly once, done (nothing here drops requests)
+    for r in reqs:  # ends exactly once: done, or never run (a tenant the policy excludes)
+        if r.state is State.KILLED:
+            assert sim.board.excluded[r.model] and r.progress == 0 and r.wasted_s == 0
+            continue
         assert r.state is State.DONE and r.progress == r.units and r.finish_s >= r.arrival_s
         work += sum(ts[r.model].compute_s) + r.wasted_s
     per_req = {}
-    for u, r, s, e in sim.engine.pe_log:
+    for _u, r, _s, _e in sim.engine.pe_log:
         per_req[r] = per_req.get(r, 0) + 1
     for r in reqs:  # each pass computed in full once, plus the computations a kill discarded
-        assert per_req.get(r.id, 0) >= r.units
+        assert per_req.get(r.id, 0) >= (r.units if r.state is State.DONE else 0)
     assert sim.engine.pe_busy_s == __import__("pytest").approx(work, rel=1e-9, abs=1e-9)
     assert not sim.stale
 
@@ -111,6 +118,6 @@ def test_open_loop_predictions_are_exact_and_never_before_now(inst):
     comp = {}
     for u, r, s, e in sim.engine.pe_log:
         comp[r, u.index] = (s, e)
-    for r, i, now, fs, fe, cs, ce in sim.predicted:
+    for r, i, now, fs, _fe, cs, ce in sim.predicted:
         assert fs >= now and cs >= now
         assert comp[r, i] == (cs, ce)
