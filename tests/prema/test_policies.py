@@ -119,3 +119,13 @@ def test_other_priorities_are_their_own_tokens():
     a, b = _req(0, 0.0, 0, 2), _req(1, 0.0, 5, 4)
     assert pol.decide(0.0, _view(0.0, [a, b])) == Run(1)   # tokens 1 and 5: threshold 3
     assert pol.tokens == {0: 1.0, 1: 5.0}
+
+
+def test_wake_up_period_scales_only_for_long_tasks():
+    short = View(now=0.0, tenants=(), isolated_s=(0.8e-3, 40e-3), remaining=((0.8e-3,), (40e-3,)))
+    long_ = View(now=0.0, tenants=(), isolated_s=(2.0, 0.0), remaining=((2.0,), (0.0,)))
+    pol = get_scheduler("p-prema")
+    assert pol.start(short) == [] and pol.period_s == 0.25e-3  # 0.8 ms / 20 < 0.25 ms
+    pol = get_scheduler("p-prema")
+    assert pol.start(long_) and pol.period_s == pytest.approx(0.1)  # 2 s / 20
+    assert get_scheduler("np-sjf").period_s is None
