@@ -43,9 +43,9 @@ def test_p_hpf_static_and_dynamic():
     high = _req(1, 1e-3, 9, 2)
     view = _view(1e-3, [low, high], running=low)
     kill = get_scheduler("p-hpf", mechanism="kill").decide(1e-3, view)
-    assert kill == Preempt(0, Mechanism.KILL, 1)
+    assert kill == Preempt(0, Mechanism.KILL, None)
     # dynamic: remaining(low) = 9 ms, est(high) = 2 ms: 2/10 < 9/2 -> checkpoint
-    assert get_scheduler("p-hpf").decide(1e-3, view) == Preempt(0, Mechanism.CHECKPOINT, 1)
+    assert get_scheduler("p-hpf").decide(1e-3, view) == Preempt(0, Mechanism.CHECKPOINT, None)
     # low nearly done (9 of 10 units): 2/10 = 0.2 > 1/2? no -> still checkpoint;
     # with high longer (20 units): 20/10 = 2 > 1/20 -> drain (keep running)
     low9 = _req(0, 0.0, 1, 10, progress=9)
@@ -90,7 +90,7 @@ def test_p_prema_running_token_is_frozen():
     lo = _req(1, 0.0, 1, 1)
     assert pol.decide(1e-3, _view(1e-3, [m, lo], running=m)) == IDLE
     m.progress = 2
-    assert pol.decide(2e-3, _view(2e-3, [m, lo], running=m)) == Preempt(0, Mechanism.CHECKPOINT, 1)
+    assert pol.decide(2e-3, _view(2e-3, [m, lo], running=m)) == Preempt(0, Mechanism.CHECKPOINT, None)
     assert pol.tokens == pytest.approx({0: 3.0, 1: 3.0})
 
 

@@ -7,7 +7,8 @@ NPU from the running request (``wins``). This base turns the two answers into a 
 
 * NPU free: ``Run(pick)``;
 * non-preemptive, or the pick does not win: ``Idle`` (the running request keeps the NPU);
-* preemptive and the pick wins: ``Preempt(running, mechanism, then=pick)``, where the
+* preemptive and the pick wins: ``Preempt(running, mechanism)`` (``then=None``: the
+  simulator asks again when the NPU is free, and the pick is re-made then), where the
   mechanism is static (``checkpoint`` or ``kill``) or dynamic (Algorithm 3: DRAIN, i.e. keep
   running, or CHECKPOINT; ``dynamic-kill`` uses KILL instead, the Fig. 15 variant).
 
@@ -173,8 +174,10 @@ class PremaFamily(TaskBase):
         return self._preempt(view, run, best)
 
     def _preempt(self, view: View, run: RequestView, best: RequestView) -> Decision:
+        # ``then=None``: the simulator asks again once the NPU is free, so a request that
+        # arrives while the preemption is pending is not skipped by a stale ``then``.
         if self.mechanism in ("checkpoint", "kill", "drain"):
-            return Preempt(run.id, Mechanism(self.mechanism), best.id)
+            return Preempt(run.id, Mechanism(self.mechanism), None)
         alt = "kill" if self.mechanism == "dynamic-kill" else "checkpoint"
         if self.reading.mechanism_select == "alg3":
             choice = select_mechanism(self.est(view, run), self.executed(view, run),
@@ -182,4 +185,4 @@ class PremaFamily(TaskBase):
             if choice == "drain":
                 self.drains += 1
                 return IDLE
-        return Preempt(run.id, Mechanism(alt), best.id)
+        return Preempt(run.id, Mechanism(alt), None)
