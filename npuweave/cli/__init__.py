@@ -29,6 +29,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "compile": ("npuweave.cli.compile", "compile_", "Layer-group compilation into local memory."),
     "ir": ("npuweave.cli.ir", "ir", "Read, validate, inspect and simulate Gemini scheduler IR."),
     "numbers": ("npuweave.cli.numbers", "numbers", "libnumber: number formats and the auto-tuner."),
+    "predict": ("npuweave.cli.prema", "predict", "PREMA's task-length estimate vs the simulated time."),
     "serve": ("npuweave.cli.serve", "serve", "Serve requests arriving over time (Poisson, LoadGen, traces)."),
     "loadgen": ("npuweave.cli.loadgen", "loadgen", "Run MLPerf LoadGen against the simulated NPU."),
     "sweep": ("npuweave.cli.sweep", "sweep", "Run an experiment over axes of settings, in parallel."),

@@ -217,3 +217,7 @@ reproduce.add_command(_layerweaver)
 from npuweave.cli.lwplus import reproduce_lwplus  # noqa: E402  (reproduce layerweaver-plus)
 
 reproduce.add_command(reproduce_lwplus)
+
+from npuweave.cli.prema import reproduce_prema  # noqa: E402  (reproduce prema)
+
+reproduce.add_command(reproduce_prema)

@@ -135,6 +135,8 @@ class _Bar:
               help="Policy, layer-wise or task-level (see 'npuweave schedulers').")
 @click.option("--scheduler-opt", "scheduler_opt", multiple=True,
               help="Policy option key=value (repeatable), e.g. quantum_s=0.002.")
+@click.option("--preempt", default=None,
+              help="PREMA policies: none | checkpoint | kill | drain | dynamic | dynamic-kill.")
 @click.option("--deadline", default=None, help="Latency budget per model (e.g. 15ms,130ms).")
 @click.option("--priority", default=None, help="Priority per model, integers >= 1 (e.g. 1,9).")
 @click.option("--batching", default="none", show_default=True,
@@ -151,7 +153,8 @@ class _Bar:
               type=click.Path(dir_okay=False, allow_dash=True),
               help="Print the table as CSV, or with a path write it there.")
 def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, duration: str,
-          seed: int, scheduler: str, scheduler_opt: tuple[str, ...], deadline: str | None,
+          seed: int, scheduler: str, scheduler_opt: tuple[str, ...], preempt: str | None,
+          deadline: str | None,
           priority: str | None, batching: str, traffic: bool, cost_model: str,
           max_events: int, timeline: str | None, trace: str | None, json_path: str | None,
           csv_path: str | None) -> None:
@@ -169,6 +172,9 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, durati
     if max_events < 1:
         raise ConfigError(f"--max-events must be >= 1, got {max_events}")
     opts = _opts(scheduler_opt)
+    from npuweave.schedule.prema.registry import check_priorities, with_preempt
+    scheduler, opts = with_preempt(scheduler, preempt, opts)
+    check_priorities(scheduler, priority)
     get_scheduler(scheduler, seed=seed, **opts)  # validates the name and options early
     batch = o.parse_batching(batching)
     npu = get_npu(npu_spec)

@@ -20,6 +20,7 @@ from npuweave.schedule.hpf import HPF
 from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 from npuweave.schedule.memory_only import MemoryOnly
+from npuweave.schedule.prema.registry import PREMA_POLICIES
 from npuweave.schedule.rr import RoundRobin
 from npuweave.schedule.sequential import Sequential
 from npuweave.schedule.sjf import SJF
@@ -44,6 +45,7 @@ _TASK: dict[str, tuple[type, str, dict[str, object]]] = {
     "hpf": (HPF, "task-level: highest priority first, non-preemptive", {}),
     "hpf-p": (HPF, "task-level: highest priority first, preemptive", {"preemptive": True}),
     "rr": (RoundRobin, "task-level: round robin with a quantum (quantum_s), preemptive", {}),
+    **PREMA_POLICIES,
 }
 LEVELS = ("layer", "task", "all")
 
@@ -56,8 +58,8 @@ def schedulers(level: str = "layer") -> dict[str, str]:
     --------
     >>> sorted(schedulers())
     ['aimt', 'compute-only', 'fair', 'layerweaver', 'memory-only', 'sequential']
-    >>> sorted(schedulers("task"))
-    ['fcfs', 'hpf', 'hpf-p', 'rr', 'sjf', 'sjf-p']
+    >>> [n for n in sorted(schedulers("task")) if n in ("fcfs", "hpf", "prema", "p-prema")]
+    ['fcfs', 'hpf', 'p-prema', 'prema']
     """
     if level not in LEVELS:
         raise unknown_name("policy level", level, list(LEVELS))
