@@ -173,7 +173,8 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, durati
         raise ConfigError(f"--max-events must be >= 1, got {max_events}")
     opts = _opts(scheduler_opt)
     from npuweave.schedule.prema.registry import check_priorities, with_preempt
-    scheduler, opts = with_preempt(scheduler, preempt, opts)
+    scheduler, preempt_opts = with_preempt(scheduler, preempt, opts)
+    opts = dict(preempt_opts)
     check_priorities(scheduler, priority)
     get_scheduler(scheduler, seed=seed, **opts)  # validates the name and options early
     batch = o.parse_batching(batching)
