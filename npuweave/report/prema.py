@@ -12,18 +12,18 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from npuweave.fileio import save_figure
+
 METRICS = (("antt_x", "ANTT improvement"), ("fairness_x", "fairness improvement"),
            ("stp_x", "STP improvement"))
 
 
 def _bars(imp: dict[str, dict[str, float]], labels: Sequence[str], title: str, path: str
           ) -> str:
-    import matplotlib
+    from matplotlib.figure import Figure  # no pyplot: no backend selected, nothing left open
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    fig = Figure(figsize=(13, 3.8))
+    axes = fig.subplots(1, 3)
     for ax, (key, name) in zip(axes, METRICS):
         vals = [imp[k][key] for k in labels]
         ax.bar(range(len(labels)), vals, color="tab:blue")
@@ -33,18 +33,15 @@ def _bars(imp: dict[str, dict[str, float]], labels: Sequence[str], title: str, p
         ax.set_ylabel("x over NP-FCFS", fontsize=8)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
     return path
 
 
 def _sla(curves: dict[str, list[float]], path: str) -> str:
-    import matplotlib
+    from matplotlib.figure import Figure  # no pyplot: no backend selected, nothing left open
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig = Figure(figsize=(7, 4))
+    ax = fig.subplots()
     mults = list(range(2, 2 + len(next(iter(curves.values())))))
     for label in ("NP-FCFS", "NP-SJF", "NP-PREMA", "P-HPF dynamic", "P-SJF dynamic",
                   "P-PREMA dynamic"):
@@ -55,19 +52,16 @@ def _sla(curves: dict[str, list[float]], path: str) -> str:
     ax.set_title("SLA violations, all tasks (Fig. 13 analog)", fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
     return path
 
 
 def _tails(tails: dict[str, dict[str, float]], path: str) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: no backend selected, nothing left open
 
     models = sorted({m for v in tails.values() for m in v})
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig = Figure(figsize=(9, 4))
+    ax = fig.subplots()
     width = 0.8 / max(1, len(tails))
     for j, (label, vals) in enumerate(tails.items()):
         xs = [i + j * width for i in range(len(models))]
@@ -78,8 +72,7 @@ def _tails(tails: dict[str, dict[str, float]], path: str) -> str:
     ax.set_title("High-priority tail latency, batch 1 (Fig. 14 analog)", fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
     return path
 
 
