@@ -166,12 +166,15 @@ Example (a subset, a few minutes):
               help="Baseline batching windows (the best is kept per point).")
 @click.option("--max-batch", default=16, show_default=True, type=int)
 @click.option("--jobs", default=1, show_default=True, type=int, help="Worker processes.")
+@click.option("--dask", "dask_addr", default=None, metavar="ADDR",
+              help="Run on Dask instead of --jobs: local:N workers or tcp://scheduler:8786.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False),
               help="Write fig5.png, fig6.png, fig7.png here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every row.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON.")
 def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests: int,
-                     windows: str, max_batch: int, jobs: int, plots_dir: str | None,
+                     windows: str, max_batch: int, jobs: int, dask_addr: str | None,
+                     plots_dir: str | None,
                      csv_path: str | None, json_path: str | None) -> None:
     """Re-run the Layerweaver+ evaluation (thesis V.3, Figures V.5-V.7) on lwplus."""
     from npuweave.experiments import lwplus_repro as rp
@@ -188,6 +191,12 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
     if requests < 100 or max_batch < 1 or jobs < 1 or any(not 0 <= w < 1 for w in wins):
         raise ConfigError("--requests >= 100, --max-batch >= 1, --jobs >= 1 and windows in "
                           "[0, 1 s) please")
+    from npuweave.experiments.executor import check_dask
+    from npuweave.fileio import check_output_path
+
+    check_dask(dask_addr)
+    check_output_path(csv_path, "--csv", allow_dash=True)
+    check_output_path(json_path, "--json", allow_dash=True)
     if plots_dir:
         Path(plots_dir).mkdir(parents=True, exist_ok=True)
     setup = ServeSetup(max_batch=max_batch, baseline_windows_s=wins, requests=requests)
@@ -206,7 +215,7 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
     t0 = time.perf_counter()
     with _progress(len(tasks), "reproduce") as bar:
         task = bar.add_task("layerweaver-plus points", total=len(tasks))
-        rows = rp.run_tasks(tasks, jobs, lambda _: bar.advance(task))
+        rows = rp.run_tasks(tasks, jobs, lambda _: bar.advance(task), dask_addr)
     rows = rp.normalize(rows)
     elapsed = time.perf_counter() - t0
     _show(rows)

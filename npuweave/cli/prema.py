@@ -139,6 +139,8 @@ def _rows(result: dict[str, Any]) -> list[dict[str, Any]]:
               help="Dispatch window = span x the tasks' summed isolated times.")
 @click.option("--jobs", default=2, show_default=True, type=click.IntRange(1, 64),
               help="Processes to spread the simulations over.")
+@click.option("--dask", "dask_addr", default=None, metavar="ADDR",
+              help="Run on Dask instead of --jobs: local:N workers or tcp://scheduler:8786.")
 @click.option("--no-kill", is_flag=True, help="Skip the Fig. 15 KILL configurations.")
 @click.option("--no-readings", is_flag=True, help="Skip the other reading presets.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Per-config rows as CSV.")
@@ -146,8 +148,9 @@ def _rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 @click.option("--plots", "plot_dir", type=click.Path(file_okay=False),
               help="Write Figs 11-15 analogs as PNG into this folder.")
 def reproduce_prema(runs: int, tasks: int, seed: int, reading: str, npu_spec: str, pairs: int,
-                    span: float, jobs: int, no_kill: bool, no_readings: bool, csv_path: str | None,
-                    json_path: str | None, plot_dir: str | None) -> None:
+                    span: float, jobs: int, dask_addr: str | None, no_kill: bool,
+                    no_readings: bool, csv_path: str | None, json_path: str | None,
+                    plot_dir: str | None) -> None:
     """Re-run PREMA's evaluation (Figs 5-6, 11-15, predictor, oracle, readings).
 
     \b
@@ -156,10 +159,15 @@ def reproduce_prema(runs: int, tasks: int, seed: int, reading: str, npu_spec: st
     """
     from npuweave import report
     from npuweave.cli._console import console
+    from npuweave.experiments.executor import check_dask
     from npuweave.experiments.prema_workload import check_run, check_workload
+    from npuweave.fileio import check_output_path
     from npuweave.hardware import get_npu
     from npuweave.schedule.prema import reading as get_reading
 
+    check_output_path(csv_path, "--csv", allow_dash=True)
+    check_output_path(json_path, "--json", allow_dash=True)
+    check_dask(dask_addr)
     check_run(runs, tasks)
     check_workload(tasks, (1,), span)
     get_reading(reading)
@@ -170,7 +178,7 @@ def reproduce_prema(runs: int, tasks: int, seed: int, reading: str, npu_spec: st
     total = total_steps(runs, pairs, not no_kill, not no_readings)
     result = _progress(total, lambda step: run(npu, runs, tasks, seed, reading, pairs,
                                                not no_kill, not no_readings, step, jobs,
-                                               span))
+                                               span, dask_addr))
     out = console()
     out.print(f"PREMA reproduction on {npu.name}: {runs} runs of {tasks} tasks, seed {seed}, "
               f"reading {reading}, dispatch span {span:g}")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from npuweave.errors import ConfigError, InfeasibleError, unknown_name
@@ -175,23 +174,16 @@ def run_task(task: Task) -> dict[str, Any]:
 
 
 def run_tasks(tasks: Sequence[Task], jobs: int = 1,
-              done: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Every task's row, in task order; ``jobs > 1`` uses that many worker processes."""
+              done: Callable[[dict[str, Any]], None] | None = None,
+              dask: str | None = None) -> list[dict[str, Any]]:
+    """Every task's row, in task order; ``jobs > 1`` uses that many worker processes and
+    ``dask`` a Dask cluster (``npuweave.experiments.executor``)."""
+    from npuweave.experiments.executor import run_map
+
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ConfigError(f"--jobs: {jobs!r}; give an integer >= 1")
-    rows: list[dict[str, Any]] = []
-    if jobs == 1:
-        for t in tasks:
-            rows.append(run_task(t))
-            if done is not None:
-                done(rows[-1])
-        return rows
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for row in pool.map(run_task, tasks, chunksize=1):
-            rows.append(row)
-            if done is not None:
-                done(row)
-    return rows
+    return run_map(run_task, tasks, jobs,
+                   None if done is None else (lambda _t, row: done(row)), dask=dask)
 
 
 def normalize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

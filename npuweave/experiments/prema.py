@@ -86,32 +86,30 @@ def _one(job: tuple[tuple[PremaTask, ...], NPU, str, str, str, bool]) -> dict[st
     return run_metrics(simulate(tasks, npu, policy, mech, reading, oracle))
 
 
+def _one_labeled(item: tuple[str, Any]) -> dict[str, Any]:
+    return _one(item[1])
+
+
 def evaluate(sets: Sequence[tuple[PremaTask, ...]], npu: NPU, cfgs: Sequence[tuple[str, str, str]],
              reading: str = "paper", oracle: bool = False, step: Step | None = None,
-             jobs: int = 1) -> dict[str, dict[str, Any]]:
+             jobs: int = 1, dask: str | None = None) -> dict[str, dict[str, Any]]:
     """Mean metrics of each configuration over the workloads, plus per-run rows.
 
-    ``jobs > 1`` spreads the simulations over that many forked processes; results do not
-    depend on it (every simulation is deterministic).
+    ``jobs > 1`` spreads the simulations over that many processes (``dask``: a Dask cluster,
+    ``local:N`` or an address) with ``npuweave.experiments.executor``; results do not depend
+    on it (every simulation is deterministic).
     """
     work = [(tasks, npu, policy, mech, reading, oracle) for _, policy, mech in cfgs
             for tasks in sets]
     labels = [label for label, _, _ in cfgs for _ in sets]
-    rows: list[dict[str, Any]] = []
-    if jobs > 1 and len(work) > 1:
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
+    from npuweave.experiments.executor import run_map
 
-        with ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork")) as pool:
-            for label, row in zip(labels, pool.map(_one, work, chunksize=4)):
-                rows.append(row)
-                if step:
-                    step(label)
-    else:
-        for label, job in zip(labels, work):
-            rows.append(_one(job))
-            if step:
-                step(label)
+    def done(item: tuple[str, Any], _row: dict[str, Any]) -> None:
+        if step:
+            step(item[0])
+
+    rows: list[dict[str, Any]] = run_map(_one_labeled, list(zip(labels, work)), jobs, done,
+                                         dask=dask)
     out: dict[str, dict[str, Any]] = {}
     n = len(sets)
     for k, (label, _, _) in enumerate(cfgs):

@@ -92,7 +92,7 @@ def _isolated(sets: list[tuple[PremaTask, ...]], npu: NPU, reading: str) -> list
 
 
 def _reading_headlines(npu: NPU, sets: list[tuple[PremaTask, ...]], main: dict[str, Any],
-                       reading: str, step: Step | None, jobs: int
+                       reading: str, step: Step | None, jobs: int, dask: str | None = None
                        ) -> dict[str, dict[str, float]]:
     out = {}
     for name in PRESETS:
@@ -101,22 +101,23 @@ def _reading_headlines(npu: NPU, sets: list[tuple[PremaTask, ...]], main: dict[s
         else:
             res = evaluate(sets, npu, [("NP-FCFS", "np-fcfs", "none"),
                                        ("P-PREMA", "p-prema", "dynamic")], name, step=step,
-                           jobs=jobs)
+                           jobs=jobs, dask=dask)
         out[name] = improvements(res)["P-PREMA"]
     return out
 
 
 def reproduce_prema(npu: NPU, runs: int = 25, n: int = 8, seed: int = 0, reading: str = "paper",
                     pairs: int = 40, kill: bool = True, readings: bool = True,
-                    step: Step | None = None, jobs: int = 1, span: float = 1.0
+                    step: Step | None = None, jobs: int = 1, span: float = 1.0,
+                    dask: str | None = None
                     ) -> dict[str, Any]:
     """Every figure of PREMA's evaluation; see the module docstring of ``experiments.prema``."""
     sets = task_sets(npu, runs, n, seed, span=span)
-    main = evaluate(sets, npu, configs(kill), reading, step=step, jobs=jobs)
+    main = evaluate(sets, npu, configs(kill), reading, step=step, jobs=jobs, dask=dask)
     tail_sets = task_sets(npu, runs, n, seed, batches=(1,), span=span)
-    tail_res = evaluate(tail_sets, npu, TAIL_CFGS, reading, step=step, jobs=jobs)
+    tail_res = evaluate(tail_sets, npu, TAIL_CFGS, reading, step=step, jobs=jobs, dask=dask)
     oracle = evaluate(sets, npu, [("P-PREMA oracle", "p-prema", "dynamic")], reading,
-                      oracle=True, step=step, jobs=jobs)["P-PREMA oracle"]
+                      oracle=True, step=step, jobs=jobs, dask=dask)["P-PREMA oracle"]
     imp = improvements(main)
     sla = sla_summary(main)
     fig14 = tails(tail_res, tail_sets)
@@ -135,7 +136,7 @@ def reproduce_prema(npu: NPU, runs: int = 25, n: int = 8, seed: int = 0, reading
         "two_task": two_task(npu, pairs, seed, step),
     }
     if readings:
-        result["readings"] = _reading_headlines(npu, sets, main, reading, step, jobs)
+        result["readings"] = _reading_headlines(npu, sets, main, reading, step, jobs, dask)
     result["versus"] = versus(result, kill)
     return result
 
