@@ -251,3 +251,19 @@ def test_serve_lists_need_one_value_per_model():
                          "axes": {"qps": ["a,20"], "batching": ["window:1ms:max0"]}})
     for piece in ("--duration", "--deadline", "--qps", "--batching"):
         assert piece in str(err.value)
+
+
+def test_capacity_row_equals_capacity_row_directly():
+    from npuweave.experiments.lwplus import ServeSetup, capacity_row
+
+    spec = sweep_from_dict({"kind": "capacity", "fixed": {
+        "models": "resnet50,bert-base", "ratio": "4:1", "requests": 300,
+        "scheduler": "lwplus-approx"}})
+    row = run_point(spec.points[0])
+    direct = capacity_row(("resnet50", "bert-base"), (4.0, 1.0), (0.015, 0.13), "lwplus-approx",
+                          ServeSetup(requests=300))
+    assert row["status"] == "ok"
+    for key in ("qps", "stp", "miss_rate", "trials"):
+        assert row[key] == direct[key], key
+    with pytest.raises(ConfigError, match="ratio"):
+        sweep_from_dict({"kind": "capacity", "fixed": {"models": "RN,BB", "ratio": "0:1"}})

@@ -158,8 +158,9 @@ def _cost_models() -> list[str]:
     return list(cost_models())
 
 
+_BOOL_METRICS = {"monotone"}
 _INT_METRICS = {"requests_done", "layers", "dram_bytes", "macs", "memory_bound_layers",
-                "requests", "served", "killed", "preemptions"}
+                "requests", "served", "killed", "preemptions", "trials"}
 
 
 def _qps_item(text: str, n: int) -> Any:
@@ -208,7 +209,7 @@ class Kind:
 
     def metric_types(self) -> list[tuple[str, str]]:
         """``(column, type)`` of each metric: JSON columns are strings, counts integers."""
-        return [(m, "string" if m.endswith("_json") else
+        return [(m, "string" if m.endswith("_json") else "bool" if m in _BOOL_METRICS else
                  "int64" if m in _INT_METRICS else "float64") for m in self.metrics]
 
     def normalize(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -362,6 +363,49 @@ def _serve_combo(params: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _run_capacity(params: Mapping[str, Any],
+                  standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
+    from npuweave.experiments.lwplus import ServeSetup, capacity_row, parse_ratio
+    from npuweave.sim.options import parse_deadlines
+
+    models = tuple(params["models"])
+    if len(models) != 2:
+        raise NpuweaveError("a 'capacity' point takes two models (vision, NLP) in 'models'")
+    setup = ServeSetup(npu=params["npu"], max_batch=params["max_batch"],
+                       requests=params["requests"], seeds=(params["seed"],),
+                       budget=params["violations"], cost_model=params["cost_model"])
+    row = capacity_row((models[0], models[1]), parse_ratio(str(params["ratio"]), "ratio"),
+                       parse_deadlines(_text_list(params["deadline"]), 2),  # type: ignore[arg-type]
+                       params["scheduler"], setup)
+    return {k: row.get(k) for k in _CAPACITY_METRICS}
+
+
+_CAPACITY_METRICS = ("qps", "qps_a", "qps_b", "stp", "miss_rate", "miss_ci_low", "miss_ci_high",
+                     "first_crossing_qps", "monotone", "trials", "window_s", "time_s")
+
+
+def _capacity_schedulers() -> list[str]:
+    from npuweave.experiments.lwplus import SCHEDULERS
+
+    return list(SCHEDULERS)
+
+
+def _ratio(v: Any) -> str | None:
+    from npuweave.experiments.lwplus import parse_ratio
+
+    try:
+        parse_ratio(str(v), "ratio")
+    except NpuweaveError as exc:
+        return str(exc)
+    return None
+
+
+def _fraction(v: Any) -> str | None:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 1:
+        return f"must be a fraction in (0, 1), e.g. 0.01, got {v!r}"
+    return None
+
+
 _COMMON_CHECKS: dict[str, Checker] = {
     "models": _models, "npu": _npu, "batch": _int_at_least(1, 1 << 16),
     "cost_model": _one_of(_cost_models, "cost model"),
@@ -402,6 +446,19 @@ KINDS: dict[str, Kind] = {
         required=("models", "qps"),
         metrics=(*_SERVE_FROM_SUMMARY, "per_model_json", "span_s"),
         run=_run_serve, combo=_serve_combo),
+    "capacity": Kind(
+        "capacity",
+        defaults={"npu": "lwplus", "scheduler": "lwplus-approx", "ratio": "1:1",
+                  "deadline": "15ms,130ms", "violations": 0.01, "max_batch": 16,
+                  "requests": 4000, "seed": 0, "cost_model": "systolic-ws"},
+        checks={**{k: v for k, v in _COMMON_CHECKS.items() if k != "batch"},
+                "scheduler": _one_of(_capacity_schedulers, "capacity scheduler"),
+                "ratio": _ratio, "deadline": _parsed(_deadline_item), "violations": _fraction,
+                "max_batch": _int_at_least(1, 256), "requests": _int_at_least(100, 10**7),
+                "seed": _int_at_least(0, 2**63 - 1)},
+        required=("models",),
+        metrics=_CAPACITY_METRICS,
+        run=_run_capacity),
 }
 
 
