@@ -10,7 +10,9 @@ and CI (``.ci/run``) treats any warning as an error so the reference stays compl
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -23,6 +25,21 @@ MODULES = [
 ]
 
 
+def _load_lazy_names() -> None:
+    """Resolve names a package exports lazily (module ``__getattr__``), so pdoc finds them."""
+    import importlib
+    import pkgutil
+
+    import npuweave
+
+    for info in pkgutil.walk_packages(npuweave.__path__, "npuweave."):
+        if not info.ispkg:
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", ()):
+            getattr(module, name)
+
+
 def main(argv: list[str]) -> int:
     try:
         import pdoc
@@ -31,7 +48,12 @@ def main(argv: list[str]) -> int:
         print("error: pdoc is not installed; install it with: pip install 'npuweave[docs]'",
               file=sys.stderr)
         return 2
-    out = Path(argv[0] if argv else "build/api")
+    out = Path(argv[0] if argv else "build/api").resolve()
+    # document this checkout's sources (not an installed copy), from a neutral folder so pdoc
+    # does not wonder which 'npuweave' is meant
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    os.chdir(tempfile.mkdtemp(prefix="npuweave-api-"))
+    _load_lazy_names()
     pdoc.render.configure(docformat="numpy", search=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

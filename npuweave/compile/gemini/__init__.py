@@ -57,7 +57,9 @@ def __getattr__(name: str) -> object:
         import importlib
 
         module = importlib.import_module(f"npuweave.compile.gemini.{_LAZY[name]}")
-        return getattr(module, name)
+        value = getattr(module, name)
+        globals()[name] = value  # loaded once; later lookups skip this function
+        return value
     raise AttributeError(f"module 'npuweave.compile.gemini' has no attribute {name!r}")
 
 __all__ = [
