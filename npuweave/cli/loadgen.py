@@ -102,7 +102,7 @@ def _spec(scenario: str, models: str, npu_spec: str, scheduler: str, qps: str | 
     from npuweave.experiments.loadgen import LoadgenSpec
     from npuweave.hardware import get_npu
     from npuweave.schedule import schedulers
-    from npuweave.sim.options import parse_duration, parse_seconds
+    from npuweave.sim.options import parse_seconds
 
     names = tuple(m.strip() for m in models.split(",") if m.strip())
     if not names:
@@ -123,9 +123,11 @@ def _spec(scenario: str, models: str, npu_spec: str, scheduler: str, qps: str | 
             weights = tuple(float(w) for w in mix.split(":"))
         except ValueError:
             raise ConfigError(f"--mix {mix!r}: write weights like 4:1") from None
+    duration = parse_seconds(min_duration, "--min-duration")
+    if not 0 < duration < float("inf"):
+        raise ConfigError(f"--min-duration: {min_duration!r}; give a finite time > 0 (e.g. 1s)")
     return LoadgenSpec(scenario, names, get_npu(npu_spec), scheduler, rate, lat, time_scale,
-                       mode, parse_duration(min_duration), min_queries, seed, weights,
-                       cost_model=cost_model)
+                       mode, duration, min_queries, seed, weights, cost_model=cost_model)
 
 
 def _print(result: Any) -> None:

@@ -258,8 +258,8 @@ def run_loadgen(spec: LoadgenSpec, out_dir: str | Path) -> LoadgenResult:
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out}: exists and is not a directory; choose a folder")
+    device = OnlineNPU(spec)  # models and policy load (and fail) before anything is written
     out.mkdir(parents=True, exist_ok=True)
-    device = OnlineNPU(spec)
     models = sample_models(spec.sample_count, spec.mix or [1.0] * len(spec.models))
     sut_impl = SimulatedSUT(device, models, spec.time_scale)
     log = lg.LogSettings()

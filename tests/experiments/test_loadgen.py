@@ -78,3 +78,20 @@ def test_server_run_matches_the_virtual_replay(tmp_path):
     p50 = next(row for row in cmp.rows if row["latency"] == "p50")
     # the replay serves the same schedule without thread delays: never slower at the median
     assert p50["loadgen_s"] >= p50["replay_s"] * 0.99
+
+
+def test_cli_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    from npuweave.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    cases = [(["--scenario", "SingleStream", "--models", "nope", "--out", "o1"], "nope"),
+             (["--scenario", "SingleStream", "--models", "resnet50", "--min-duration", "0s",
+               "--out", "o2"], "--min-duration"),
+             (["--scenario", "Server", "--models", "resnet50", "--qps", "-3",
+               "--target-latency", "10ms", "--out", "o3"], "--qps")]
+    for args, needle in cases:
+        with pytest.raises(SystemExit) as exit_:
+            main(["loadgen", *args])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert exit_.value.code == 2 and len(err) == 1 and needle in err[0], (args, err)
+    assert list(tmp_path.iterdir()) == []

@@ -267,3 +267,18 @@ def test_capacity_row_equals_capacity_row_directly():
         assert row[key] == direct[key], key
     with pytest.raises(ConfigError, match="ratio"):
         sweep_from_dict({"kind": "capacity", "fixed": {"models": "RN,BB", "ratio": "0:1"}})
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("kind: schedule\nkind: profile\n", "duplicate key 'kind'"),
+    ("a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
+        f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n" for p, c in zip("abcde", "bcdef")),
+     "expands to more than"),
+    ("kind: !!python/object:os.system x\n", "plain YAML only"),
+    ("[1, 2\n", "not valid YAML"),
+])
+def test_spec_files_are_read_with_the_bounded_loader(tmp_path, text, needle):
+    spec = tmp_path / "e.yaml"
+    spec.write_text(text)
+    with pytest.raises(ConfigError, match=needle):
+        load_sweep(spec)
