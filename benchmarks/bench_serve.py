@@ -61,7 +61,7 @@ def open_loop(npu, duration: float, repeats: int) -> list[tuple[str, str, str]]:
     for sched in ("hpf-p", "fcfs", "layerweaver"):
         res = {}
 
-        def go(sched: str = sched) -> None:
+        def go(sched: str = sched, res: dict = res) -> None:
             res["r"] = serve(MODELS, npu, arr, sched)
 
         t = median_seconds(go, repeats, warmup=True)

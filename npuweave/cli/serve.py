@@ -97,7 +97,9 @@ class _Bar:
     """A rich progress bar on simulated time, shown only once a run passes one second."""
 
     def __init__(self, total_s: float) -> None:
-        self.total, self.t0, self.bar, self.task = total_s, time.monotonic(), None, None
+        self.total, self.t0 = total_s, time.monotonic()
+        self.bar: Any = None
+        self.task: Any = None
 
     def __call__(self, now: float) -> None:
         if self.bar is None:

@@ -25,7 +25,8 @@ class RoundRobin(TaskBase):
         if not 0.0 < quantum_s < float("inf"):
             raise ConfigError(f'rr: "quantum_s" must be a positive finite number of seconds, '
                               f"got {quantum_s!r}")
-        self.period_s = float(quantum_s)
+        self.quantum_s = float(quantum_s)
+        self.period_s: float | None = self.quantum_s
         self.mechanism = task_mechanism(mechanism, self.name)
         self.joined: dict[int, float] = {}  # request id -> when it last joined the line
         self.since = 0.0  # when the running request got the NPU
@@ -39,7 +40,7 @@ class RoundRobin(TaskBase):
             self.since, self.sent = now, best.dispatched
             return Run(best.id)
         run = view.running[0]
-        if now - self.since < self.period_s * (1.0 - 1e-9) or run.dispatched <= self.sent:
+        if now - self.since < self.quantum_s * (1.0 - 1e-9) or run.dispatched <= self.sent:
             return IDLE
         self.joined[run.id] = now
         self.since, self.sent = now, best.dispatched

@@ -127,7 +127,7 @@ class Engine:
         """Wake an idle DMA engine (e.g. after new work arrives)."""
         if self.dma_idle:
             self.dma_idle = False
-            self.loop.schedule(self.loop.now, self._pull, prio=PULL)
+            self.loop.post(self.loop.now, self._pull, prio=PULL)
 
     # -- DMA --------------------------------------------------------------------------------
     def _pull(self) -> None:
@@ -144,7 +144,7 @@ class Engine:
                 if not self.pe_busy:
                     self._compute(now)
                 if now + unit.seconds == now:  # it may end (and free space) this instant:
-                    self.loop.schedule(now, self._pull, prio=PULL)  # let that fire first
+                    self.loop.post(now, self._pull, prio=PULL)  # let that fire first
                     return
                 continue
             self.dma_job = job
@@ -177,7 +177,7 @@ class Engine:
             return
         end = now + latency + nbytes / self.bw
         self._record(now, end, nbytes)
-        self.loop.schedule(end, self._part_end, prio=PART)
+        self.loop.post(end, self._part_end, prio=PART)
 
     def _record(self, start: float, end: float, nbytes: int) -> None:
         self.dram_busy_s += end - start
@@ -196,13 +196,13 @@ class Engine:
             self.peak_claimed = self.claimed
         end = start + part / self.bw
         self._record(start, end, part)
-        self.loop.schedule(end, self._part_end, prio=PART)
+        self.loop.post(end, self._part_end, prio=PART)
 
     def _part_end(self) -> None:
         now = self.loop.now
         if self.need == 0:
             self.dma_job = None
-            self.loop.schedule(now, self._pull, prio=PULL)
+            self.loop.post(now, self._pull, prio=PULL)
         elif self.freed:
             self._next_part(now)
         else:
@@ -220,7 +220,7 @@ class Engine:
         self.pe_busy = True
         if self.on_start is not None:
             self.on_start(job[0], job[1], now)
-        self.loop.schedule(now + job[0].seconds, self._computed, job, now, prio=FREE)
+        self.loop.post(now + job[0].seconds, self._computed, job, now, prio=FREE)
 
     def _computed(self, job: Job, start: float) -> None:
         now = self.loop.now

@@ -82,6 +82,14 @@ class EventLoop:
         heapq.heappush(self._heap, entry)
         return entry
 
+    def post(self, time: float, fn: Callable[..., Any], *args: Any, prio: int = 1) -> None:
+        """``schedule`` without a handle: the engine's hot path (a plain list is about 0.4 us
+        cheaper to build than a ``Handle``, and these events are never cancelled)."""
+        if time < self.now:
+            raise ValueError(f"cannot schedule at {time!r} before now={self.now!r}")
+        self._seq += 1
+        heapq.heappush(self._heap, [time, prio, self._seq, fn, args])  # type: ignore[arg-type]
+
     def step(self) -> bool:
         """Fire the next event (cancelled ones are skipped); False when none is left."""
         heap = self._heap

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 def preempt(sim: Simulator, d: Preempt, now: float) -> None:
     """Apply ``d``: the running request gives up the NPU (or a queued one is dropped)."""
     req = _target(sim, d)
+    if sim.layer:
+        _drop_layerwise(sim, req, d, now)
+        return
     if req is not sim.running:  # a queued request: only dropping makes sense
         if d.mechanism is not Mechanism.KILL or d.restart:
             raise ConfigError(f"policy {sim.policy.name!r} preempted request {req.id}, which "  # type: ignore[attr-defined]
@@ -45,10 +48,29 @@ def preempt(sim: Simulator, d: Preempt, now: float) -> None:
 def _target(sim: Simulator, d: Preempt) -> Request:
     if not 0 <= d.request < len(sim.requests):
         raise ConfigError(f"policy {sim.policy.name!r} preempted unknown request {d.request}")  # type: ignore[attr-defined]
-    if sim.layer:
-        raise ConfigError(f"layer-wise policy {sim.policy.name!r} returned Preempt; layer-wise "  # type: ignore[attr-defined]
-                          "runs interleave units instead (only task-level policies preempt)")
     return sim.requests[d.request]
+
+
+def _drop_layerwise(sim: Simulator, req: Request, d: Preempt, now: float) -> None:
+    """Layer-wise runs interleave units instead of preempting; a policy may only drop a
+    request none of whose units has been dispatched (e.g. one that will miss its deadline)."""
+    if d.mechanism is not Mechanism.KILL or d.restart or req.dispatched or req.state not in (
+            State.QUEUED,):
+        raise ConfigError(f"layer-wise policy {sim.policy.name!r} returned {d}; layer-wise "  # type: ignore[attr-defined]
+                          "runs only drop requests that have not started "
+                          "(Preempt(id, Mechanism.KILL, restart=False))")
+    board = sim.board
+    t = req.model
+    if board.busy[t] and board.req[t] == req.id:  # type: ignore[union-attr]
+        board._next_request(t)  # type: ignore[union-attr]  # its current request, not begun
+    else:
+        q = board.queue[t]  # type: ignore[union-attr]
+        for k, (rid, _) in enumerate(q):
+            if rid == req.id:
+                del q[k]
+                break
+    req.state = State.KILLED
+    req.finish_s = now
 
 
 def _checkpoint(sim: Simulator, req: Request) -> None:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from npuweave.errors import ConfigError
 from npuweave.schedule.base import Tenant
@@ -49,7 +50,7 @@ from npuweave.schedule.protocol import (
     View,
 )
 from npuweave.sim.engine import Engine, Job, Kind, Unit
-from npuweave.sim.events import EventLoop
+from npuweave.sim.events import EventLoop, Handle
 from npuweave.sim.requests import Request, State
 from npuweave.sim.units import Footprint, tenant_units
 
@@ -72,8 +73,9 @@ class Simulator:
     """
 
     def __init__(self, tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
-                 policy: object, *, arrivals: Sequence[tuple[float, int, int, float]] = (),
-                 closed: ClosedLoop | None = None, footprints: Sequence[Footprint] | None = None,
+                 policy: Any, *, arrivals: Sequence[tuple[float, int, int, float]] = (),
+                 closed: ClosedLoop | None = None,
+                 footprints: Sequence[Footprint | None] | None = None,
                  traffic: bool = False, latency_s: float = 0.0, log: bool = False,
                  predict: bool = False, max_events: int = MAX_EVENTS,
                  isolated_s: Sequence[float] = (),
@@ -89,6 +91,7 @@ class Simulator:
         self.units = [tenant_units(t, k, f, traffic, latency_s, dram_bw) for k, (t, f) in
                       enumerate(zip(self.tenants, footprints or [None] * len(self.tenants)))]
         self.requests: list[Request] = []
+        self.live: list[Request] = []  # layer-wise: requests not yet done (pruned lazily)
         self.tindex: list[int] = []  # index of each request within its tenant's stream
         self.issued = [0] * len(self.tenants)
         self.pending: deque[Job] = deque()
@@ -96,14 +99,14 @@ class Simulator:
         self.next_arrival = 0
         self.closed = closed
         self.board = Predictor(self.tenants, buffer_bytes, dram_bw) if self.layer else None
-        self.select = (policy.select if self.layer and type(policy).decide is LayerBase.decide
-                       else None)  # type: ignore[attr-defined]
+        plain = self.layer and type(policy).decide is LayerBase.decide
+        self.select = policy.select if plain else None
         self.idled = False  # the DMA idled since the last decision: tell the board ``now``
         self.running: Request | None = None  # task-level: holds the NPU, units left to send
         self.then: int | None = None  # task-level: request to run once the NPU is free
         self.draining = False
         self.stale: dict[int, int] = {}  # killed request id -> its computations still in flight
-        self.wake = None
+        self.wake: Handle | None = None
         self.predicted: list[tuple[int, int, float, float, float, float, float]] | None = (
             [] if predict else None)
         self.view = View(0.0, self.tenants, [], [], self.board, tuple(isolated_s),
@@ -161,6 +164,7 @@ class Simulator:
         self.tindex.append(self.issued[t])
         self.issued[t] += 1
         if self.layer:
+            self.live.append(req)
             self.board.issue(t, req.id, now)  # type: ignore[union-attr]
             self.engine.kick()
         else:
@@ -209,10 +213,16 @@ class Simulator:
             t = self.select(b)
         else:
             d = self._decide(now)
+            while isinstance(d, Preempt):  # a drop changes the candidates: decide again
+                self._apply(d, now)
+                if not b.active:  # type: ignore[union-attr]
+                    self.idled = True
+                    return None
+                d = self._decide(now)
             if not isinstance(d, Dispatch):
                 self._apply(d, now)
                 self.idled = True
-                return self.pending.popleft() if self.pending else None
+                return None
             t = d.tenant
         r, i, fs, fe, cs, ce = b.commit(t)  # type: ignore[union-attr]
         if self.predicted is not None:
@@ -228,13 +238,14 @@ class Simulator:
         u = self.units[t]
         rid = req.id
         pend = self.pending
-        if u.aload[i] is not None:
-            pend.append((u.aload[i], rid))
-        if u.load[i] is not None:
-            pend.append((u.load[i], rid))
+        aload, load, astore = u.aload[i], u.load[i], u.astore[i]
+        if aload is not None:
+            pend.append((aload, rid))
+        if load is not None:
+            pend.append((load, rid))
         pend.append((u.comp[i], rid))
-        if u.astore[i] is not None:
-            pend.append((u.astore[i], rid))
+        if astore is not None:
+            pend.append((astore, rid))
         return pend.popleft()
 
     def _next_task(self, now: float) -> Job | None:
@@ -276,8 +287,9 @@ class Simulator:
         v = self.view
         v.now = now
         if self.layer:
-            v.queued = [r for r in self.requests if r.state is State.QUEUED]
-            v.running = [r for r in self.requests if r.state is State.RUNNING]
+            self.live = [r for r in self.live if r.state in (State.QUEUED, State.RUNNING)]
+            v.queued = [r for r in self.live if r.state is State.QUEUED]
+            v.running = [r for r in self.live if r.state is State.RUNNING]
         else:
             v.running = [self.running] if self.running is not None and not self.draining else []
         return self.policy.decide(now, v)  # type: ignore[attr-defined]

@@ -113,7 +113,7 @@ def run_streams(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,
     """
     tenants = tenants_for(models, npu, batch, cost_model)
     return run_tenants(tenants, npu.weight_buffer, npu.dram_bw, scheduler, requests, window_s,
-                       seed, **scheduler_opts)
+                       seed, **scheduler_opts)  # type: ignore[arg-type]
 
 
 def standalone_time(model: ModelSpec, npu: NPU, batch: int = 1,

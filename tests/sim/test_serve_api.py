@@ -82,3 +82,28 @@ def test_registry_lists_both_levels():
         get_scheduler("rr", quantum_s=math.inf)
     with pytest.raises(ConfigError, match="mechanism"):
         get_scheduler("hpf-p", mechanism="pause")
+
+
+def test_a_layer_policy_that_overrides_decide_runs_like_select():
+    from npuweave.schedule import make_tenant
+    from npuweave.schedule.layerweaver import Layerweaver
+    from npuweave.schedule.protocol import Dispatch
+    from npuweave.sim.serve import Simulator
+
+    seen = []
+
+    class Viewing(Layerweaver):  # what Layerweaver+ will do: read the view, then dispatch
+        def decide(self, now, view):
+            seen.append((now, len(view.queued), len(view.running)))
+            assert all(r.arrival_s <= now for r in [*view.queued, *view.running])
+            return Dispatch(self.select(view.board))
+
+    ts = [make_tenant("a", [4.0, 1.0], [10, 50], 100), make_tenant("b", [0.5, 0.5], [40, 40],
+                                                                     100)]
+    rows = [(0.3 * i, i % 2, 1, math.inf) for i in range(30)]
+    logs = []
+    for pol in (Layerweaver(), Viewing()):
+        sim = Simulator(ts, 100, 10.0, pol, arrivals=rows, log=True)
+        sim.run()
+        logs.append(sim.engine.pe_log)
+    assert logs[0] == logs[1] and len(logs[0]) == 60 and len(seen) == 60

@@ -110,3 +110,28 @@ def test_event_budget_stops_a_run_with_a_clear_message():
 
     with pytest.raises(EventBudgetError, match="budget of 5 events.*max_events"):
         simulate([A3, B1], get_scheduler("fcfs"), ARR, max_events=5)
+
+
+def test_layerwise_drop_of_a_request_that_has_not_started():
+    # sequential-like layer policy that drops request 1 (b, arrived 0.5) at its first look:
+    # a runs alone (fetch 0-1, compute 1-5, ...); b is reported killed at the decision time.
+    from npuweave.schedule.protocol import Dispatch, Preempt
+    from npuweave.schedule.sequential import Sequential
+
+    class Dropper(Sequential):
+        def decide(self, now, view):
+            for r in view.queued:
+                if r.id == 1:
+                    return Preempt(1, Mechanism.KILL, restart=False)
+            return Dispatch(self.select(view.board))
+
+    sim = simulate([A3, B1], Dropper(), ARR)
+    a, b = sim.requests
+    assert b.state is State.KILLED and b.finish_s == 1.0  # first decision after 0.5: at 1
+    assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("a", 0, 1, 5.0, 9.0), ("a", 0, 2, 9.0, 13.0)]
+    with pytest.raises(Exception, match="layer-wise runs only drop"):
+        class Bad(Sequential):
+            def decide(self, now, view):
+                return Preempt(0, Mechanism.CHECKPOINT)
+
+        simulate([A3, B1], Bad(), ARR)

@@ -74,7 +74,8 @@ def test_zoo_model_runs():
 
 @pytest.mark.parametrize("kwargs, match", [
     ({"requests": 0}, '"requests" must be an integer >= 1'),
-    ({"window_s": 0.0}, '"window_s" must be > 0'),
+    ({"window_s": 0.0}, '"window_s" must be a finite number of seconds > 0'),
+    ({"window_s": float("inf")}, 'endless window'),
     ({"batch": [1]}, '"batch" lists 1 sizes for 2 models'),
     ({"batch": 0}, '"batch" must be an integer >= 1'),
 ])
