@@ -125,7 +125,7 @@ def test_wake_up_period_scales_only_for_long_tasks():
     short = View(now=0.0, tenants=(), isolated_s=(0.8e-3, 40e-3), remaining=((0.8e-3,), (40e-3,)))
     long_ = View(now=0.0, tenants=(), isolated_s=(2.0, 0.0), remaining=((2.0,), (0.0,)))
     pol = get_scheduler("p-prema")
-    assert pol.start(short) == [] and pol.period_s == 0.25e-3  # 0.8 ms / 20 < 0.25 ms
+    assert pol.start(short) == [] and pol.period_s == 0.25e-3  # 40.8 ms / 4000 < 0.25 ms
     pol = get_scheduler("p-prema")
-    assert pol.start(long_) and pol.period_s == pytest.approx(0.1)  # 2 s / 20
+    assert pol.start(long_) and pol.period_s == pytest.approx(0.5e-3)  # 2 s / 4000
     assert get_scheduler("np-sjf").period_s is None
