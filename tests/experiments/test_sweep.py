@@ -213,7 +213,7 @@ def test_cli_errors_are_one_line(tmp_path, capsys, monkeypatch):
         ([str(spec), "--plot", "macs_vs_colour.png"], "not a setting"),
         ([str(spec), "--resume"], "--resume needs --out"),
         ([str(spec), "--out", "r.txt"], "unknown format"),
-        ([str(tmp_path / "missing.yaml")], "does not exist"),
+        ([str(tmp_path / "missing.yaml")], "not found"),
         ([str(spec), "--dask", "local:0"], "local:N"),
     ]
     for args, needle in cases:
