@@ -65,34 +65,6 @@ def _opts(pairs: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def _arrivals(spec: str, models: list[str], qps: str | None, duration: str, seed: int,
-              deadline: str | None, priority: str | None) -> Any:
-    from npuweave.sim import arrivals as arr
-    from npuweave.sim import options as o
-
-    kind = o.parse_arrivals(spec)
-    n = len(models)
-    dl = o.parse_deadlines(deadline, n) if deadline else None
-    pr = o.parse_priorities(priority, n) if priority else None
-    if kind.kind == "trace":
-        if qps is not None:
-            raise ConfigError("--qps does not apply to --arrivals trace:FILE (the file gives "
-                              "the times); leave it out")
-        from npuweave.sim.traces import from_trace
-
-        return from_trace(kind.path, models)  # type: ignore[arg-type]
-    if kind.kind == "closed":
-        raise ConfigError("--arrivals closed: closed loops are 'npuweave schedule' (same "
-                          "engine); use poisson, loadgen-server or trace:FILE here")
-    if qps is None:
-        raise ConfigError(f"--arrivals {spec} needs --qps, one rate per model (e.g. "
-                          f"--qps {','.join(['100'] * n)})")
-    rates = o.parse_qps(qps, n)
-    dur = o.parse_duration(duration)
-    gen = arr.poisson if kind.kind == "poisson" else arr.loadgen_server
-    return gen(models, rates, dur, seed, priority=pr, deadline_s=dl)
-
-
 class _Bar:
     """A rich progress bar on simulated time, shown only once a run passes one second."""
 
@@ -179,7 +151,8 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, durati
     get_scheduler(scheduler, seed=seed, **opts)  # validates the name and options early
     batch = o.parse_batching(batching)
     npu = get_npu(npu_spec)
-    arrivals = _arrivals(arrival_spec, model_list, qps, duration, seed, deadline, priority)
+    arrivals = o.build_arrivals(arrival_spec, model_list, qps, duration, seed, deadline,
+                                priority)
     if len(arrivals) == 0:
         raise ConfigError("no request arrives in this run; raise --qps or --duration")
     bar = _Bar(float(arrivals.time_s[-1]))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from npuweave.errors import ConfigError
 
@@ -171,3 +172,39 @@ def parse_batching(text: str) -> Batching | None:
     if size < 1:
         raise ConfigError(f"--batching: max{size}; the batch limit must be >= 1")
     return Batching(window, size)
+
+
+def build_arrivals(spec: str, models: list[str], qps: str | None, duration: str, seed: int,
+                   deadline: str | None = None, priority: str | None = None) -> Any:
+    """The ``Arrivals`` of ``--arrivals SPEC`` with ``--qps``/``--duration``/``--deadline``/
+    ``--priority`` (texts as typed): Poisson, LoadGen's Server schedule, or a trace file.
+
+    Examples
+    --------
+    >>> a = build_arrivals("poisson", ["resnet50"], "100", "50ms", seed=0)
+    >>> a.models
+    ('resnet50',)
+    """
+    from npuweave.sim import arrivals as arr
+
+    kind = parse_arrivals(spec)
+    n = len(models)
+    dl = parse_deadlines(deadline, n) if deadline else None
+    pr = parse_priorities(priority, n) if priority else None
+    if kind.kind == "trace":
+        if qps is not None:
+            raise ConfigError("--qps does not apply to --arrivals trace:FILE (the file gives "
+                              "the times); leave it out")
+        from npuweave.sim.traces import from_trace
+
+        return from_trace(kind.path, models)  # type: ignore[arg-type]
+    if kind.kind == "closed":
+        raise ConfigError("--arrivals closed: closed loops are 'npuweave schedule' (same "
+                          "engine); use poisson, loadgen-server or trace:FILE here")
+    if qps is None:
+        raise ConfigError(f"--arrivals {spec} needs --qps, one rate per model (e.g. "
+                          f"--qps {','.join(['100'] * n)})")
+    gen = arr.poisson if kind.kind == "poisson" else arr.loadgen_server
+    return gen(models, parse_qps(qps, n), parse_duration(duration), seed, priority=pr,
+               deadline_s=dl)
+

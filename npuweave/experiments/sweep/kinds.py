@@ -9,153 +9,49 @@ Running a point is a pure function of its settings and the shared standalone-tim
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from npuweave.errors import NpuweaveError
+from npuweave.experiments.sweep import checks
+from npuweave.experiments.sweep.checks import Checker
 
 #: (model, npu key, batch, cost model) -> seconds of one request alone (steady state).
 StandaloneKey = tuple[str, str, int, str]
-Checker = Callable[[Any], str | None]
 
 
-def _int_at_least(low: int, high: int = 10**9) -> Checker:
-    def check(v: Any) -> str | None:
-        if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
-            return f"must be an integer in [{low}, {high:,}], got {v!r}"
-        return None
-    return check
 
 
-def _optional_seconds(v: Any) -> str | None:
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, int | float) or not (0 < v < math.inf):
-        return f"must be a finite number of seconds > 0 (or null), got {v!r}"
-    return None
 
 
-def _models(v: Any) -> str | None:
-    names = _split_models(v)
-    if not names:
-        return "must name at least one model (a comma list or a list of zoo names/ONNX paths)"
-    for n in names:
-        msg = _model_problem(n)
-        if msg:
-            return msg
-    return None
 
 
-@cache
-def _model_problem(name: str) -> str | None:
-    from npuweave.workload import load_layers
-
-    try:
-        load_layers(name)  # cached: the run loads the same layers again for free
-    except NpuweaveError as exc:
-        return str(exc)
-    return None
 
 
-def _close(name: str, valid: list[str] | tuple[str, ...]) -> str:
-    import difflib
-
-    hits = difflib.get_close_matches(name, list(valid), n=1)
-    return f" (did you mean {hits[0]!r}?)" if hits else ""
 
 
-def _one_of(names: Callable[[], list[str]], what: str) -> Checker:
-    def check(v: Any) -> str | None:
-        valid = names()
-        if not isinstance(v, str) or v not in valid:
-            return f"unknown {what} {v!r}{_close(str(v), valid)}; choose one of: {', '.join(valid)}"
-        return None
-    return check
 
 
-def _npu(v: Any) -> str | None:
-    from pathlib import Path
-
-    from npuweave.hardware import preset_names
-
-    if not isinstance(v, str):
-        return f"must be a preset name or a YAML path, got {v!r}"
-    if v.endswith((".yaml", ".yml")) or "/" in v:
-        return None if Path(v).is_file() else f"NPU file {v!r} does not exist"
-    return None if v in preset_names() else (
-        f"unknown NPU preset {v!r}{_close(v, preset_names())}; see 'npuweave npus'")
 
 
-def _mapping(v: Any) -> str | None:
-    return None if isinstance(v, dict | tuple) else f"must be a mapping, got {v!r}"
 
 
-def _split_models(v: Any) -> list[str]:
-    if isinstance(v, str):
-        return [s.strip() for s in v.split(",") if s.strip()]
-    if isinstance(v, list | tuple) and all(isinstance(s, str) for s in v):
-        return [s.strip() for s in v if s.strip()]
-    return []
 
 
-def _schedulers() -> list[str]:
-    from npuweave.schedule import schedulers
-
-    return list(schedulers())
 
 
-def _all_schedulers() -> list[str]:
-    from npuweave.schedule import schedulers
-
-    return list(schedulers("all"))
 
 
-def _text_list(v: Any) -> str:
-    """``[300, 80]``, ``(300, 80)``, ``300`` or ``"300,80"`` as the CLI's comma text."""
-    if isinstance(v, list | tuple):
-        return ",".join(str(x) for x in v)
-    return str(v)
 
 
-def _parsed(parse: Callable[[str, int], Any]) -> Checker:
-    """Check each comma item alone (the per-model count is checked once models are known)."""
-    def check(v: Any) -> str | None:
-        if v is None:
-            return None
-        items = _text_list(v).split(",")
-        try:
-            for item in items:
-                parse(item, 1)
-        except NpuweaveError as exc:
-            return str(exc)
-        return None
-    return check
 
 
-def _option(parse: Callable[[str], Any]) -> Checker:
-    def check(v: Any) -> str | None:
-        try:
-            parse(str(v))
-        except NpuweaveError as exc:
-            return str(exc)
-        return None
-    return check
 
 
-def _serve_arrivals(v: Any) -> str | None:
-    if v not in ("poisson", "loadgen-server"):
-        return (f"must be 'poisson' or 'loadgen-server', got {v!r} (traces and closed loops "
-                "are other kinds of run)")
-    return None
 
 
-def _cost_models() -> list[str]:
-    from npuweave.cost.registry import cost_models
-
-    return list(cost_models())
 
 
 _BOOL_METRICS = {"monotone"}
@@ -163,34 +59,14 @@ _INT_METRICS = {"requests_done", "layers", "dram_bytes", "macs", "memory_bound_l
                 "requests", "served", "killed", "preemptions", "trials"}
 
 
-def _qps_item(text: str, n: int) -> Any:
-    from npuweave.sim.options import parse_qps
-
-    return parse_qps(text, n)
 
 
-def _deadline_item(text: str, n: int) -> Any:
-    from npuweave.sim.options import parse_deadlines
-
-    return parse_deadlines(text, n)
 
 
-def _priority_item(text: str, n: int) -> Any:
-    from npuweave.sim.options import parse_priorities
-
-    return parse_priorities(text, n)
 
 
-def _duration(text: str) -> Any:
-    from npuweave.sim.options import parse_duration
-
-    return parse_duration(text)
 
 
-def _batching(text: str) -> Any:
-    from npuweave.sim.options import parse_batching
-
-    return parse_batching(text)
 
 
 @dataclass(frozen=True)
@@ -216,7 +92,7 @@ class Kind:
         """Defaults filled in; model lists as tuples of names."""
         out = {**self.defaults, **params}
         if "models" in out:
-            out["models"] = tuple(_split_models(out["models"]))
+            out["models"] = tuple(checks.split_models(out["models"]))
         return out
 
 
@@ -311,18 +187,14 @@ def _run_profile(params: Mapping[str, Any],
 
 
 def _serve_arrivals_of(params: Mapping[str, Any]) -> Any:
-    from npuweave.sim import arrivals as arr
-    from npuweave.sim import options as o
+    from npuweave.sim.options import build_arrivals
 
-    models, n = list(params["models"]), len(params["models"])
-    rates = o.parse_qps(_text_list(params["qps"]), n)
-    dl = (o.parse_deadlines(_text_list(params["deadline"]), n)
-          if params["deadline"] is not None else None)
-    pr = (o.parse_priorities(_text_list(params["priority"]), n)
-          if params["priority"] is not None else None)
-    gen = arr.poisson if params["arrivals"] == "poisson" else arr.loadgen_server
-    return gen(models, rates, o.parse_duration(str(params["duration"])), params["seed"],
-               priority=pr, deadline_s=dl)
+    def text(key: str) -> str | None:
+        return None if params[key] is None else checks.text_list(params[key])
+
+    return build_arrivals(params["arrivals"], list(params["models"]), text("qps"),
+                          str(params["duration"]), params["seed"], text("deadline"),
+                          text("priority"))
 
 
 def _run_serve(params: Mapping[str, Any],
@@ -354,11 +226,11 @@ _SERVE_FROM_SUMMARY = ("requests", "served", "killed", "throughput_rps", "stp_op
 
 def _serve_combo(params: Mapping[str, Any]) -> str | None:
     """Per-model lists must have one entry per model."""
-    n = len(_split_models(params.get("models", "")))
+    n = len(checks.split_models(params.get("models", "")))
     for key in ("qps", "deadline", "priority"):
         v = params.get(key)
-        if v is not None and n and len(_text_list(v).split(",")) != n:
-            return (f"setting {key!r}: {len(_text_list(v).split(','))} values for {n} models; "
+        if v is not None and n and len(checks.text_list(v).split(",")) != n:
+            return (f"setting {key!r}: {len(checks.text_list(v).split(','))} values for {n} models; "
                     "give one per model")
     return None
 
@@ -375,7 +247,7 @@ def _run_capacity(params: Mapping[str, Any],
                        requests=params["requests"], seeds=(params["seed"],),
                        budget=params["violations"], cost_model=params["cost_model"])
     row = capacity_row((models[0], models[1]), parse_ratio(str(params["ratio"]), "ratio"),
-                       parse_deadlines(_text_list(params["deadline"]), 2),  # type: ignore[arg-type]
+                       parse_deadlines(checks.text_list(params["deadline"]), 2),  # type: ignore[arg-type]
                        params["scheduler"], setup)
     return {k: row.get(k) for k in _CAPACITY_METRICS}
 
@@ -384,31 +256,15 @@ _CAPACITY_METRICS = ("qps", "qps_a", "qps_b", "stp", "miss_rate", "miss_ci_low",
                      "first_crossing_qps", "monotone", "trials", "window_s", "time_s")
 
 
-def _capacity_schedulers() -> list[str]:
-    from npuweave.experiments.lwplus import SCHEDULERS
-
-    return list(SCHEDULERS)
 
 
-def _ratio(v: Any) -> str | None:
-    from npuweave.experiments.lwplus import parse_ratio
-
-    try:
-        parse_ratio(str(v), "ratio")
-    except NpuweaveError as exc:
-        return str(exc)
-    return None
 
 
-def _fraction(v: Any) -> str | None:
-    if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < 1:
-        return f"must be a fraction in (0, 1), e.g. 0.01, got {v!r}"
-    return None
 
 
 _COMMON_CHECKS: dict[str, Checker] = {
-    "models": _models, "npu": _npu, "batch": _int_at_least(1, 1 << 16),
-    "cost_model": _one_of(_cost_models, "cost model"),
+    "models": checks.models, "npu": checks.npu, "batch": checks.int_at_least(1, 1 << 16),
+    "cost_model": checks.one_of(checks.cost_models, "cost model"),
 }
 
 KINDS: dict[str, Kind] = {
@@ -417,9 +273,9 @@ KINDS: dict[str, Kind] = {
         defaults={"npu": "memory-centric", "batch": 1, "scheduler": "layerweaver",
                   "requests": 10, "window_s": None, "seed": 0, "cost_model": "systolic-ws",
                   "options": ()},
-        checks={**_COMMON_CHECKS, "scheduler": _one_of(_schedulers, "scheduler"),
-                "requests": _int_at_least(1, 1_000_000), "window_s": _optional_seconds,
-                "seed": _int_at_least(0, 2**63 - 1), "options": _mapping},
+        checks={**_COMMON_CHECKS, "scheduler": checks.one_of(checks.schedulers, "scheduler"),
+                "requests": checks.int_at_least(1, 1_000_000), "window_s": checks.optional_seconds,
+                "seed": checks.int_at_least(0, 2**63 - 1), "options": checks.mapping},
         required=("models",),
         metrics=("stp", "antt", "fairness", "pe_utilization", "dram_utilization",
                  "makespan_ratio", "throughput_total", "throughput_json", "makespan_s",
@@ -438,11 +294,11 @@ KINDS: dict[str, Kind] = {
                   "duration": "1s", "deadline": None, "priority": None, "batching": "none",
                   "seed": 0, "cost_model": "systolic-ws", "options": ()},
         checks={**{k: v for k, v in _COMMON_CHECKS.items() if k != "batch"},
-                "scheduler": _one_of(_all_schedulers, "scheduler"),
-                "arrivals": _serve_arrivals, "qps": _parsed(_qps_item),
-                "duration": _option(_duration), "deadline": _parsed(_deadline_item),
-                "priority": _parsed(_priority_item), "batching": _option(_batching),
-                "seed": _int_at_least(0, 2**63 - 1), "options": _mapping},
+                "scheduler": checks.one_of(checks.all_schedulers, "scheduler"),
+                "arrivals": checks.serve_arrivals, "qps": checks.parsed(checks.qps_item),
+                "duration": checks.option(checks.duration), "deadline": checks.parsed(checks.deadline_item),
+                "priority": checks.parsed(checks.priority_item), "batching": checks.option(checks.batching),
+                "seed": checks.int_at_least(0, 2**63 - 1), "options": checks.mapping},
         required=("models", "qps"),
         metrics=(*_SERVE_FROM_SUMMARY, "per_model_json", "span_s"),
         run=_run_serve, combo=_serve_combo),
@@ -452,10 +308,10 @@ KINDS: dict[str, Kind] = {
                   "deadline": "15ms,130ms", "violations": 0.01, "max_batch": 16,
                   "requests": 4000, "seed": 0, "cost_model": "systolic-ws"},
         checks={**{k: v for k, v in _COMMON_CHECKS.items() if k != "batch"},
-                "scheduler": _one_of(_capacity_schedulers, "capacity scheduler"),
-                "ratio": _ratio, "deadline": _parsed(_deadline_item), "violations": _fraction,
-                "max_batch": _int_at_least(1, 256), "requests": _int_at_least(100, 10**7),
-                "seed": _int_at_least(0, 2**63 - 1)},
+                "scheduler": checks.one_of(checks.capacity_schedulers, "capacity scheduler"),
+                "ratio": checks.ratio, "deadline": checks.parsed(checks.deadline_item), "violations": checks.fraction,
+                "max_batch": checks.int_at_least(1, 256), "requests": checks.int_at_least(100, 10**7),
+                "seed": checks.int_at_least(0, 2**63 - 1)},
         required=("models",),
         metrics=_CAPACITY_METRICS,
         run=_run_capacity),
@@ -464,36 +320,22 @@ KINDS: dict[str, Kind] = {
 
 @cache
 def _check_value(kind: str, key: str, value: Any) -> str | None:
-    checks = KINDS[kind].checks
+    rules = KINDS[kind].checks
     if key.startswith("npu."):
         from npuweave.hardware.npu import NPU
 
         fields = NPU.__dataclass_fields__
         if key[4:] not in fields or key[4:] == "name":
-            return f"unknown NPU field {key[4:]!r}{_close(key[4:], list(fields))}"
-        return _npu_field_problem(key[4:], value)
-    if key not in checks:
-        valid = sorted(checks)
-        return f"unknown setting {key!r}{_close(key, valid)} for kind {kind!r} (valid: " \
+            return f"unknown NPU field {key[4:]!r}{checks.close(key[4:], list(fields))}"
+        return checks.npu_field_problem(key[4:], value)
+    if key not in rules:
+        valid = sorted(rules)
+        return f"unknown setting {key!r}{checks.close(key, valid)} for kind {kind!r} (valid: " \
                f"{', '.join(valid)}, npu.<field>)"
     if key == "batch" and isinstance(value, list | tuple):
-        bad = [m for v in value if (m := checks[key](v))]
+        bad = [m for v in value if (m := rules[key](v))]
         return bad[0] if bad else None
-    return checks[key](value)
-
-
-def _npu_field_problem(name: str, value: Any) -> str | None:
-    from npuweave.hardware import preset
-    from npuweave.hardware.loader import npu_from_dict
-
-    raw = {k: (list(v) if isinstance(v, tuple) else v)
-           for k, v in preset("memory-centric").to_dict().items()}
-    raw[name] = list(value) if isinstance(value, tuple) else value
-    try:
-        npu_from_dict(raw, "npu")
-    except NpuweaveError as exc:
-        return str(exc).split("invalid NPU spec: ", 1)[-1]
-    return None
+    return rules[key](value)
 
 
 def check_params(kind: str, params: Mapping[str, Any], where: str, problems: list[str],
@@ -504,19 +346,13 @@ def check_params(kind: str, params: Mapping[str, Any], where: str, problems: lis
             problems.append(f"{where}: missing setting {key!r}")
     for key, value in params.items():
         try:
-            msg = _check_value(kind, str(key), _hashable(value))
+            msg = _check_value(kind, str(key), checks.hashable(value))
         except TypeError:
             msg = f"cannot use {value!r}"
         if msg:
             problems.append(f"{where}: setting {key!r}: {msg}")
-    b, models = params.get("batch"), _split_models(params.get("models", ""))
+    b, models = params.get("batch"), checks.split_models(params.get("models", ""))
     if isinstance(b, list) and len(b) != len(models):
         problems.append(f"{where}: 'batch' lists {len(b)} sizes for {len(models)} models")
 
 
-def _hashable(v: Any) -> Any:
-    if isinstance(v, list):
-        return tuple(_hashable(x) for x in v)
-    if isinstance(v, dict):
-        return tuple(sorted((k, _hashable(x)) for k, x in v.items()))
-    return v
