@@ -21,6 +21,10 @@ So ``cycles = ceil(K / clusters) * ceil(C / P) * Yo * Xo * (N*R*S + 1) + 1``. De
 MAESTRO's own MobileNetV2 ``DSCONV`` mapping (C spatial across all PEs, one level):
 ``cycles = ceil(C / PEs) * Yo * Xo * N*R*S + 1``.
 
+With ``npu.maestro_noc_bw = B`` elements per cycle (MAESTRO's ``noc_bw_cstr``), a transfer of
+``t`` elements takes ``ceil(t / B)`` cycles and each step's ingress and egress come from
+MAESTRO's reuse analysis per iteration case (``_noc_cycles``; closed form, same document).
+
 Layers map onto those dimensions as MAESTRO's own model files do: a conv keeps its geometry
 (Y, X are the padded input extents that give our output size), batch goes into N; an FC/GEMM
 layer is K = out, C = in, R = S = Y = X = 1 with its rows (sequence positions) times the batch
@@ -67,19 +71,81 @@ class MaestroDims:
         return ((self.y - self.r) // self.stride[0] + 1, (self.x - self.s) // self.stride[1] + 1)
 
 
-def kcp_ws_cycles(d: MaestroDims, cluster: int, pes: int) -> int:
+def kcp_ws_cycles(d: MaestroDims, cluster: int, pes: int, noc_bw: int = 0) -> int:
     """MAESTRO "Runtime (Cycles)" of one ``kcp_ws`` run (``DSCONV`` when ``d.depthwise``).
+
+    ``noc_bw`` is MAESTRO's NoC bandwidth in elements per cycle; 0 leaves it unconstrained.
 
     Examples
     --------
     >>> kcp_ws_cycles(MaestroDims(n=1, k=8, c=16, r=3, s=3, y=10, x=10), cluster=4, pes=16)
     5121
+    >>> kcp_ws_cycles(MaestroDims(n=1, k=8, c=16, r=3, s=3, y=10, x=10), 4, 16, noc_bw=1)
+    42309
     """
+    if noc_bw > 0:
+        return _noc_cycles(d, cluster, pes, noc_bw)
     yo, xo = d.out_yx
     step = d.n * d.r * d.s
     if d.depthwise:
         return cdiv(d.c, pes) * yo * xo * step + 1
     return cdiv(d.k, pes // cluster) * cdiv(d.c, cluster) * yo * xo * (step + 1) + 1
+
+
+def _send(elements: int, bw: int) -> int:
+    """MAESTRO's ``GetOutStandingDelay`` with one hop of one cycle: ``ceil(elements / bw)``."""
+    return cdiv(elements, bw) if elements else 0
+
+
+def _noc_cycles(d: MaestroDims, cluster: int, pes: int, bw: int) -> int:
+    """Runtime with a NoC of ``bw`` elements per cycle (derivation in docs/COST_MODEL.md).
+
+    The spatially mapped dimension (K over clusters; C over PEs for ``DSCONV``) runs in
+    ``outer`` iterations of ``width`` units, the last one with ``units - (outer-1) * width``.
+    """
+    width, units = (pes, d.c) if d.depthwise else (pes // cluster, d.k)
+    outer = cdiv(units, width)
+    if outer == 1:
+        return _outer_iteration(d, cluster, units, bw, first=True, only_partial=units < width)
+    full = _outer_iteration(d, cluster, width, bw, first=False)
+    last = units - (outer - 1) * width
+    return (_outer_iteration(d, cluster, width, bw, first=True) + (outer - 2) * full
+            + _outer_iteration(d, cluster, last, bw, first=False))
+
+
+def _outer_iteration(d: MaestroDims, cluster: int, active: int, bw: int, first: bool,
+                     only_partial: bool = False) -> int:
+    """Cycles of one iteration of the spatial dimension with ``active`` clusters (or PEs).
+
+    A step costs ``max(ingress, compute, egress)`` (double buffering); the layer's very first
+    step costs ``compute + ingress``. Ingress per step: a new input column when X slides, a
+    new row when Y slides with a single X position, the whole window when Y advances and X
+    resets, the window plus the new weights when C advances, the weights alone when the
+    spatial dimension advances. Egress: N outputs per active cluster, N * (active - 1) when
+    one partial iteration is all there is (MAESTRO's edge accounting).
+    """
+    yo, xo = d.out_yx
+    n, rs = d.n, d.r * d.s
+    if d.depthwise:
+        c_steps, lanes, compute, weights = 1, active, n * rs, active * rs
+    else:
+        c_steps = cdiv(d.c, cluster)
+        lanes = d.c if c_steps == 1 else cluster  # MAESTRO keeps a full tile at a C edge
+        compute = n * rs + _send(lanes * rs * (n + 1), bw)  # the cluster's own init step
+        weights = lanes * active * rs
+    egress = _send(n * (max(1, active - 1) if only_partial else active), bw)
+    window = n * lanes * rs
+    slide_x = n * lanes * d.r * min(d.stride[1], d.s)
+    step_y = n * lanes * min(d.stride[0], d.r) * d.s if xo == 1 else window
+
+    def step(ingress: int) -> int:
+        return max(_send(ingress, bw), compute, egress)
+
+    cycles = (c_steps * yo * (xo - 1) * step(slide_x) + c_steps * (yo - 1) * step(step_y)
+              + (c_steps - 1) * step(window + weights))
+    if first:
+        return cycles + compute + _send(window + weights, bw)
+    return cycles + step(window + weights if d.depthwise else weights)
 
 
 def _conv_dims(layer: Layer, batch: int) -> MaestroDims | None:
@@ -150,7 +216,7 @@ def maestro_gemm_cycles(layer: Layer, npu: NPU, batch: int = 1) -> int:
     if dims is None:
         return 0
     pes = npu.pe_rows * npu.pe_cols * npu.arrays * npu.cores
-    return dims.runs * kcp_ws_cycles(dims, npu.pe_rows, pes)
+    return dims.runs * kcp_ws_cycles(dims, npu.pe_rows, pes, npu.maestro_noc_bw)
 
 
 def maestro(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:

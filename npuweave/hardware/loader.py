@@ -36,6 +36,10 @@ _NONNEG_INT = {"dram_latency_cycles", "vector_lanes"}
 _SIZE_FIELDS |= {"l2_bytes"}
 _NONNEG_INT |= {"noc_hop_cycles"}
 _RATE_FIELDS = {"dram_bw", "clock_hz", "noc_bw"}
+#: element rates (MAESTRO's distribution NoC): a non-negative integer of elements per cycle
+_ELEMENT_RATE = {"maestro_noc_bw"}
+_MAX_ELEMENT_RATE = 1 << 30  # MAESTRO holds the bandwidth in a C++ int
+_ELEMENTS = re.compile(r"^\s*([0-9]+)\s*(?:elements?|elems?)?\s*/\s*cycles?\s*$")
 #: Dataflows the cost models implement.
 DATAFLOWS = ("ws",)
 _UNIT = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKMGT]?i?)([Bb]|Hz|hz)?(/s)?\s*$")
@@ -108,6 +112,8 @@ def _convert(field: str, value: Any) -> Any:
         if not (v > 0 or (field == "noc_bw" and v == 0)):  # noc_bw 0: no mesh
             raise ValueError(f"must be > 0, got {value!r}")
         return v
+    if field in _ELEMENT_RATE:
+        return _element_rate(value)
     if field in _POSITIVE_INT | _NONNEG_INT:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"must be an integer, got {value!r}")
@@ -131,6 +137,26 @@ def _convert(field: str, value: Any) -> Any:
     if field in ("name", "description"):
         return str(value)
     raise AssertionError(field)
+
+
+def _element_rate(value: Any) -> int:
+    """``maestro_noc_bw``: ``64`` or ``"64 elements/cycle"``; 0 means unconstrained."""
+    hint = ("write elements per cycle, e.g. 64 or '64 elements/cycle' (0: unconstrained); "
+            "this is MAESTRO's network between the global buffer and the PEs, not the "
+            "core-to-core mesh link 'noc_bw' in bytes/s")
+    if isinstance(value, str):
+        m = _ELEMENTS.match(value)
+        if not m:
+            raise ValueError(f"cannot parse {value!r}; {hint}")
+        value = int(m.group(1))
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"must be a whole number of elements per cycle, got {value!r}; {hint}")
+    if not 0 <= value <= _MAX_ELEMENT_RATE:
+        raise ValueError(f"must be between 0 and {_MAX_ELEMENT_RATE} elements per cycle, got "
+                         f"{value!r}; {hint}")
+    return value
 
 
 def npu_from_dict(raw: Any, source: str = "<dict>") -> NPU:

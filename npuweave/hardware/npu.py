@@ -10,6 +10,9 @@ buffer and the activation buffer (sizes in bytes). ``lmem_bytes``/``lmem_banks``
 local memory the layer-group compiler allocates; ``global_mem_bytes`` the DRAM capacity.
 A multi-core NPU (``cores`` on a ``mesh`` of rows x cols) gives each core ``l2_bytes`` of L2
 and links neighbours with ``noc_bw`` bytes/s per link and ``noc_hop_cycles`` per hop.
+``maestro_noc_bw`` is another network: the on-chip distribution network between the global
+buffer and the PEs of MAESTRO's model, in elements per cycle (0: unconstrained); only the
+``maestro`` cost model reads it.
 """
 
 from __future__ import annotations
@@ -53,6 +56,9 @@ class NPU:
     l2_bytes: int = 0
     noc_bw: float = 0.0
     noc_hop_cycles: int = 0
+    #: MAESTRO's NoC between the global buffer and the PEs (``maestro`` cost model only), in
+    #: elements per cycle at ``precision_bits``; 0 leaves it unconstrained (the default)
+    maestro_noc_bw: int = 0
 
     @property
     def macs_per_cycle(self) -> int:

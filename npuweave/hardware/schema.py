@@ -46,6 +46,8 @@ _DESCRIPTIONS = {
     "l2_bytes": "Per-core L2 buffer of a multi-core NPU: bytes or a size string.",
     "noc_bw": "Core-to-core link bandwidth: bytes/s or '32 GB/s' (0: no mesh).",
     "noc_hop_cycles": "Cycles per mesh hop of a core-to-core transfer.",
+    "maestro_noc_bw": "MAESTRO's NoC between the global buffer and the PEs ('maestro' cost "
+                      "model): elements per cycle or '64 elements/cycle' (0: unconstrained).",
 }
 
 
@@ -59,6 +61,10 @@ def _field_schema(name: str) -> dict[str, Any]:
         out = _quantity({"exclusiveMinimum": 0} if name == "weight_buffer" else {"minimum": 0})
     elif name in loader._RATE_FIELDS:  # noc_bw 0 means no mesh
         out = _quantity({"minimum": 0} if name == "noc_bw" else {"exclusiveMinimum": 0})
+    elif name in loader._ELEMENT_RATE:
+        out = {"anyOf": [{"type": "integer", "minimum": 0,
+                          "maximum": loader._MAX_ELEMENT_RATE},
+                         {"type": "string", "pattern": loader._ELEMENTS.pattern}]}
     elif name in loader._POSITIVE_INT:
         out = {"type": "integer", "minimum": 1}
     elif name in loader._NONNEG_INT:
