@@ -106,21 +106,22 @@ def _noc_cycles(d: MaestroDims, cluster: int, pes: int, bw: int) -> int:
     width, units = (pes, d.c) if d.depthwise else (pes // cluster, d.k)
     outer = cdiv(units, width)
     if outer == 1:
-        return _outer_iteration(d, cluster, units, bw, first=True, only_partial=units < width)
-    full = _outer_iteration(d, cluster, width, bw, first=False)
-    last = units - (outer - 1) * width
-    return (_outer_iteration(d, cluster, width, bw, first=True) + (outer - 2) * full
-            + _outer_iteration(d, cluster, last, bw, first=False))
+        body, first, _ = _iteration(d, cluster, units, bw, only_partial=units < width)
+        return body + first
+    body, first, later = _iteration(d, cluster, width, bw)
+    last_body, _, last_later = _iteration(d, cluster, units - (outer - 1) * width, bw)
+    return body + first + (outer - 2) * (body + later) + last_body + last_later
 
 
-def _outer_iteration(d: MaestroDims, cluster: int, active: int, bw: int, first: bool,
-                     only_partial: bool = False) -> int:
-    """Cycles of one iteration of the spatial dimension with ``active`` clusters (or PEs).
+def _iteration(d: MaestroDims, cluster: int, active: int, bw: int,
+               only_partial: bool = False) -> tuple[int, int, int]:
+    """One iteration of the spatial dimension with ``active`` clusters (or PEs).
 
-    A step costs ``max(ingress, compute, egress)`` (double buffering); the layer's very first
-    step costs ``compute + ingress``. Ingress per step: a new input column when X slides, a
-    new row when Y slides with a single X position, the whole window when Y advances and X
-    resets, the window plus the new weights when C advances, the weights alone when the
+    Returns the cycles of its steps after the first, and of its first step when it is the
+    layer's first (``compute + ingress``) or a later one (``max(ingress, compute, egress)``,
+    double buffering, like every other step). Ingress per step: a new input column when X
+    slides, a new row when Y slides with a single X position, the whole window when Y advances
+    and X resets, the window plus the new weights when C advances, the weights alone when the
     spatial dimension advances. Egress: N outputs per active cluster, N * (active - 1) when
     one partial iteration is all there is (MAESTRO's edge accounting).
     """
@@ -133,19 +134,15 @@ def _outer_iteration(d: MaestroDims, cluster: int, active: int, bw: int, first: 
         lanes = d.c if c_steps == 1 else cluster  # MAESTRO keeps a full tile at a C edge
         compute = n * rs + _send(lanes * rs * (n + 1), bw)  # the cluster's own init step
         weights = lanes * active * rs
-    egress = _send(n * (max(1, active - 1) if only_partial else active), bw)
+    floor = max(compute, _send(n * (max(1, active - 1) if only_partial else active), bw))
     window = n * lanes * rs
     slide_x = n * lanes * d.r * min(d.stride[1], d.s)
     step_y = n * lanes * min(d.stride[0], d.r) * d.s if xo == 1 else window
-
-    def step(ingress: int) -> int:
-        return max(_send(ingress, bw), compute, egress)
-
-    cycles = (c_steps * yo * (xo - 1) * step(slide_x) + c_steps * (yo - 1) * step(step_y)
-              + (c_steps - 1) * step(window + weights))
-    if first:
-        return cycles + compute + _send(window + weights, bw)
-    return cycles + step(window + weights if d.depthwise else weights)
+    body = (c_steps * yo * (xo - 1) * max(_send(slide_x, bw), floor)
+            + c_steps * (yo - 1) * max(_send(step_y, bw), floor)
+            + (c_steps - 1) * max(_send(window + weights, bw), floor))
+    later = max(_send(window + weights if d.depthwise else weights, bw), floor)
+    return body, compute + _send(window + weights, bw), later
 
 
 def _conv_dims(layer: Layer, batch: int) -> MaestroDims | None:

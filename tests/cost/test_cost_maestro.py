@@ -211,8 +211,8 @@ def test_noc_narrower_is_never_faster() -> None:
 
 
 # From MAESTRO (maestro-project/maestro @ 4eb08d1, built from source by
-# benchmarks/maestro_crosscheck.py --noc-bw 1,4,16,64,256,1024,4096,16384): "Runtime" of the kcp_ws (or
-# DSCONV) mapping with noc_bw_cstr = the bandwidth below, off-chip unconstrained.
+# benchmarks/maestro_crosscheck.py --noc-bw 1,4,16,64,256,1024,4096,16384): "Runtime" of the
+# kcp_ws (or DSCONV) mapping with noc_bw_cstr = the bandwidth below, off-chip unconstrained.
 MAESTRO_NOC_GOLDEN = [
     ("mobilenetv2", "block15/conv_2", "compute-centric", 16, 1, 2001744),
     ("mobilenetv1", "block13/conv", "memory-centric", 16, 1, 3105936),
