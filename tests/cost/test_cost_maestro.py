@@ -6,6 +6,8 @@ from dataclasses import replace
 
 import pytest
 from cost_helpers import gemm, npu
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from npuweave.cost import layer_cost, profile
 from npuweave.cost.maestro import MaestroDims, kcp_ws_cycles, maestro_dims, maestro_gemm_cycles
@@ -255,3 +257,20 @@ def test_matches_maestro_with_noc_bw(model: str, name: str, npu_name: str, batch
     assert dims is not None
     pes = spec.pe_rows * spec.pe_cols * spec.arrays
     assert kcp_ws_cycles(dims, spec.pe_rows, pes, bw) == cycles
+
+
+@given(n=st.integers(1, 4), k=st.integers(1, 40), c=st.integers(1, 40), r=st.sampled_from([1, 3]),
+       yo=st.integers(1, 4), xo=st.integers(1, 4), stride=st.sampled_from([1, 2]),
+       depthwise=st.booleans(), shape=st.sampled_from([(2, 8), (4, 16), (3, 12)]),
+       bw=st.integers(1, 300))
+@settings(max_examples=200, deadline=None)
+def test_noc_monotone_and_unconstrained_in_the_limit(n: int, k: int, c: int, r: int, yo: int,
+                                                      xo: int, stride: int, depthwise: bool,
+                                                      shape: tuple[int, int], bw: int) -> None:
+    """A wider NoC is never slower, and one wider than any transfer is the unconstrained model."""
+    d = MaestroDims(n, 1 if depthwise else k, c, r, r, (yo - 1) * stride + r,
+                    (xo - 1) * stride + r, (stride, stride), depthwise)
+    cluster, pes = shape
+    narrow, wide = kcp_ws_cycles(d, cluster, pes, bw), kcp_ws_cycles(d, cluster, pes, bw + 1)
+    assert narrow >= wide >= kcp_ws_cycles(d, cluster, pes, 1 << 40) == kcp_ws_cycles(
+        d, cluster, pes)
