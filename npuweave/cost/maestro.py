@@ -92,11 +92,6 @@ def kcp_ws_cycles(d: MaestroDims, cluster: int, pes: int, noc_bw: int = 0) -> in
     return cdiv(d.k, pes // cluster) * cdiv(d.c, cluster) * yo * xo * (step + 1) + 1
 
 
-def _send(elements: int, bw: int) -> int:
-    """MAESTRO's ``GetOutStandingDelay`` with one hop of one cycle: ``ceil(elements / bw)``."""
-    return cdiv(elements, bw) if elements else 0
-
-
 def _noc_cycles(d: MaestroDims, cluster: int, pes: int, bw: int) -> int:
     """Runtime with a NoC of ``bw`` elements per cycle (derivation in docs/COST_MODEL.md).
 
@@ -125,6 +120,8 @@ def _iteration(d: MaestroDims, cluster: int, active: int, bw: int,
     spatial dimension advances. Egress: N outputs per active cluster, N * (active - 1) when
     one partial iteration is all there is (MAESTRO's edge accounting).
     """
+    # a transfer of t elements: MAESTRO's GetOutStandingDelay with one hop of one cycle,
+    # ceil(t / bw), which is 0 for t = 0; written -(-t // bw) inline (hot path)
     yo, xo = d.out_yx
     n, rs = d.n, d.r * d.s
     if d.depthwise:
@@ -132,17 +129,17 @@ def _iteration(d: MaestroDims, cluster: int, active: int, bw: int,
     else:
         c_steps = cdiv(d.c, cluster)
         lanes = d.c if c_steps == 1 else cluster  # MAESTRO keeps a full tile at a C edge
-        compute = n * rs + _send(lanes * rs * (n + 1), bw)  # the cluster's own init step
+        compute = n * rs - (-lanes * rs * (n + 1) // bw)  # the cluster's own init step
         weights = lanes * active * rs
-    floor = max(compute, _send(n * (max(1, active - 1) if only_partial else active), bw))
+    floor = max(compute, -(-n * (max(1, active - 1) if only_partial else active) // bw))
     window = n * lanes * rs
     slide_x = n * lanes * d.r * min(d.stride[1], d.s)
     step_y = n * lanes * min(d.stride[0], d.r) * d.s if xo == 1 else window
-    body = (c_steps * yo * (xo - 1) * max(_send(slide_x, bw), floor)
-            + c_steps * (yo - 1) * max(_send(step_y, bw), floor)
-            + (c_steps - 1) * max(_send(window + weights, bw), floor))
-    later = max(_send(window + weights if d.depthwise else weights, bw), floor)
-    return body, compute + _send(window + weights, bw), later
+    body = (c_steps * yo * (xo - 1) * max(-(-slide_x // bw), floor)
+            + c_steps * (yo - 1) * max(-(-step_y // bw), floor)
+            + (c_steps - 1) * max(-(-(window + weights) // bw), floor))
+    later = max(-(-(window + weights if d.depthwise else weights) // bw), floor)
+    return body, compute - (-(window + weights) // bw), later
 
 
 def _conv_dims(layer: Layer, batch: int) -> MaestroDims | None:
