@@ -90,18 +90,14 @@ class IntervalIndex:
         rank = np.argsort(first, kind="stable")
         low = np.minimum.reduceat(ss, lo) if keys.size else ss
         high = np.maximum.reduceat(es, lo) if keys.size else es
-        spans = (es - ss).tolist()
-        groups: dict[tuple[Any, int], Spans] = {}
-        totals: dict[tuple[Any, int], float] = {}
-        reach: dict[tuple[Any, int], tuple[float, float]] = {}
+        sums = _segment_sums(es - ss, lo, hi)
         lo_l, hi_l, k_l = lo.tolist(), hi.tolist(), sorted_keys[lo].tolist()
-        low_l, high_l = low.tolist(), high.tolist()
-        for g in rank.tolist():
-            a, b, k = lo_l[g], hi_l[g], k_l[g]
-            key = (ten_names[k // span], k % span)
-            groups[key] = (ss[a:b], es[a:b])
-            totals[key] = sum(spans[a:b])
-            reach[key] = (low_l[g], high_l[g])
+        names = [(ten_names[k // span], k % span) for k in k_l]
+        ranked = rank.tolist()
+        keys_in_order = [names[g] for g in ranked]
+        groups = {names[g]: (ss[lo_l[g]:hi_l[g]], es[lo_l[g]:hi_l[g]]) for g in ranked}
+        totals = dict(zip(keys_in_order, sums[rank].tolist()))
+        reach = dict(zip(keys_in_order, zip(low[rank].tolist(), high[rank].tolist())))
         table = {name: i for i, name in enumerate(res_names)}
         return cls(records, (np.asarray(res, dtype=np.int64), table), start_s, end_s, groups,
                    totals, _reach=reach)
@@ -161,6 +157,20 @@ def _group(keys: Sequence[tuple[Any, int]], start_s: np.ndarray,
         rows = order[bounds[code]:bounds[code + 1]]
         out[key] = (start_s[rows], end_s[rows])
     return out
+
+
+def _segment_sums(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``sum(x[lo[g]:hi[g]].tolist())`` for every segment ``g``, added left to right as
+    Python's ``sum`` does: each segment becomes a zero-padded row of a matrix whose running
+    sum along the rows (sequential, unlike ``np.sum``) ends in the segment's sum."""
+    if not lo.size:
+        return np.zeros(0)
+    length = hi - lo
+    mat = np.zeros((lo.size, int(length.max())))
+    row = np.repeat(np.arange(lo.size), length)
+    col = np.arange(x.size) - np.repeat(lo, length)
+    mat[row, col] = x
+    return np.cumsum(mat, axis=1)[np.arange(lo.size), length - 1]
 
 
 def merge_arrays(start_s: np.ndarray, end_s: np.ndarray) -> Spans:

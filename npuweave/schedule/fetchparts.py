@@ -103,9 +103,10 @@ def fetch_parts(size: np.ndarray, fs: np.ndarray, fe: np.ndarray, ce: np.ndarray
         m, ok = _parts(size, fs, fe, ce, int(buf), float(bw), n, np.empty(n + 1, np.int64),
                        np.empty(n + 1, np.float64), o_j, o_s, o_e, o_b)
     else:
-        o_j, o_b, o_s, o_e = [0] * cap, [0] * cap, [0.0] * cap, [0.0] * cap
+        l_j, l_b, l_s, l_e = [0] * cap, [0] * cap, [0.0] * cap, [0.0] * cap
         m, ok = _parts(size.tolist(), fs.tolist(), fe.tolist(), ce.tolist(), int(buf),
-                       float(bw), n, [0] * (n + 1), [0.0] * (n + 1), o_j, o_s, o_e, o_b)
+                       float(bw), n, [0] * (n + 1), [0.0] * (n + 1), l_j, l_s, l_e, l_b)
+        o_j, o_s, o_e, o_b = (np.asarray(x[:m]) for x in (l_j, l_s, l_e, l_b))
     if not ok:
         return None
     return (np.asarray(o_j[:m], np.int64), np.asarray(o_s[:m], np.float64),

@@ -50,7 +50,7 @@ def _compile() -> bool:
             _COMPILED.append(False)
         else:
             for fn in _PLAIN.values():
-                fn.__globals__[fn.__name__] = njit(cache=True)(fn)  # type: ignore[attr-defined]
+                fn.__globals__[fn.__name__] = njit(cache=True)(fn)  # type: ignore
             _COMPILED.append(True)
     return _COMPILED[0]
 

@@ -6,7 +6,8 @@ executes exactly the decisions ``plan`` makes, at exactly the predicted times (t
 in ``tests/sim``): the DMA never idles, so the board's prediction never falls behind the clock.
 This module therefore runs the policy on the ``Board`` alone (``plan_arrays``: the compiled
 Layerweaver kernel where it pays, else the reference loop), replays the weight fetches part by
-part (``npuweave.schedule.fetchparts``, the same float operations as the engine's DMA) and
+part (``npuweave.schedule.fetchparts``, the same float operations as the engine's DMA;
+compiled once this process has loaded the kernels, plain Python before) and
 assembles the result with NumPy: PE intervals ``(compute start, compute end)`` per decision,
 one DRAM interval per fetched part, busy totals summed in the engine's order, one record per
 request. ``tests/sim/test_fastloop.py`` checks on random instances that every field equals the
@@ -25,11 +26,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from npuweave.errors import ConfigError
-from npuweave.schedule.base import Tenant
+from npuweave.schedule.base import Policy, Tenant
 from npuweave.schedule.board import Board
 from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.fetchparts import fetch_parts
-from npuweave.schedule.plan import kernels_pay, plan_arrays, start_streams
+from npuweave.schedule.plan import plan_arrays, start_streams
 from npuweave.schedule.protocol import LayerBase
 from npuweave.sim.intervals import interval_columns
 from npuweave.sim.records import RequestRecord
@@ -87,7 +88,7 @@ def fast_path_refusal(tenants: Sequence[Tenant], dram_bw: float, policy: object,
     return None
 
 
-def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, policy: LayerBase,
+def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, policy: Policy,
              loop: ClosedLoop) -> SimResult | None:
     """The engine's ``SimResult`` of closed-loop ``tenants`` under ``policy``, from the plan.
 
@@ -111,10 +112,6 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     off = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     flat = np.array([b for x in tenants for b in x.weight_bytes] or [0], np.int64)
     size = flat[off[t] + i]
-    if kernels_pay(len(t)):
-        from npuweave.schedule import kernel
-
-        kernel.load()
     parts = fetch_parts(size, fs, fe, ce, board.buf, board.bw)
     if parts is None:
         return None

@@ -140,13 +140,11 @@ def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
     resource = np.zeros(n_pe + n_dram, dtype=np.int64)
     resource[n_pe:] = 1
     if _in_order(pe[3], pe[4]) and _in_order(dram[3], dram[4]):
-        # each resource already runs in (start, end) order, as the engine's always do: merge
-        # the two (a DRAM row goes before a PE row with the same start)
-        order = np.empty(n_pe + n_dram, dtype=np.int64)
-        to_pe = np.arange(n_pe) + np.searchsorted(dram[3], pe[3], side="right")
-        to_dram = np.arange(n_dram) + np.searchsorted(pe[3], dram[3], side="left")
-        order[to_pe] = np.arange(n_pe)
-        order[to_dram] = np.arange(n_pe, n_pe + n_dram)
+        # each resource already runs in (start, end) order, as the engine's always do: a
+        # stable sort by start alone of DRAM rows then PE rows puts DRAM first at the same
+        # start and keeps each resource's order (and merges the two sorted runs in one pass)
+        by_start = np.argsort(np.concatenate((dram[3], pe[3])), kind="stable")
+        order = np.where(by_start < n_dram, by_start + n_pe, by_start - n_dram)
     else:  # lexsort: last key first; stable, so equal keys keep PE-then-DRAM input order
         order = np.lexsort((end, resource == 0, start))
     cols = [np.concatenate((a, b)).astype(np.int64, copy=False)[order]
