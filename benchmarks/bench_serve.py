@@ -13,7 +13,8 @@ Rows (median of repeats; the machine is shared and noisy, so compare ratios with
 * memory per simulated layer without a timeline: ``tracemalloc`` peak of a run over its
   layers, against the same run with ``log=True`` (every interval kept).
 
-Run: ``python benchmarks/bench_serve.py [--quick]``.
+Run: ``python benchmarks/bench_serve.py [--quick] [--closed]`` (``--closed``: the closed-loop
+rows only).
 """
 
 from __future__ import annotations
@@ -174,10 +175,17 @@ def main() -> None:
     quick = "--quick" in sys.argv
     npu = preset("memory-centric")
     rows = closed_loop(npu, 20 if quick else 200, 5)
+    if "--closed" in sys.argv:  # the closed-loop rows only (the fast path's speed)
+        _print(rows)
+        return
     rows += fresh_process(200) if not quick else []
     rows += open_loop(npu, 0.5 if quick else 5.0, 3)
     rows += ten_thousand(npu) if not quick else []
     rows += memory(npu, 0.5 if quick else 5.0)
+    _print(rows)
+
+
+def _print(rows: list[tuple[str, str, str]]) -> None:
     w = max(len(r[0]) for r in rows)
     print(f"{'case':<{w}}  {'speed':>18}  note")
     for name, speed, note in rows:

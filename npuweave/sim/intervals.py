@@ -33,7 +33,7 @@ class IntervalColumns(Sequence[Interval]):
     ----------
     resources, tenants : names by code (``resource[i]`` indexes ``resources``).
     units : per tenant code, the unit names (``unit[i]`` indexes ``units[tenant[i]]``).
-    resource, tenant, request, unit : int64 codes; ``request`` is the index within its tenant.
+    resource, tenant, request, unit : integer codes; ``request`` is the index within its tenant.
     start_s, end_s : float64 seconds.
 
     Examples
@@ -135,22 +135,33 @@ def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
     [('DRAM', 0.0), ('PE', 1.0)]
     """
     n_pe, n_dram = len(pe[3]), len(dram[3])
-    start = np.concatenate((pe[3], dram[3])).astype(np.float64, copy=False)
-    end = np.concatenate((pe[4], dram[4])).astype(np.float64, copy=False)
-    resource = np.zeros(n_pe + n_dram, dtype=np.int64)
-    resource[n_pe:] = 1
     if _in_order(pe[3], pe[4]) and _in_order(dram[3], dram[4]):
         # each resource already runs in (start, end) order, as the engine's always do: a
         # stable sort by start alone of DRAM rows then PE rows puts DRAM first at the same
         # start and keeps each resource's order (and merges the two sorted runs in one pass)
         by_start = np.argsort(np.concatenate((dram[3], pe[3])), kind="stable")
-        order = np.where(by_start < n_dram, by_start + n_pe, by_start - n_dram)
+        where = np.empty(n_pe + n_dram, dtype=np.int64)  # row -> its position in the result
+        where[by_start] = np.arange(n_pe + n_dram)
+        to_dram, to_pe = where[:n_dram], where[n_dram:]
     else:  # lexsort: last key first; stable, so equal keys keep PE-then-DRAM input order
-        order = np.lexsort((end, resource == 0, start))
-    cols = [np.concatenate((a, b)).astype(np.int64, copy=False)[order]
-            for a, b in zip(pe[:3], dram[:3])]
+        start = np.concatenate((pe[3], dram[3]))
+        is_pe = np.arange(n_pe + n_dram) < n_pe
+        order = np.lexsort((np.concatenate((pe[4], dram[4])), is_pe, start))
+        where = np.empty(n_pe + n_dram, dtype=np.int64)
+        where[order] = np.arange(n_pe + n_dram)
+        to_pe, to_dram = where[:n_pe], where[n_pe:]
+    # scatter each column into place (fewer large temporaries than concatenate-and-gather;
+    # small integer types: fresh pages cost more than the copies on a busy machine)
+    cols = []
+    for k, dtype in enumerate((np.int32,) * 3 + (np.float64,) * 2):
+        out = np.empty(n_pe + n_dram, dtype=dtype)
+        out[to_pe] = pe[k]
+        out[to_dram] = dram[k]
+        cols.append(out)
+    resource = np.zeros(n_pe + n_dram, dtype=np.int8)
+    resource[to_dram] = 1
     return IntervalColumns(RESOURCES, tuple(tenants), tuple(tuple(u) for u in units),
-                           resource[order], cols[0], cols[1], cols[2], start[order], end[order])
+                           resource, *cols)
 
 
 def _in_order(start: np.ndarray, end: np.ndarray) -> bool:

@@ -194,3 +194,27 @@ def test_compiled_fetch_parts_equal_plain_python():
     compiled = run_tenants([a, b], 100, 13.0, "fair", 5, fast=True)
     assert exact(compiled) == exact(plain)
     assert compiled == run_tenants([a, b], 100, 13.0, "fair", 5, fast=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 2), st.sampled_from([0.0, 1.0, 2.0]),
+                          st.sampled_from([0.0, 1.0, 2.0, 3.0])), max_size=12))
+def test_interval_columns_order_rows_as_the_engine_sorts_them(rows):
+    # in order or not (the merge or the lexsort path), rows come out as the engine's
+    # ``sort(key=(start, resource != "DRAM", end))`` of PE rows then DRAM rows
+    from npuweave.sim.intervals import interval_columns
+    from npuweave.sim.records import Interval
+
+    rows = [(is_pe, t, s, s + d) for is_pe, t, s, d in rows]
+    pe = [r for r in rows if r[0]]
+    dram = [r for r in rows if not r[0]]
+
+    def arrays(part):
+        return (np.array([r[1] for r in part], np.int64), np.zeros(len(part), np.int64),
+                np.zeros(len(part), np.int64), np.array([r[2] for r in part], np.float64),
+                np.array([r[3] for r in part], np.float64))
+
+    tenants, units = ["a", "b", "c"], [["x"]] * 3
+    want = [Interval("PE" if p else "DRAM", tenants[t], 0, "x", s, e) for p, t, s, e in pe + dram]
+    want.sort(key=lambda iv: (iv.start_s, iv.resource != "DRAM", iv.end_s))
+    assert list(interval_columns(tenants, units, arrays(pe), arrays(dram))) == want
