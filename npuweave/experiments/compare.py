@@ -3,7 +3,8 @@
 This is the engine room of ``npuweave schedule`` and of the paper reproductions: it calls
 ``npuweave.sim.run_streams`` once per scheduler, takes standalone times from the same engine
 (``npuweave.sim.standalone_time``), and turns each ``SimResult`` into a row of metrics, all
-measured over the same kind of window (``"common"``: while every stream still runs).
+measured over the same kind of window (the closed loop's, ``ClosedLoop.common_window``: while
+every stream still runs).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.metrics import Window, summarize
 from npuweave.report.tables import Rows
+from npuweave.schedule.closedloop import ClosedLoop
 
 #: Columns of the comparison table, in order.
 ROW_METRICS = (
@@ -85,13 +87,19 @@ def evaluate(
     metrics: Sequence[str] = ROW_METRICS,
     window: Window = "common",
 ) -> dict[str, Any]:
-    """One row of metrics for one ``SimResult`` (scheduler name first)."""
+    """One row of metrics for one ``SimResult`` (scheduler name first).
+
+    ``window="common"`` measures over the closed loop's window
+    (``ClosedLoop.common_window``: until the first stream stops issuing requests).
+    """
     row: dict[str, Any] = {"scheduler": getattr(result, "scheduler", "?")}
     if not result.requests:
         # The policy ran nothing (memory-only without a memory-intensive tenant): no work,
         # so no throughput and no utilization; slowdowns are undefined.
         row.update({m: _EMPTY.get(m) for m in metrics})
         return row
+    if window == "common":
+        window = ClosedLoop.common_window
     row.update(summarize(result, standalone, metrics, window))
     return row
 

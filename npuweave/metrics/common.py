@@ -32,8 +32,9 @@ class RequestLike(Protocol):
     batch: int
 
 
-#: ``None`` (the whole run), ``"common"`` (while every tenant is still running), or ``(t0, t1)``.
-Window = None | str | tuple[float, float]
+#: ``None`` (the whole run), ``(t0, t1)``, a function ``requests -> (t0, t1)`` (closed-loop
+#: callers pass ``npuweave.schedule.closedloop.ClosedLoop.common_window``), or ``"common"``.
+Window = None | str | tuple[float, float] | Callable[[Sequence[Any]], tuple[float, float]]
 #: Standalone seconds per request: a mapping keyed by tenant (or model) name, or a function.
 Standalone = Mapping[str, float] | Callable[[Any], float]
 
@@ -101,19 +102,23 @@ def resolve_window(
 ) -> tuple[float, float]:
     """Turn a window spec into ``(t0, t1)`` seconds.
 
-    ``None`` spans the whole run: from 0 to the last request finish or interval end.
-    ``"common"`` ends when the first tenant issues no more work: the earliest of the tenants'
-    last finish times, so that a closed-loop measurement is not diluted by a tail in which
-    one stream runs alone after the other has used up its requests.
+    ``None`` spans the whole run: from 0 to the last request finish or interval end. A
+    function is called with ``requests`` and returns the window: the closed loop defines its
+    own (``ClosedLoop.common_window``, which ``experiments.compare`` passes). ``"common"`` is
+    the records-only form kept for callers without the closed loop at hand: 0 to the earliest
+    of the tenants' last finish times (metrics may not import ``schedule``).
     """
     if isinstance(window, tuple):
         t0, t1 = float(window[0]), float(window[1])
+    elif callable(window):
+        t0, t1 = (float(x) for x in window(requests))
     elif window is None or window == "common":
         t0, t1 = 0.0, _last_end(window, requests, intervals)
         if window == "common" and requests:
             t1 = min(rs[-1].finish_s for rs in group_by_tenant(requests).values())
     else:
-        raise ConfigError(f"window must be None, 'common' or (t0, t1), got {window!r}")
+        raise ConfigError(f"window must be None, 'common', (t0, t1) or a function of the "
+                          f"requests, got {window!r}")
     if not t1 > t0:
         raise ConfigError(f"measurement window ({t0}, {t1}) is empty; run more requests")
     return t0, t1

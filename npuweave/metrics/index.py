@@ -46,10 +46,20 @@ class IntervalIndex:
     groups: dict[tuple[str, int], Spans]
     totals: dict[tuple[str, int], float]
     _merged: dict[str, Spans] = field(default_factory=dict)
+    # per group: (earliest start, latest end), filled on first use (or by _from_columns)
+    _reach: dict[tuple[str, int], tuple[float, float]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, intervals: Iterable[Any]) -> IntervalIndex:
-        """Index ``intervals`` (anything with resource, tenant, request, start_s, end_s)."""
+        """Index ``intervals`` (anything with resource, tenant, request, start_s, end_s).
+
+        A sequence that also offers ``columns()`` (``npuweave.sim.IntervalColumns``: resource
+        codes and names, tenant codes and names, request, start_s, end_s arrays) is indexed
+        from its arrays, without reading one record.
+        """
+        columns = getattr(intervals, "columns", None)
+        if callable(columns):
+            return cls._from_columns(intervals, *columns())
         records = intervals if isinstance(intervals, Sequence) else tuple(intervals)
         # one list comprehension per field is the cheapest way to read slotted records
         start_s = np.array([iv.start_s for iv in records], dtype=np.float64)
@@ -60,6 +70,37 @@ class IntervalIndex:
         groups = _group(keys, start_s, end_s)
         totals = {k: sum((e - s).tolist()) for k, (s, e) in groups.items()}
         return cls(records, _codes(resource), start_s, end_s, groups, totals)
+
+    @classmethod
+    def _from_columns(cls, records: Any, res: np.ndarray, res_names: Sequence[Any],
+                      ten: np.ndarray, ten_names: Sequence[Any], request: np.ndarray,
+                      start_s: np.ndarray, end_s: np.ndarray) -> IntervalIndex:
+        """``build`` from code arrays; groups in first-seen order, as ``build`` makes them."""
+        start_s = np.asarray(start_s, dtype=np.float64)
+        end_s = np.asarray(end_s, dtype=np.float64)
+        span = int(request.max()) + 1 if request.size else 1
+        keys = np.asarray(ten, dtype=np.int64) * span + np.asarray(request, dtype=np.int64)
+        order = np.argsort(keys, kind="stable")  # stable: keeps interval order within a group
+        sorted_keys = keys[order]
+        ss, es = start_s[order], end_s[order]
+        cut = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
+        lo = np.concatenate(([0], cut)).astype(np.int64) if keys.size else cut
+        hi = np.append(lo[1:], keys.size)
+        first = order[lo]  # groups in first-seen order, as ``build`` lists them
+        rank = np.argsort(first, kind="stable")
+        low = np.minimum.reduceat(ss, lo) if keys.size else ss
+        high = np.maximum.reduceat(es, lo) if keys.size else es
+        sums = _segment_sums(es - ss, lo, hi)
+        lo_l, hi_l, k_l = lo.tolist(), hi.tolist(), sorted_keys[lo].tolist()
+        names = [(ten_names[k // span], k % span) for k in k_l]
+        ranked = rank.tolist()
+        keys_in_order = [names[g] for g in ranked]
+        groups = {names[g]: (ss[lo_l[g]:hi_l[g]], es[lo_l[g]:hi_l[g]]) for g in ranked}
+        totals = dict(zip(keys_in_order, sums[rank].tolist()))
+        reach = dict(zip(keys_in_order, zip(low[rank].tolist(), high[rank].tolist())))
+        table = {name: i for i, name in enumerate(res_names)}
+        return cls(records, (np.asarray(res, dtype=np.int64), table), start_s, end_s, groups,
+                   totals, _reach=reach)
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.records)
@@ -78,10 +119,16 @@ class IntervalIndex:
 
     def work_inside(self, tenant: str, request: int, t0: float, t1: float) -> float:
         """Busy seconds of one request clipped to ``[t0, t1]``."""
-        spans = self.groups.get((tenant, request))
+        key = (tenant, request)
+        spans = self.groups.get(key)
         if spans is None:
             return 0.0
         s, e = spans
+        reach = self._reach.get(key)
+        if reach is None:
+            reach = self._reach[key] = (float(s.min()), float(e.max()))
+        if t0 <= reach[0] and reach[1] <= t1:
+            return self.totals[key]  # every span inside: the clipped sum is the same sum
         return sum(np.maximum(0.0, np.minimum(e, t1) - np.maximum(s, t0)).tolist())
 
     def merged(self, resource: str) -> Spans:
@@ -110,6 +157,20 @@ def _group(keys: Sequence[tuple[Any, int]], start_s: np.ndarray,
         rows = order[bounds[code]:bounds[code + 1]]
         out[key] = (start_s[rows], end_s[rows])
     return out
+
+
+def _segment_sums(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``sum(x[lo[g]:hi[g]].tolist())`` for every segment ``g``, added left to right as
+    Python's ``sum`` does: each segment becomes a zero-padded row of a matrix whose running
+    sum along the rows (sequential, unlike ``np.sum``) ends in the segment's sum."""
+    if not lo.size:
+        return np.zeros(0)
+    length = hi - lo
+    mat = np.zeros((lo.size, int(length.max())))
+    row = np.repeat(np.arange(lo.size), length)
+    col = np.arange(x.size) - np.repeat(lo, length)
+    mat[row, col] = x
+    return np.cumsum(mat, axis=1)[np.arange(lo.size), length - 1]
 
 
 def merge_arrays(start_s: np.ndarray, end_s: np.ndarray) -> Spans:

@@ -19,11 +19,16 @@ Examples
 (True, False)
 >>> ClosedLoop(window_s=5.0).reissue(7, 4.9)
 True
+
+The loop also defines the window closed-loop metrics are measured over (``common_window``):
+the metrics package may not import ``schedule``, so callers pass it (``experiments.compare``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,3 +49,28 @@ class ClosedLoop:
         if self.window_s is not None:
             return finish_s < self.window_s
         return self.requests is not None and index + 1 < self.requests
+
+    @staticmethod
+    def common_window(requests: Iterable[Any]) -> tuple[float, float]:
+        """The measurement window of a closed-loop run, from its request records (anything
+        with ``tenant`` and ``finish_s``): from 0, when every stream issues its first request,
+        until the first stream stops issuing. A stream issues its next request the moment
+        one finishes, so it stops at the finish of its last request; after that the other
+        streams run alone, which would dilute a measurement of sharing. ``(0.0, 0.0)`` when
+        nothing finished.
+
+        Pass it (or its value) as the ``window`` of ``npuweave.metrics`` functions.
+
+        Examples
+        --------
+        >>> from types import SimpleNamespace as R
+        >>> ClosedLoop.common_window([R(tenant="a", finish_s=3.0), R(tenant="a", finish_s=6.0),
+        ...                           R(tenant="b", finish_s=5.0)])
+        (0.0, 5.0)
+        """
+        last: dict[Any, float] = {}
+        for r in requests:
+            f = r.finish_s
+            if f > last.get(r.tenant, float("-inf")):
+                last[r.tenant] = f
+        return 0.0, min(last.values(), default=0.0)

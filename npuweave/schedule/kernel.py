@@ -26,12 +26,18 @@ EPS = 1e-12  # same as npuweave.schedule.base.EPS (copied: the kernel reads glob
 # install, and a broken numba must not break npuweave. The functions below are plain Python
 # until then; ``_compile`` swaps in jitted versions under the same global names, so the jitted
 # callers find jitted callees when numba resolves their globals.
+# Other modules' kernels (``npuweave.schedule.fetchparts``) register with ``_jit`` too; each
+# function is swapped in its own module's globals.
 _PLAIN: dict[str, object] = {}
 _COMPILED: list[bool] = []  # empty: not tried yet; [True] or [False] afterwards
 
 
 def _jit(fn):
-    _PLAIN[fn.__name__] = fn
+    _PLAIN[f"{fn.__module__}.{fn.__name__}"] = fn
+    if _COMPILED == [True]:  # a module imported after the kernels were compiled
+        from numba import njit
+
+        return njit(cache=True)(fn)
     return fn
 
 
@@ -43,11 +49,25 @@ def _compile() -> bool:
         except Exception:  # ImportError, or a numba that fails against this NumPy
             _COMPILED.append(False)
         else:
-            namespace = globals()
-            for name, fn in _PLAIN.items():
-                namespace[name] = njit(cache=True)(fn)
+            for fn in _PLAIN.values():
+                fn.__globals__[fn.__name__] = njit(cache=True)(fn)  # type: ignore
             _COMPILED.append(True)
     return _COMPILED[0]
+
+
+def load() -> bool:
+    """Compile (or load from numba's cache) every kernel now; False when numba is missing.
+
+    ``plan`` and the closed-loop fast path do this themselves for runs long enough to repay it
+    (``npuweave.schedule.plan.kernels_pay``); a long-lived process (a notebook, a benchmark)
+    may call it once up front so that shorter runs use the kernels too.
+    """
+    return _compile()
+
+
+def loaded() -> bool:
+    """Whether this process has already swapped in the compiled kernels (numba imported)."""
+    return _COMPILED == [True]
 
 
 @_jit
@@ -299,6 +319,15 @@ def run_board(board, failsafe: bool, requests: int | None, window_s: float | Non
     """Run ``board`` (requests already issued) to the end with Layerweaver's rule, as
     ``plan`` would; return ``order, fetch starts, fetch ends, compute starts, compute ends``
     as tuples. ``cap`` is the expected number of decisions (the arrays grow past it)."""
+    out = run_board_arrays(board, failsafe, requests, window_s, cap)
+    order = tuple(zip(out[0].tolist(), out[1].tolist(), out[2].tolist()))
+    return (order, *(tuple(a.tolist()) for a in out[3:]))
+
+
+def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: float | None,
+                     cap: int) -> tuple[np.ndarray, ...]:
+    """``run_board`` as arrays: ``tenant, request, unit, fs, fe, cs, ce`` (one row per
+    decision)."""
     _compile()
     b = board
     k = len(b.tenants)
@@ -328,5 +357,4 @@ def run_board(board, failsafe: bool, requests: int | None, window_s: float | Non
         -1 if requests is None else int(requests),
         0.0 if window_s is None else float(window_s), window_s is not None, max(cap, 1))
     n = out[0]
-    order = tuple(zip(out[1][:n].tolist(), out[2][:n].tolist(), out[3][:n].tolist()))
-    return (order, *(tuple(a[:n].tolist()) for a in out[4:]))
+    return tuple(a[:n] for a in out[1:])

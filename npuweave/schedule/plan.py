@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from npuweave.schedule.base import Policy, Tenant
 from npuweave.schedule.board import Board, DispatchHook
 from npuweave.schedule.closedloop import ClosedLoop
@@ -128,12 +130,50 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
                     tuple(notes), policy.name)
 
 
+def plan_arrays(policy: Policy, board: Board, requests: int | None, window_s: float | None,
+                path: str = "auto") -> tuple[np.ndarray, ...]:
+    """Run ``board`` (started with ``start_streams``) to the end on ``path`` (as in
+    ``plan_using``); return ``tenant, request, unit, fs, fe, cs, ce`` as arrays, one row per
+    decision (what ``npuweave.sim.fastloop`` builds its result from)."""
+    path = _choose(path, policy, board, requests, window_s)
+    if path == "kernel":
+        from npuweave.schedule import kernel
+
+        return kernel.run_board_arrays(board, policy.failsafe,  # type: ignore[attr-defined]
+                                       requests, window_s,
+                                       _expected_decisions(board, requests, window_s))
+    rows = []
+    select, commit = policy.select, board.commit
+    while board.active:
+        t = select(board)
+        rows.append((t, *commit(t)))
+    cols = list(zip(*rows)) if rows else [()] * 7
+    return (*(np.array(c, np.int64) for c in cols[:3]),
+            *(np.array(c, np.float64) for c in cols[3:]))
+
+
 # "auto" uses the kernel from this many expected decisions on (about 0.5 s of reference time)
 # when numba's on-disk cache of the kernel is warm (loading it costs about 0.3-0.6 s) ...
 KERNEL_MIN_DECISIONS = 100_000
 # ... and from this many when it is cold: compiling costs about 9 s, so below about 3 M
-# decisions (3 us each in the reference) the reference finishes first.
+# decisions (3 us each in the reference) the reference finishes first ...
 KERNEL_COLD_MIN_DECISIONS = 3_000_000
+# ... and from this many once this process has loaded the kernels (a call then costs tens of
+# microseconds of array conversion).
+KERNEL_LOADED_MIN_DECISIONS = 1_000
+
+
+def kernels_pay(decisions: int) -> bool:
+    """Whether compiled kernels are worth using for a run of ``decisions`` decisions: numba is
+    installed and the run reaches ``KERNEL_LOADED_MIN_DECISIONS`` when the kernels are already
+    loaded in this process, ``KERNEL_MIN_DECISIONS`` when numba's cache is warm, else
+    ``KERNEL_COLD_MIN_DECISIONS`` (docs/SCHEDULING.md)."""
+    from npuweave.schedule import kernel
+
+    if kernel.loaded():
+        return decisions >= KERNEL_LOADED_MIN_DECISIONS
+    need = KERNEL_MIN_DECISIONS if kernel_cache_warm() else KERNEL_COLD_MIN_DECISIONS
+    return decisions >= need and kernel.available()
 
 
 def kernel_cache_warm() -> bool:
@@ -150,8 +190,10 @@ def _choose(path: str, policy: Policy, board: Board, requests: int | None,
         raise ValueError(f'path must be "auto", "python" or "kernel", got {path!r}')
     from npuweave.schedule.layerweaver import Layerweaver
 
-    # the kernel implements the "npuweave" reading only; other readings use the Python path
-    fits = type(policy) is Layerweaver and getattr(policy, "kernel_ok", False)
+    # the kernel implements the "npuweave" reading only; other readings use the Python path,
+    # except with the failsafe on (first come, first served: no reading involved)
+    fits = type(policy) is Layerweaver and (getattr(policy, "kernel_ok", False)
+                                            or getattr(policy, "failsafe", False))
     fits = fits and all(s <= board.buf for u in board.size for s in u)
     fits = fits and (requests is None or isinstance(requests, int))
     if path == "kernel" and not fits:
@@ -161,12 +203,7 @@ def _choose(path: str, policy: Policy, board: Board, requests: int | None,
         return path
     if not fits:
         return "python"
-    need = KERNEL_MIN_DECISIONS if kernel_cache_warm() else KERNEL_COLD_MIN_DECISIONS
-    if _expected_decisions(board, requests, window_s) < need:
-        return "python"
-    from npuweave.schedule import kernel
-
-    return "kernel" if kernel.available() else "python"
+    return "kernel" if kernels_pay(_expected_decisions(board, requests, window_s)) else "python"
 
 
 def _expected_decisions(board: Board, requests: int | None, window_s: float | None) -> int:

@@ -5,12 +5,13 @@ a layer-wise policy from ``npuweave.schedule``) and ``standalone_time`` (one req
 the same engine). Both return seconds / ``SimResult``; see ``docs/SCHEDULING.md``.
 """
 
+from npuweave.sim.intervals import IntervalColumns
 from npuweave.sim.records import Interval, RequestRecord
 from npuweave.sim.result import SimResult
 from npuweave.sim.streams import run_streams, run_tenants, standalone_time
 from npuweave.sim.sweep import AimtSweep, sweep_aimt
 
 __all__ = [
-    "AimtSweep", "Interval", "RequestRecord", "SimResult", "run_streams", "run_tenants",
-    "standalone_time", "sweep_aimt",
+    "AimtSweep", "Interval", "IntervalColumns", "RequestRecord", "SimResult", "run_streams",
+    "run_tenants", "standalone_time", "sweep_aimt",
 ]

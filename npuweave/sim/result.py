@@ -6,6 +6,7 @@ read it. Times are seconds from the start of the run.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -20,7 +21,9 @@ class SimResult:
     Attributes
     ----------
     intervals : busy intervals, one per unit on ``"PE"`` (zero-length ones included, so every
-        scheduled unit appears exactly once) and one per transferred part on ``"DRAM"``.
+        scheduled unit appears exactly once) and one per transferred part on ``"DRAM"``; a
+        tuple, or for closed-loop runs an ``IntervalColumns`` (the same records, stored as
+        arrays and built on first use).
     requests : one record per finished request, ordered by tenant, then request index.
     makespan_s : time the last unit finished (0 when nothing ran).
     pe_busy_s, dram_busy_s : total busy time of the PE array and of the DRAM interface.
@@ -29,7 +32,7 @@ class SimResult:
     tenants : tenant labels in input order (a model given twice gets ``"name#2"``).
     """
 
-    intervals: tuple[Interval, ...]
+    intervals: Sequence[Interval]
     requests: tuple[RequestRecord, ...]
     makespan_s: float
     pe_busy_s: float

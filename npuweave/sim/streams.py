@@ -16,13 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from npuweave.cost.types import LayerCost
 from npuweave.errors import ConfigError
 from npuweave.hardware.npu import NPU
 from npuweave.schedule.base import Policy, Tenant
 from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.registry import get_scheduler
-from npuweave.sim.records import Interval, RequestRecord
+from npuweave.sim.fastloop import closed_loop_mode, fast_path_refusal, run_fast
+from npuweave.sim.intervals import interval_columns
+from npuweave.sim.records import RequestRecord
 from npuweave.sim.result import SimResult
 from npuweave.sim.serve import MAX_EVENTS, Simulator
 from npuweave.sim.tenants import ModelSpec, tenants_for
@@ -31,9 +35,15 @@ from npuweave.sim.tenants import ModelSpec, tenants_for
 def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
                 scheduler: str | Policy = "layerweaver", requests: int = 10,
                 window_s: float | None = None, seed: int = 0, max_events: int = MAX_EVENTS,
-                **scheduler_opts: object) -> SimResult:
+                fast: bool | None = None, **scheduler_opts: object) -> SimResult:
     """Closed-loop streams of already-costed tenants on the engine (the core of
     ``run_streams``; no zoo, no cost model).
+
+    Where the closed-loop fast path is valid (``npuweave.sim.fastloop``: a layer-wise policy
+    that only selects) the result is built from the planned schedule instead, equal field for
+    field. ``fast=None`` chooses by itself (or as the environment variable
+    ``NPUWEAVE_CLOSED_LOOP`` says: ``auto``, ``fast``, ``engine``); ``fast=True`` insists
+    (a ``ConfigError`` where it is not valid); ``fast=False`` always runs the engine.
 
     Examples
     --------
@@ -45,6 +55,17 @@ def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
     _check_run(tenants, requests, window_s)
     policy = (get_scheduler(scheduler, seed=seed, **scheduler_opts)
               if isinstance(scheduler, str) else scheduler)
+    mode = closed_loop_mode(fast)
+    if mode != "engine":
+        loop = ClosedLoop(requests, window_s)
+        why = fast_path_refusal(tenants, dram_bw, policy, loop, max_events)
+        if why is not None and mode == "fast":
+            raise ConfigError(f"the closed-loop fast path cannot run this: {why}; "
+                              "use fast=False (or NPUWEAVE_CLOSED_LOOP=engine)")
+        if why is None:
+            result = run_fast(tenants, buffer_bytes, dram_bw, policy, loop)
+            if result is not None:
+                return result
     sim = Simulator(tenants, buffer_bytes, dram_bw, policy,
                     closed=ClosedLoop(requests, window_s), log=True, max_events=max_events)
     sim.run()
@@ -67,19 +88,29 @@ def _check_run(tenants: Sequence[Tenant], requests: int, window_s: float | None)
 
 
 def _result(tenants: Sequence[Tenant], sim: Simulator) -> SimResult:
-    labels = [t.label for t in tenants]
-    names = [t.units for t in tenants]
+    labels = tuple(t.label for t in tenants)
     eng = sim.engine
-    iv = [Interval("PE", labels[u.tenant], sim.tindex[r], names[u.tenant][u.index], s, e)
-          for u, r, s, e in eng.pe_log]
-    iv += [Interval("DRAM", labels[u.tenant], sim.tindex[r], names[u.tenant][u.index], s, e)
-           for u, r, s, e, _ in eng.dram_log]
-    iv.sort(key=lambda x: (x.start_s, x.resource != "DRAM", x.end_s))
+    count, tix = [len(t.units) for t in tenants], sim.tindex
+    # a checkpoint's unit index is -1: named after the tenant's last unit, as Python indexes
+    pe = _columns([(u.tenant, tix[r], u.index % count[u.tenant], s, e)
+                   for u, r, s, e in eng.pe_log])
+    dram = _columns([(u.tenant, tix[r], u.index % count[u.tenant], s, e)
+                     for u, r, s, e, _ in eng.dram_log])
+    iv = interval_columns(labels, [t.units for t in tenants], pe, dram)
     done = sorted((r.model, sim.tindex[r.id], r) for r in sim.requests if r.done)
     recs = [RequestRecord(labels[t], tenants[t].model, k, r.arrival_s, r.start_s, r.finish_s,
                           tenants[t].batch) for t, k, r in done]
-    return SimResult(tuple(iv), tuple(recs), eng.last_end, eng.pe_busy_s, eng.dram_busy_s,
-                     tuple(sim.notes), sim.policy.name, tuple(labels))
+    return SimResult(iv, tuple(recs), eng.last_end, eng.pe_busy_s, eng.dram_busy_s,
+                     tuple(sim.notes), sim.policy.name, labels)
+
+
+def _columns(rows: list[tuple[int, int, int, float, float]]) -> tuple[np.ndarray, ...]:
+    """``(tenant, request, unit, start, end)`` rows as five arrays."""
+    if not rows:
+        return (*(np.zeros(0, np.int64) for _ in range(3)), np.zeros(0), np.zeros(0))
+    t, r, u, s, e = zip(*rows)
+    return (np.array(t, np.int64), np.array(r, np.int64), np.array(u, np.int64),
+            np.array(s, np.float64), np.array(e, np.float64))
 
 
 def run_streams(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,

@@ -97,3 +97,25 @@ def test_auto_uses_kernel_only_for_long_layerweaver_runs():
         _choose("kernel", printed, board, 1, None)
     with pytest.raises(ValueError, match="path must be"):
         _choose("numba", lw, board, 1, None)
+
+
+def test_kernel_runs_the_failsafe_of_any_reading():
+    # both tenants memory-intensive: the failsafe (first come, first served) takes over and
+    # no reading is involved, so the kernel serves the default ("printed") reading too
+    ts = [make_tenant("a", [0.1, 0.2, 0.1], [40, 90, 10], 100),
+          make_tenant("b", [0.3, 0.1], [70, 50], 100)]
+    ref = plan_using("python", "layerweaver", ts, 100, 10.0, 4)
+    assert ref.notes and "failsafe" in ref.notes[0]
+    assert plan_using("kernel", "layerweaver", ts, 100, 10.0, 4) == ref
+
+
+def test_loaded_kernels_pay_from_a_small_threshold():
+    from npuweave.schedule import kernel
+    from npuweave.schedule.plan import KERNEL_LOADED_MIN_DECISIONS, kernels_pay
+
+    if not kernel.available():
+        pytest.skip("numba is not installed")
+    kernel.load()
+    assert kernel.loaded()
+    assert kernels_pay(KERNEL_LOADED_MIN_DECISIONS)
+    assert not kernels_pay(KERNEL_LOADED_MIN_DECISIONS - 1)

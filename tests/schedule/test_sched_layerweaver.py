@@ -239,7 +239,7 @@ def test_every_reading_keeps_predicted_equal_to_simulated(units, bw, requests, o
     ts = [make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], 100)
           for k, us in enumerate(units)]
     s = plan("layerweaver", ts, 100, bw, requests, failsafe=False, **opts)
-    r = run_tenants(ts, 100, bw, "layerweaver", requests, failsafe=False, **opts)
+    r = run_tenants(ts, 100, bw, "layerweaver", requests, failsafe=False, fast=False, **opts)
     pe = {(iv.tenant, iv.request, iv.unit): (iv.start_s, iv.end_s)
           for iv in r.intervals if iv.resource == "PE"}
     assert len(pe) == len(s.order)

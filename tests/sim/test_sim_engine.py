@@ -80,7 +80,7 @@ def test_engine_reproduces_layerweaver_prediction_exactly():
     cnn = make_tenant("cnn", [0.7, 3.1, 2.3, 0.2, 4.4, 1.9], [13, 57, 31, 88, 22, 64], 100)
     nlp = make_tenant("nlp", [0.3, 0.11, 0.9, 0.25], [91, 77, 45, 99], 100)
     s = plan("layerweaver", [cnn, nlp], 100, 7.3, requests=4)
-    r = run_tenants([cnn, nlp], 100, 7.3, "layerweaver", requests=4)
+    r = run_tenants([cnn, nlp], 100, 7.3, "layerweaver", requests=4, fast=False)
     units = (cnn.units, nlp.units)
     pe = {(iv.tenant, iv.request, iv.unit): (iv.start_s, iv.end_s)
           for iv in r.intervals if iv.resource == "PE"}

@@ -35,7 +35,7 @@ def build(inst):
 
 def run(inst):
     ts = build(inst)
-    return ts, run_tenants(ts, BUF, inst["bw"], inst["policy"], inst["requests"])
+    return ts, run_tenants(ts, BUF, inst["bw"], inst["policy"], inst["requests"], fast=False)
 
 
 @PROFILE
@@ -43,7 +43,7 @@ def run(inst):
 def test_engine_reproduces_predicted_times_exactly(inst):
     ts = build(inst)
     s = plan(inst["policy"], ts, BUF, inst["bw"], inst["requests"])
-    r = run_tenants(ts, BUF, inst["bw"], inst["policy"], inst["requests"])
+    r = run_tenants(ts, BUF, inst["bw"], inst["policy"], inst["requests"], fast=False)
     pe = {(iv.tenant, iv.request, iv.unit): (iv.start_s, iv.end_s)
           for iv in r.intervals if iv.resource == "PE"}
     assert len(pe) == len(s.order)

@@ -1,0 +1,113 @@
+"""The DMA parts of a planned schedule: ScheduleMemFetch (Figure IV.5) replayed part by part.
+
+A weight fetch that does not fit the free space of the buffer moves in parts: first the free
+space, then one part per in-flight unit as its computation ends and frees its weights, in the
+order they complete. ``Board.fetch_end`` walks those parts to predict when the fetch ends; the
+NPU engine (``npuweave.sim.engine``) moves them, one DRAM busy interval per part. ``fetch_parts``
+replays a finished schedule's in-flight list (the ``Board``'s ``used`` and ``(bytes,
+completion)`` list) and returns every part with the float operations of both, so the closed-loop
+fast path (``npuweave.sim.fastloop``) can build the engine's DRAM intervals without the engine.
+Like ``npuweave.schedule.kernel`` it is compiled by numba when the kernels are loaded and
+plain Python otherwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from npuweave.schedule.kernel import _jit, loaded
+
+
+@_jit
+def _parts(size, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_j, o_s, o_e, o_b):
+    """Fill ``o_*`` with the parts of decisions ``0..n-1``; return ``(parts, ok)`` where ``ok``
+    says every fetch's last part ended at its predicted fetch end. ``fl_s``, ``fl_c`` hold
+    the in-flight list (room for ``n`` entries). Arrays when compiled; lists otherwise (plain
+    Python indexes lists several times faster than arrays)."""
+    head = 0
+    tail = 0
+    used = 0
+    m = 0
+    ok = True
+    for j in range(n):
+        sz = size[j]
+        if sz > 0:
+            free = buf - used
+            t = fs[j]
+            if sz <= free:
+                o_j[m], o_s[m], o_e[m], o_b[m] = j, t, t + sz / bw, sz
+                m += 1
+                end = t + sz / bw
+            else:
+                if free > 0:
+                    end = t + free / bw
+                    o_j[m], o_s[m], o_e[m], o_b[m] = j, t, end, free
+                    m += 1
+                    t = end
+                need = sz - free
+                k = head
+                end = np.inf
+                while k < tail:
+                    s = fl_s[k]
+                    c = fl_c[k]
+                    if t < c:
+                        t = c
+                    part = need if need <= s else s
+                    end = t + part / bw
+                    o_j[m], o_s[m], o_e[m], o_b[m] = j, t, end, part
+                    m += 1
+                    if need <= s:
+                        break
+                    need -= s
+                    t = end
+                    k += 1
+            if end != fe[j]:
+                ok = False
+        while head < tail and fl_c[head] <= fe[j]:
+            used -= fl_s[head]
+            head += 1
+        if sz > 0 and ce[j] > fe[j]:
+            fl_s[tail] = sz
+            fl_c[tail] = ce[j]
+            tail += 1
+            used += sz
+    return m, ok
+
+
+def fetch_parts(size: np.ndarray, fs: np.ndarray, fe: np.ndarray, ce: np.ndarray, buf: int,
+                bw: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """DRAM parts of a schedule, one row per part in the order the DMA moves them.
+
+    ``size``, ``fs``, ``fe``, ``ce`` are per decision (weight bytes of the unit, fetch start,
+    fetch end, compute end), in dispatch order. Returns ``(decision, start_s, end_s, bytes)``
+    arrays, or None when a replayed fetch does not end at its predicted ``fe`` (the schedule
+    was not made by the ``Board`` with this buffer and bandwidth). Compiled once the kernels
+    are loaded (``npuweave.schedule.kernel.loaded()``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> # 10-byte buffer at 10 B/s: unit 0 (10 B) fetches 0-1 s and computes 1-3 s; unit 1
+    >>> # (5 B) waits for its space until unit 0 frees it at 3 s, then fetches 3-3.5 s
+    >>> j, s, e, b = fetch_parts(np.array([10, 5]), np.array([0.0, 1.0]),
+    ...                          np.array([1.0, 3.5]), np.array([3.0, 4.5]), 10, 10.0)
+    >>> j.tolist(), s.tolist(), e.tolist(), b.tolist()
+    ([0, 1], [0.0, 3.0], [1.0, 3.5], [10, 5])
+    """
+    n = int(size.shape[0])
+    cap = 2 * n + 1  # a fetch's first part, plus one per in-flight entry (each used once)
+    size = size.astype(np.int64, copy=False)
+    if loaded():
+        o_j, o_b = np.empty(cap, np.int64), np.empty(cap, np.int64)
+        o_s, o_e = np.empty(cap, np.float64), np.empty(cap, np.float64)
+        m, ok = _parts(size, fs, fe, ce, int(buf), float(bw), n, np.empty(n + 1, np.int64),
+                       np.empty(n + 1, np.float64), o_j, o_s, o_e, o_b)
+    else:
+        l_j, l_b, l_s, l_e = [0] * cap, [0] * cap, [0.0] * cap, [0.0] * cap
+        m, ok = _parts(size.tolist(), fs.tolist(), fe.tolist(), ce.tolist(), int(buf),
+                       float(bw), n, [0] * (n + 1), [0.0] * (n + 1), l_j, l_s, l_e, l_b)
+        o_j, o_s, o_e, o_b = (np.asarray(x[:m]) for x in (l_j, l_s, l_e, l_b))
+    if not ok:
+        return None
+    return (np.asarray(o_j[:m], np.int64), np.asarray(o_s[:m], np.float64),
+            np.asarray(o_e[:m], np.float64), np.asarray(o_b[:m], np.int64))
