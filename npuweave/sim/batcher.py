@@ -1,0 +1,118 @@
+"""Triton-style dynamic batching, shared by the serving simulator and the capacity searches.
+
+Triton's dynamic batcher keeps one queue per model and hands the model a batch when the model
+can take one: it takes up to ``max_batch`` queued requests at once, and while fewer are queued
+it waits for more, at most ``window_s`` after the oldest one arrived. ``Batcher`` implements
+that rule over a fixed list of arrivals, with "the model can take one" read as "one of the
+model's ``slots`` is free":
+
+* ``slots=1`` (per-model FIFO): one batch of a model in service at a time, Triton with one
+  model instance (the thesis's per-model request queue);
+* ``slots=k``: up to ``k`` batches of one model in service at once, each its own candidate
+  (Layerweaver+'s ``grouping="per-request"``).
+
+A slot is freed by its driver once the batch's last unit has been *dispatched* (chapter IV's
+CheckEnd: the next batch of the model may fetch its weights while the previous one computes
+its last layers). Requests queued while every slot is busy are merged into the next batch,
+which is what ``npuweave.sim.serving.batch_arrivals`` (batches closed on the arrival times
+alone) did not do.
+
+``Batcher`` is pure bookkeeping (no clock of its own): a driver calls ``admit(now)`` at every
+decision and at the times ``wake(now)`` names, and ``free`` when a batch's last unit went out.
+The drivers are ``npuweave.experiments.lwserve`` (the predictor alone) and
+``npuweave.sim.batch_serve.BatchingSimulator`` (the event-driven engine); a property test
+checks that they serve identically.
+
+Examples
+--------
+>>> b = Batcher([0.0, 0.001, 0.0015, 0.004], [0, 0, 0, 0], 1, window_s=0.002, max_batch=4)
+>>> b.admit(0.0015), b.wake(0.0015)     # the oldest waits until 0.002 for company
+([], 0.002)
+>>> b.admit(0.002)                       # window over: the three that arrived go together
+[(0, 0, [0, 1, 2])]
+>>> b.admit(0.004), b.wake(0.004)        # slot busy: request 3 waits for it
+([], None)
+>>> b.free(0, 0)
+>>> b.admit(0.005), b.wake(0.005)        # free, but request 3's window runs to 0.006
+([], 0.006)
+>>> b.admit(0.007)
+[(0, 0, [3])]
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Sequence
+
+from npuweave.errors import ConfigError
+
+#: A batch formed by ``Batcher.admit``: model, slot, arrival indices (oldest first).
+Formed = tuple[int, int, list[int]]
+
+
+class Batcher:
+    """Per-model request queues with Triton's batching rule over ``slots`` per model."""
+
+    __slots__ = ("times", "models", "window", "cap", "next", "pending", "busy", "dirty")
+
+    def __init__(self, time_s: Sequence[float], model: Sequence[int], n_models: int,
+                 window_s: float = 0.0, max_batch: int = 1, slots: int = 1) -> None:
+        if isinstance(max_batch, bool) or int(max_batch) != max_batch or max_batch < 1:
+            raise ConfigError(f"max batch {max_batch!r}: give an integer >= 1")
+        if not (math.isfinite(window_s) and window_s >= 0):
+            raise ConfigError(f"batching window {window_s!r} s: give a finite value >= 0")
+        if isinstance(slots, bool) or int(slots) != slots or slots < 1:
+            raise ConfigError(f"max in flight {slots!r}: give an integer >= 1 (batches of one "
+                              "model in service at once)")
+        self.times = [float(x) for x in time_s]
+        self.models = [int(x) for x in model]
+        self.window, self.cap = float(window_s), int(max_batch)
+        self.next = 0
+        self.pending: list[deque[int]] = [deque() for _ in range(n_models)]
+        self.busy = [[False] * int(slots) for _ in range(n_models)]
+        self.dirty = False  # a queue may be able to form a batch without a new arrival
+
+    def admit(self, now: float) -> list[Formed]:
+        """Take the arrivals up to ``now``; return the batches that form at ``now``."""
+        times, models, n = self.times, self.models, len(self.times)
+        changed = self.dirty
+        while self.next < n and times[self.next] <= now:
+            self.pending[models[self.next]].append(self.next)
+            self.next += 1
+            changed = True
+        if not changed:  # nothing arrived, nothing freed, no queue waiting for its window
+            return []
+        self.dirty = False
+        out: list[Formed] = []
+        w, cap = self.window, self.cap
+        for m, q in enumerate(self.pending):
+            busy = self.busy[m]
+            while q and not all(busy):
+                if len(q) < cap and times[q[0]] + w > now:
+                    self.dirty = True  # waits for its window or for its batch to fill
+                    break
+                s = busy.index(False)
+                busy[s] = True
+                out.append((m, s, [q.popleft() for _ in range(min(cap, len(q)))]))
+        return out
+
+    def free(self, m: int, s: int) -> None:
+        """Slot ``s`` of model ``m`` can take a new batch (its last unit was dispatched)."""
+        self.busy[m][s] = False
+        self.dirty = True
+
+    def wake(self, now: float) -> float | None:
+        """The next time ``admit`` may form a batch if no slot frees before: the next
+        arrival, or the end of a window of a model with a free slot (``None``: never)."""
+        out = self.times[self.next] if self.next < len(self.times) else math.inf
+        w, cap = self.window, self.cap
+        for m, q in enumerate(self.pending):
+            if q and not all(self.busy[m]):
+                out = min(out, now if len(q) >= cap else max(now, self.times[q[0]] + w))
+        return None if out == math.inf else out
+
+    @property
+    def done(self) -> bool:
+        """Every arrival has been handed out in a batch."""
+        return self.next == len(self.times) and not any(self.pending)
