@@ -37,7 +37,7 @@ from npuweave.errors import ConfigError
 from npuweave.schedule.base import COMPUTE, MEMORY, Tenant
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import Dispatch, LayerBase, View
-from npuweave.sim.batcher import Batcher
+from npuweave.sim.batcher import Batcher, inflight_slots
 from npuweave.sim.requests import Request
 
 
@@ -127,32 +127,6 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
     done = not np.isnan(st.finish).any()
     return Served(st.finish, st.batch, st.missed, bool(done), decisions,
                   int(getattr(policy, "urgent", 0)), spent, st.pe_busy, notes)
-
-
-def inflight_slots(policy: object, grouping: str | None = None,
-                   max_inflight: int | None = None) -> int:
-    """Batches of one model in service at once: 1 for ``per-model-fifo``, the cap for
-    ``per-request`` (``grouping`` and ``max_inflight`` default to the policy's attributes).
-
-    Examples
-    --------
-    >>> from npuweave.schedule.layerweaver_plus import LayerweaverPlus
-    >>> inflight_slots(LayerweaverPlus(grouping="per-request", max_inflight=3))
-    3
-    >>> inflight_slots(LayerweaverPlus(grouping="per-request", max_inflight=3), "per-model-fifo")
-    1
-    """
-    g = getattr(policy, "grouping", "per-model-fifo") if grouping is None else grouping
-    if g == "per-model-fifo":
-        return 1
-    if g != "per-request":
-        raise ConfigError(f"unknown grouping {g!r} (option --grouping); choose one of: "
-                          "per-model-fifo, per-request")
-    cap = getattr(policy, "max_inflight", 4) if max_inflight is None else max_inflight
-    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
-        raise ConfigError(f"max in flight {cap!r} (option --max-inflight): give an integer "
-                          ">= 1, the batches of one model in service at once")
-    return cap
 
 
 class _State:

@@ -47,6 +47,8 @@ from collections.abc import Sequence
 
 from npuweave.errors import ConfigError
 
+#: How requests of one model enter a policy's candidate group (``inflight_slots``).
+GROUPINGS = ("per-model-fifo", "per-request")
 #: A batch formed by ``Batcher.admit``: model, slot, arrival indices (oldest first).
 Formed = tuple[int, int, list[int]]
 
@@ -116,3 +118,29 @@ class Batcher:
     def done(self) -> bool:
         """Every arrival has been handed out in a batch."""
         return self.next == len(self.times) and not any(self.pending)
+
+
+def inflight_slots(policy: object, grouping: str | None = None,
+                   max_inflight: int | None = None) -> int:
+    """Batches of one model in service at once: 1 for ``per-model-fifo``, the cap for
+    ``per-request`` (``grouping`` and ``max_inflight`` default to the policy's attributes).
+
+    Examples
+    --------
+    >>> from npuweave.schedule.layerweaver_plus import LayerweaverPlus
+    >>> inflight_slots(LayerweaverPlus(grouping="per-request", max_inflight=3))
+    3
+    >>> inflight_slots(LayerweaverPlus(grouping="per-request"), "per-model-fifo")
+    1
+    """
+    g = getattr(policy, "grouping", "per-model-fifo") if grouping is None else grouping
+    if g == "per-model-fifo":
+        return 1
+    if g != "per-request":
+        raise ConfigError(f"unknown grouping {g!r} (option --grouping); choose one of: "
+                          "per-model-fifo, per-request")
+    cap = getattr(policy, "max_inflight", 4) if max_inflight is None else max_inflight
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+        raise ConfigError(f"max in flight {cap!r} (option --max-inflight): give an integer "
+                          ">= 1, the batches of one model in service at once")
+    return cap
