@@ -70,13 +70,15 @@ class LayerweaverPlus(LayerBase):
                  seed: int = 0, max_inflight: int = 4) -> None:
         self.mode = standalone_mode(standalone)
         if grouping not in GROUPINGS:
-            raise ConfigError(f"unknown grouping {grouping!r} for layerweaver-plus (option "
-                              f"--grouping); choose one of: {', '.join(GROUPINGS)}")
+            raise ConfigError(f"unknown grouping {grouping!r} for layerweaver-plus (capacity "
+                              "--grouping, serve --scheduler-opt grouping=...); choose one "
+                              f"of: {', '.join(GROUPINGS)}")
         if isinstance(max_inflight, bool) or not isinstance(max_inflight, int) \
                 or max_inflight < 1:
-            raise ConfigError(f"max_inflight {max_inflight!r} for layerweaver-plus (option "
-                              "--max-inflight): give an integer >= 1, the batches of one "
-                              "model in service at once with grouping per-request")
+            raise ConfigError(f"max_inflight {max_inflight!r} for layerweaver-plus (capacity "
+                              "--max-inflight, serve --scheduler-opt max_inflight=...): give "
+                              "an integer >= 1, the batches of one model in service at once "
+                              "with grouping per-request")
         self.grouping = grouping
         self.max_inflight = max_inflight
         self.audit = bool(audit)
