@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from npuweave.schedule.base import Tenant
-from npuweave.sim.batcher import Batcher
+from npuweave.sim.batcher import Batcher, Column
 from npuweave.sim.requests import Request, State
 from npuweave.sim.serve import WAKE, Simulator
 
@@ -70,9 +70,9 @@ class BatchingSimulator(Simulator):
     """
 
     def __init__(self, tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
-                 policy: Any, batcher: Batcher, time_s: Sequence[float],
-                 model: Sequence[int], priority: Sequence[int] | None = None,
-                 deadline_abs_s: Sequence[float] | None = None, **kw: Any) -> None:
+                 policy: Any, batcher: Batcher, time_s: Column, model: Column,
+                 priority: Column | None = None, deadline_abs_s: Column | None = None,
+                 **kw: Any) -> None:
         n = len(time_s)
         self.batcher = batcher
         self.times = np.asarray(time_s, float)

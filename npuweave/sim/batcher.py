@@ -45,8 +45,12 @@ import math
 from collections import deque
 from collections.abc import Sequence
 
+import numpy as np
+
 from npuweave.errors import ConfigError
 
+#: Per-request values: a sequence or a 1-d array.
+Column = Sequence[float] | Sequence[int] | np.ndarray
 #: How requests of one model enter a policy's candidate group (``inflight_slots``).
 GROUPINGS = ("per-model-fifo", "per-request")
 #: A batch formed by ``Batcher.admit``: model, slot, arrival indices (oldest first).
@@ -58,7 +62,7 @@ class Batcher:
 
     __slots__ = ("times", "models", "window", "cap", "next", "pending", "busy", "dirty")
 
-    def __init__(self, time_s: Sequence[float], model: Sequence[int], n_models: int,
+    def __init__(self, time_s: Column, model: Column, n_models: int,
                  window_s: float = 0.0, max_batch: int = 1, slots: int = 1) -> None:
         if isinstance(max_batch, bool) or int(max_batch) != max_batch or max_batch < 1:
             raise ConfigError(f"max batch {max_batch!r}: give an integer >= 1")
