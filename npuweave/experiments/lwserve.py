@@ -102,8 +102,10 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
     limit = math.inf if stop_missed is None else stop_missed
     decisions, spent = 0, 0.0
     now = 0.0
+    admit, start = st.batcher.admit, st.start
     while st.missed < limit:
-        st.admit(now)
+        for m, s, reqs in admit(now):
+            start(m * slots + s, m, reqs)
         if not board.active:
             nxt = st.next_event(now)
             if nxt is None:
@@ -133,7 +135,7 @@ class _State:
     """Batches in service and outcomes of one ``serve_layerwise`` run.
 
     Board tenant ``m * slots + s`` is slot ``s`` of model ``m``; a batch that forms in a slot
-    gets the model's costs at its size (``_start``).
+    gets the model's costs at its size (``start``).
     """
 
     def __init__(self, costs: Sequence[Sequence[Tenant]], board: Predictor, time_s: np.ndarray,
@@ -157,11 +159,8 @@ class _State:
         self.missed = 0
         self.pe_busy = 0.0
 
-    def admit(self, now: float) -> None:
-        for m, s, reqs in self.batcher.admit(now):
-            self._start(m * self.slots + s, m, reqs)
-
-    def _start(self, t: int, m: int, reqs: list[int]) -> None:
+    def start(self, t: int, m: int, reqs: list[int]) -> None:
+        """Board tenant ``t`` (a slot of model ``m``) takes the batch ``reqs``."""
         b = self.board
         comp, size, ftime, kind = self.arrays[m][len(reqs) - 1]
         bw, buf = b.bw, b.buf

@@ -81,14 +81,14 @@ class Batcher:
 
     def admit(self, now: float) -> list[Formed]:
         """Take the arrivals up to ``now``; return the batches that form at ``now``."""
-        times, models, n = self.times, self.models, len(self.times)
-        changed = self.dirty
-        while self.next < n and times[self.next] <= now:
-            self.pending[models[self.next]].append(self.next)
-            self.next += 1
-            changed = True
-        if not changed:  # nothing arrived, nothing freed, no queue waiting for its window
-            return []
+        times, nxt = self.times, self.next
+        if not self.dirty and (nxt == len(times) or times[nxt] > now):
+            return []  # nothing arrived, nothing freed, no queue waiting for its window
+        models, n = self.models, len(times)
+        while nxt < n and times[nxt] <= now:
+            self.pending[models[nxt]].append(nxt)
+            nxt += 1
+        self.next = nxt
         self.dirty = False
         out: list[Formed] = []
         w, cap = self.window, self.cap
