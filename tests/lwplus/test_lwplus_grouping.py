@@ -16,6 +16,7 @@ from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 from npuweave.schedule.sequential import Sequential
 from npuweave.sim.batch_serve import BatchingSimulator
 from npuweave.sim.batcher import Batcher
+from npuweave.sim.serve import Simulator
 
 unit = st.tuples(st.integers(0, 60), st.floats(0.01, 3.0))
 TWO = Tenant("a", ("x", "y"), (2.0, 2.0), (10, 10))   # fetch 1 s, compute 2 s per unit
@@ -75,6 +76,30 @@ def test_predictor_loop_equals_the_batching_simulator(tenants, arrivals, name, w
     assert fast.finish_s.tolist() == slow.tolist()
     assert fast.batch.tolist() == size.tolist()
     assert int(size.max()) <= cap
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(unit, min_size=1, max_size=4), min_size=1, max_size=3),
+       st.lists(st.tuples(st.floats(0.0, 20.0), st.integers(0, 2)), min_size=1, max_size=14),
+       st.sampled_from(["sequential", "layerweaver", "layerweaver-plus"]))
+def test_batches_of_one_serve_as_without_batching(tenants, arrivals, name) -> None:
+    """Window 0, max 1, one slot: the batcher's per-model queue releases each request when
+    its predecessor's last unit has gone out, which is when the board's own per-tenant queue
+    would (``npuweave serve --batching none``): a layer-wise policy sees the same candidates."""
+    costs = _costs(tenants, 1)
+    times, models = _trace(arrivals, len(tenants))
+    dl = times + np.array([4.0 + 3 * m for m in range(len(tenants))])[models]
+    rows = [(float(a), int(m), 1, float(d)) for a, m, d in zip(times, models, dl)]
+    plain = Simulator([c[0] for c in costs], 100, 10.0, _policy(name), arrivals=rows)
+    plain.run()
+    batched = BatchingSimulator([c[0] for c in costs], 100, 10.0, _policy(name),
+                                Batcher(times, models, len(costs)), times, models,
+                                deadline_abs_s=dl)
+    batched.run()
+    assert sorted(len(g[3]) for g in batched.groups) == [1] * len(times)
+    # requests are numbered in the order their batches formed: compare per arrival
+    by_row = {g[3][0]: r.finish_s for g, r in zip(batched.groups, batched.requests)}
+    assert [by_row[i] for i in range(len(times))] == [r.finish_s for r in plain.requests]
 
 
 @settings(max_examples=80, deadline=None)
