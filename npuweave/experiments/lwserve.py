@@ -103,6 +103,7 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
     decisions, spent = 0, 0.0
     now = 0.0
     admit, start = st.batcher.admit, st.start
+    inherit = bool(getattr(policy, "inherit", False))
     while st.missed < limit:
         for m, s, reqs in admit(now):
             start(m * slots + s, m, reqs)
@@ -118,6 +119,8 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
             t = policy.select(board)
         else:
             view.now = now
+            if inherit:
+                st.inherit()
             view.running = [st.current[m] for m in board.active]  # type: ignore[misc]
             decision = policy.decide(now, view)
             assert isinstance(decision, Dispatch), "layer-wise policies answer Dispatch"
@@ -152,7 +155,11 @@ class _State:
         self.finish = np.full(n, np.nan)
         self.batch = np.zeros(n, np.int64)
         self.batcher = Batcher(self.times, model, len(costs), batching.window_s,
-                               batching.max_batch, slots)
+                               batching.max_batch, slots,
+                               [t + self.rel[int(m)] for t, m in zip(self.times, model)])
+        # approx standalone time of a whole batch, per model and size (deadline inheritance)
+        self.alone = [[_alone(c, f) for c, _, f, _ in per] for per in self.arrays]
+        self.own: list[float] = [math.inf] * len(board.tenants)
         self.members: list[list[int]] = [[] for _ in board.tenants]
         self.current: list[Request | None] = [None] * len(board.tenants)
         self.batches = 0
@@ -170,12 +177,22 @@ class _State:
         first = self.times[reqs[0]]
         deadline = min(self.times[r] for r in reqs) + self.rel[m]
         self.members[t] = reqs
+        self.own[t] = deadline
         # ``model`` is the board tenant, as in the serving simulator (policies match on it)
         self.current[t] = Request(self.batches, t, first, deadline_s=deadline,
                                   batch=len(reqs), units=len(comp))
         self.batches += 1
         self.pe_busy += sum(comp)
         b.issue(t, self.batches - 1, first)
+
+    def inherit(self) -> None:
+        """Each batch in service takes the deadline of its model's queue when earlier."""
+        due, alone, own, slots = self.batcher.due, self.alone, self.own, self.slots
+        for t, req in enumerate(self.current):
+            if req is not None:
+                m = t // slots
+                d = due(m, alone[m])
+                req.deadline_s = d if d < own[t] else own[t]
 
     def finished(self, t: int, request: int, finish_s: float) -> None:
         """Board hook: the batch's last unit is dispatched; ``finish_s`` is its compute end."""
@@ -193,6 +210,14 @@ class _State:
     def next_event(self, now: float) -> float | None:
         """When work can start next with nothing in service: an arrival or a window end."""
         return self.batcher.wake(now)
+
+
+def _alone(comp: Sequence[float], ftime: Sequence[float]) -> float:
+    """Sum of ``max(compute, fetch)``, added from the last unit (as the simulator's suffix)."""
+    acc = 0.0
+    for c, f in zip(reversed(comp), reversed(ftime)):
+        acc += c if c > f else f
+    return acc
 
 
 def _check(costs: Sequence[Sequence[Tenant]], time_s: np.ndarray, model: np.ndarray,

@@ -54,7 +54,10 @@ class LayerweaverPlus(LayerBase):
     ``"per-model-fifo"`` (one batch of a model in service at a time, the rest queued behind it)
     or ``"per-request"`` (up to ``max_inflight`` batches of one model in service at once, each
     a separate candidate: the seed's k counts requests). The decision rule is the same; only
-    the board's tenants differ (``npuweave.sim.batcher``).
+    the board's tenants differ (``npuweave.sim.batcher``). ``inherit=True`` (not in the seed)
+    asks the serving driver to give a batch in service the deadline of the requests queued
+    behind it when that is earlier: their deadline less the standalone time of the batch they
+    will form (``Batcher.due``), so Mode 2 protects the queue a batch blocks.
     Counters after a run: ``decisions``, ``urgent`` (Mode 2 decisions), ``estimates``.
 
     Examples
@@ -67,7 +70,7 @@ class LayerweaverPlus(LayerBase):
 
     def __init__(self, standalone: str = "approx", grouping: str = "per-model-fifo",
                  audit: bool = False, prune: bool = True, fast: bool = True,
-                 seed: int = 0, max_inflight: int = 4) -> None:
+                 seed: int = 0, max_inflight: int = 4, inherit: bool = False) -> None:
         self.mode = standalone_mode(standalone)
         if grouping not in GROUPINGS:
             raise ConfigError(f"unknown grouping {grouping!r} for layerweaver-plus (capacity "
@@ -81,6 +84,7 @@ class LayerweaverPlus(LayerBase):
                               "with grouping per-request")
         self.grouping = grouping
         self.max_inflight = max_inflight
+        self.inherit = bool(inherit)
         self.audit = bool(audit)
         self.prune = bool(prune)
         self.fast = bool(fast)
@@ -102,6 +106,8 @@ class LayerweaverPlus(LayerBase):
         group = ("requests of one model first come first served" if self.grouping ==
                  "per-model-fifo" else f"up to {self.max_inflight} batches of one model in "
                  "service, each a candidate")
+        if self.inherit:
+            group += "; a batch in service inherits the deadline of the queue behind it"
         return [f"layerweaver-plus: standalone estimate {self.mode.value}, {group}; chapter "
                 "IV's failsafe is off (deadlines need the interleaving control)"]
 

@@ -89,6 +89,11 @@ class BatchingSimulator(Simulator):
         self.groups: list[Group] = []
         self.inservice: dict[tuple[int, int], Request] = {}
         self.wakes: set[float] = set()
+        self.inherit = bool(getattr(policy, "inherit", False))
+        self.own: dict[int, float] = {}  # request id -> its own deadline (inheritance)
+        # approx standalone time of a batch per model and size (its tenant's suffix sum)
+        self.alone = [[self.view.remaining[t][0] for t in self.slot[m][0]]
+                      for m in range(n_models)]
 
     # the simulator's arrival events only tell the batcher that time has come
     def _arrival_event(self) -> None:
@@ -102,7 +107,18 @@ class BatchingSimulator(Simulator):
         if not self.pending:  # a decision point: batches may form
             self._free(now)
             self._admit(now)
+            if self.inherit:
+                self._inherit()
         return super().next(now)
+
+    def _inherit(self) -> None:
+        """Each batch in service takes the deadline of its model's queue when earlier
+        (``Batcher.due``)."""
+        alone, due = self.alone, self.batcher.due
+        for (m, _), req in self.inservice.items():
+            d = due(m, alone[m])
+            own = self.own[req.id]
+            req.deadline_s = d if d < own else own
 
     def _free(self, now: float) -> None:
         done = [k for k, r in self.inservice.items() if r.dispatched == r.units
@@ -117,6 +133,7 @@ class BatchingSimulator(Simulator):
             req = self._arrive(t, now, int(self.prio[rows].max()), float(self.dl[rows].min()),
                                arrival_s=float(self.times[rows[0]]))
             self.inservice[m, s] = req
+            self.own[req.id] = req.deadline_s
             self.groups.append((now, m, len(rows), rows))
             self._start_wakeups(now)  # periodic policies: their ticks stop when idle
         wake = self.batcher.wake(now)

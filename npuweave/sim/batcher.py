@@ -60,10 +60,12 @@ Formed = tuple[int, int, list[int]]
 class Batcher:
     """Per-model request queues with Triton's batching rule over ``slots`` per model."""
 
-    __slots__ = ("times", "models", "window", "cap", "next", "pending", "busy", "dirty")
+    __slots__ = ("times", "models", "window", "cap", "next", "pending", "busy", "dirty",
+                 "deadlines")
 
     def __init__(self, time_s: Column, model: Column, n_models: int,
-                 window_s: float = 0.0, max_batch: int = 1, slots: int = 1) -> None:
+                 window_s: float = 0.0, max_batch: int = 1, slots: int = 1,
+                 deadline_abs_s: Column | None = None) -> None:
         if isinstance(max_batch, bool) or int(max_batch) != max_batch or max_batch < 1:
             raise ConfigError(f"max batch {max_batch!r}: give an integer >= 1")
         if not (math.isfinite(window_s) and window_s >= 0):
@@ -78,6 +80,7 @@ class Batcher:
         self.pending: list[deque[int]] = [deque() for _ in range(n_models)]
         self.busy = [[False] * int(slots) for _ in range(n_models)]
         self.dirty = False  # a queue may be able to form a batch without a new arrival
+        self.deadlines = None if deadline_abs_s is None else [float(x) for x in deadline_abs_s]
 
     def admit(self, now: float) -> list[Formed]:
         """Take the arrivals up to ``now``; return the batches that form at ``now``."""
@@ -117,6 +120,29 @@ class Batcher:
             if q and not all(self.busy[m]):
                 out = min(out, now if len(q) >= cap else max(now, self.times[q[0]] + w))
         return None if out == math.inf else out
+
+    def due(self, m: int, alone_s: Sequence[float]) -> float:
+        """When model ``m``'s batch in service must be done for its queue to make it: the
+        earliest deadline among the requests that would form the next batch, less that
+        batch's standalone time ``alone_s[size - 1]`` (``inf`` when nothing is queued).
+
+        A layer-wise policy that sees only the batch in service would let it run late while
+        requests queue behind it; ``LayerweaverPlus(inherit=True)`` gives the batch this
+        deadline when it is earlier than its own (deadline inheritance).
+
+        Examples
+        --------
+        >>> b = Batcher([0.0, 0.1, 0.2], [0, 0, 0], 1, 0.0, 4, deadline_abs_s=[5.0, 5.5, 6.0])
+        >>> b.admit(0.0), b.admit(0.2), b.due(0, [1.0, 1.5, 2.0, 2.5])  # 5.5 - 1.5
+        ([(0, 0, [0])], [], 4.0)
+        """
+        q = self.pending[m]
+        if not q or self.deadlines is None:
+            return math.inf
+        n = min(len(q), self.cap)
+        dl = self.deadlines
+        first = min(dl[q[i]] for i in range(n)) if n > 1 else dl[q[0]]
+        return first - alone_s[n - 1]
 
     @property
     def done(self) -> bool:

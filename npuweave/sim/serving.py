@@ -127,7 +127,8 @@ def _batched(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals, policy: 
     tenants, feet = costed_tenants(models, npu, sizes, cost_model)
     iso = [_isolated(tenants[k * cap], feet[k * cap], npu, kw["traffic"]) for k in range(n)]
     order = [k * cap + b for k in range(n) for _ in range(slots) for b in range(cap)]
-    batcher = Batcher(arrivals.time_s, arrivals.model, n, batching.window_s, cap, slots)
+    batcher = Batcher(arrivals.time_s, arrivals.model, n, batching.window_s, cap, slots,
+                      arrivals.deadline_abs_s)
     sim = BatchingSimulator([tenants[j] for j in order], npu.weight_buffer, npu.dram_bw,
                             policy, batcher, arrivals.time_s, arrivals.model,
                             arrivals.priority, arrivals.deadline_abs_s,

@@ -22,12 +22,12 @@ unit = st.tuples(st.integers(0, 60), st.floats(0.01, 3.0))
 TWO = Tenant("a", ("x", "y"), (2.0, 2.0), (10, 10))   # fetch 1 s, compute 2 s per unit
 
 
-def _policy(name: str, grouping: str = "per-model-fifo", cap: int = 4):
+def _policy(name: str, grouping: str = "per-model-fifo", cap: int = 4, inherit: bool = False):
     if name == "sequential":
         return Sequential()
     if name == "layerweaver":
         return Layerweaver(failsafe=False)
-    return LayerweaverPlus(grouping=grouping, max_inflight=cap)
+    return LayerweaverPlus(grouping=grouping, max_inflight=cap, inherit=inherit)
 
 
 def _costs(tenants: list[list[tuple[int, float]]], max_batch: int) -> list[list[Tenant]]:
@@ -50,22 +50,24 @@ def _trace(arrivals: list[tuple[float, int]], n: int) -> tuple[np.ndarray, np.nd
        st.lists(st.tuples(st.floats(0.0, 20.0), st.integers(0, 2)), min_size=1, max_size=14),
        st.sampled_from(["sequential", "layerweaver", "layerweaver-plus"]),
        st.sampled_from([0.0, 0.4, 2.0]), st.integers(1, 3),
-       st.sampled_from(["per-model-fifo", "per-request"]), st.integers(1, 3))
+       st.sampled_from(["per-model-fifo", "per-request"]), st.integers(1, 3), st.booleans())
 def test_predictor_loop_equals_the_batching_simulator(tenants, arrivals, name, window, cap,
-                                                      grouping, slots) -> None:
-    """With batching and either grouping, ``serve_layerwise`` gives the ``BatchingSimulator``'s
-    finish times and batches (the event-driven engine, activations on chip): the two drivers
-    share the ``Batcher`` and form batches at the same decision points."""
+                                                      grouping, slots, inherit) -> None:
+    """With batching, either grouping and with or without deadline inheritance,
+    ``serve_layerwise`` gives the ``BatchingSimulator``'s finish times and batches (the
+    event-driven engine, activations on chip): the two drivers share the ``Batcher`` and form
+    batches at the same decision points."""
     costs = _costs(tenants, cap)
     times, models = _trace(arrivals, len(tenants))
     deadlines = [4.0 + 3 * m for m in range(len(tenants))]
     fast = serve_layerwise(costs, 100, 10.0, times, models, deadlines,
-                           _policy(name, grouping, slots), Batching(window, cap))
+                           _policy(name, grouping, slots, inherit), Batching(window, cap))
     used = slots if grouping == "per-request" and name == "layerweaver-plus" else 1
     flat = [costs[m][b] for m in range(len(costs)) for _ in range(used) for b in range(cap)]
-    batcher = Batcher(times, models, len(costs), window, cap, used)
-    sim = BatchingSimulator(flat, 100, 10.0, _policy(name, grouping, slots), batcher, times,
-                            models, deadline_abs_s=times + np.array(deadlines)[models])
+    dl = times + np.array(deadlines)[models]
+    batcher = Batcher(times, models, len(costs), window, cap, used, dl)
+    sim = BatchingSimulator(flat, 100, 10.0, _policy(name, grouping, slots, inherit), batcher,
+                            times, models, deadline_abs_s=dl)
     sim.run()
     slow = np.full(len(times), np.nan)
     size = np.zeros(len(times), np.int64)
@@ -160,6 +162,32 @@ def test_two_requests_of_one_model_hand_worked() -> None:
     pol = LayerweaverPlus(grouping="per-request", max_inflight=2)
     out = serve_layerwise([[TWO]], 100, 10.0, times, models, [9.0], pol)
     assert out.finish_s.tolist() == [5.0, 9.0] and out.missed == 0 and pol.urgent == 0
+
+
+def test_a_batch_inherits_the_deadline_of_its_queue_hand_worked() -> None:
+    """Model a: units x (10 B: fetch 1 s, compute 1 s) and y (30 B: fetch 3 s, compute 1 s),
+    deadline 9 s; model b: one unit (10 B, compute 3 s), deadline 100 s. 100 B buffer at
+    10 B/s; arrivals a0 at 0, b0 at 0.1, a1 at 0.2 (a1 queues behind a0). Both runs: a0.x
+    fetches 0-1, computes 1-2.
+
+    Without inheritance, at 1 (S[t_c] = 2): a0.y would fetch 1-4 (2 s of compute idle, total
+    idle 4) and b0 1-2 (idle 0), so Mode 1 takes b0; a0 is safe (slack 9 - 5 = 4 > 3). b0
+    computes 2-5; a0.y fetches 2-5, computes 5-6. a1 forms at the next decision (5): fetches
+    5-6, 6-9, computes 6-7, 9-10: late (deadline 9.2).
+
+    With inheritance, at 1 a0 inherits a1's deadline less a1's standalone time,
+    9.2 - (1 + 3) = 5.2: slack 5.2 - 5 = 0.2 < 3, Mode 2 sends a0.y (fetch 1-4, compute 4-5).
+    At 4 a1 forms; Mode 1 prefers b0 (a1.x leaves 2 s of potential idle) but a1 is at risk
+    (9.2 - 8 = 1.2 < 4): a1.x fetches 4-5, computes 5-6; at 5 again (9.2 - 9 = 0.2 < 3): a1.y
+    fetches 5-8, computes 8-9 (met); b0 fetches 8-9, computes 9-12 (met).
+    """
+    a = Tenant("a", ("x", "y"), (1.0, 1.0), (10, 30))
+    b = Tenant("b", ("z",), (3.0,), (10,))
+    times, models = np.array([0.0, 0.1, 0.2]), np.array([0, 1, 0])
+    for inherit, want, missed in ((False, [6.0, 5.0, 10.0], 1), (True, [5.0, 12.0, 9.0], 0)):
+        pol = LayerweaverPlus(inherit=inherit)
+        out = serve_layerwise([[a], [b]], 100, 10.0, times, models, [9.0, 100.0], pol)
+        assert out.finish_s.tolist() == want and out.missed == missed
 
 
 def test_grouping_options_are_checked() -> None:
