@@ -3,8 +3,9 @@
 Steps: cost every model at every batch size the run needs (``tenants_for``) with its
 activation footprint (checkpoints, spills); run the ``Simulator``, or with Triton-style
 batching (``--batching window:<w>:max<N>``) or a policy that wants several batches of one
-model in service (``grouping="per-request"``) the ``BatchingSimulator``, whose ``Batcher``
-forms batches when the model can take one; turn its requests into a ``RequestTable`` (one row
+model in service (``grouping="per-request"``) or sees the queue behind a batch
+(``inherit=True``) the ``BatchingSimulator``, whose ``Batcher`` forms batches when the model
+can take one; turn its requests into a ``RequestTable`` (one row
 per *arrived* request, batched ones sharing their batch's times) and summarize it
 (``npuweave.metrics.serving.summarize``).
 
@@ -86,7 +87,7 @@ def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
     slots = inflight_slots(policy)
     kw: dict[str, Any] = dict(traffic=traffic, latency_s=npu.dram_latency_s, log=log,
                               max_events=max_events, progress=progress)
-    if batching is None and slots == 1:
+    if batching is None and slots == 1 and not getattr(policy, "inherit", False):
         sim, groups, iso = _singles(models, npu, arrivals, policy, cost_model, kw)
     else:
         sim, groups, iso = _batched(models, npu, arrivals, policy, cost_model,

@@ -118,3 +118,16 @@ def test_per_request_lets_a_tight_deadline_overtake_its_own_model() -> None:
                 max_inflight=2)
     assert fifo.table.finish_s.tolist() == [5.0, 9.0]
     assert per.table.finish_s.tolist() == [9.0, 7.0]
+
+
+def test_inherit_works_without_batching_too() -> None:
+    """``inherit`` needs the model queue, so ``serve`` runs the batcher (batches of one) for it:
+    the hand-worked case of ``tests/lwplus/test_lwplus_grouping.py`` on the engine."""
+    a = ("a", [LayerCost(compute_s=1.0, weight_bytes=10), LayerCost(compute_s=1.0,
+                                                                     weight_bytes=30)])
+    b = ("b", [LayerCost(compute_s=3.0, weight_bytes=10)])
+    arr = make_arrivals([0.0, 0.1, 0.2], [0, 1, 0], ("a", "b"), deadline_s=[9.0, 100.0, 9.0])
+    off = serve([a, b], NPU_, arr, "layerweaver-plus", traffic=False)
+    on = serve([a, b], NPU_, arr, "layerweaver-plus", traffic=False, inherit=True)
+    assert off.table.finish_s.tolist() == [6.0, 5.0, 10.0]
+    assert on.table.finish_s.tolist() == [5.0, 12.0, 9.0]
