@@ -75,7 +75,11 @@ def _fmt(v: Any) -> str:
 @click.command("capacity", epilog="""\b
 Example:
   npuweave capacity --models resnet50,bert-base --npu lwplus --ratio 4:1 \\
-      --deadline 15ms,130ms --scheduler layerweaver-plus --violations 1%""")
+      --deadline 15ms,130ms --scheduler layerweaver-plus --violations 1%
+  npuweave capacity --models resnet50,bert-base --ratio 1:1 --deadline 15ms,130ms \\
+      --scheduler layerweaver-plus --grouping per-request --max-inflight 4
+  npuweave capacity --models resnet50,bert-base --ratio 1:1 --deadline 15ms,130ms \\
+      --scheduler layerweaver-plus --inherit""")
 @click.option("--models", required=True, help="Two comma-separated zoo names or ONNX paths.")
 @click.option("--npu", "npu_spec", default="lwplus", show_default=True,
               help="NPU preset name or YAML file.")
@@ -94,12 +98,21 @@ Example:
               help="Dynamic batching: largest batch per model.")
 @click.option("--windows", default="0,1ms,2ms,5ms", show_default=True,
               help="Baseline batching windows to sweep (the best is kept).")
+@click.option("--grouping", default="per-model-fifo", show_default=True,
+              help="Layerweaver+ candidate group: per-model-fifo (one batch of a model in "
+                   "service) | per-request (up to --max-inflight, each a candidate).")
+@click.option("--max-inflight", default=4, show_default=True, type=int,
+              help="With --grouping per-request: batches of one model in service at once.")
+@click.option("--inherit/--no-inherit", default=False, show_default=True,
+              help="Layerweaver+: a batch in service inherits the deadline of the requests "
+                   "queued behind it (not in the thesis).")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON.")
 @click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
               help="Print the table as CSV, or with a path write it there.")
 def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: str,
              standalone: str, violations: str, requests: int, seeds: str, max_batch: int,
-             windows: str, json_path: str | None, csv_path: str | None) -> None:
+             windows: str, grouping: str, max_inflight: int, inherit: bool,
+             json_path: str | None, csv_path: str | None) -> None:
     """Largest load (QPS at a fixed ratio) sustained with few deadline misses, per scheduler."""
     from npuweave.experiments.lwplus import ServeSetup, capacity_row, parse_ratio
     from npuweave.hardware import get_npu
@@ -127,13 +140,17 @@ def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: s
     wins = tuple(parse_seconds(w, "--windows") for w in windows.split(","))
     if any(not (0 <= w < 1) for w in wins):
         raise ConfigError(f"--windows: {windows!r}; every window must be >= 0 and < 1 s")
+    from npuweave.schedule.layerweaver_plus import LayerweaverPlus
+
+    LayerweaverPlus(grouping=grouping, max_inflight=max_inflight)  # checks both options
     get_npu(npu_spec)
     from npuweave.workload import load_layers
 
     for m in names:
         load_layers(m)  # unknown model: one-line error before any work
     setup = ServeSetup(npu=npu_spec, max_batch=max_batch, baseline_windows_s=wins,
-                       requests=requests, seeds=seed_list, budget=share)
+                       requests=requests, seeds=seed_list, budget=share, grouping=grouping,
+                       max_inflight=max_inflight, inherit=inherit)
     chosen = list(CAP_SCHEDULERS) if scheduler == "all" else [scheduler]
     keys = ["lwplus-" + mode if s == "layerweaver-plus" else s for s in chosen]
     rows = []

@@ -10,7 +10,10 @@ requests per run. Schedulers (``SCHEDULERS``):
 * ``layerweaver``: chapter IV on the same open-loop load, deadline-blind, failsafe off (the
   thesis's Figure V.6 shows it interleaving RN and BB, which its failsafe would forbid on
   ``lwplus``); batches form as in chapter IV's CheckEnd (window 0, up to ``max_batch``);
-* ``lwplus-approx`` / ``lwplus-precise``: Layerweaver+ with either estimate, batched likewise.
+* ``lwplus-approx`` / ``lwplus-precise``: Layerweaver+ with either estimate, batched likewise;
+  ``setup.grouping="per-request"`` lets up to ``setup.max_inflight`` batches of one model be
+  in service at once, each a separate candidate (the baseline and Layerweaver stay per-model
+  FIFO); ``setup.inherit`` gives a batch in service the deadline of the queue behind it.
 
 The capacity is the largest total QPS with fewer than ``budget`` of the requests missing their
 deadline (``npuweave.experiments.capacity.search_capacity``). STP at that load weighs every
@@ -60,6 +63,12 @@ class ServeSetup:
     budget: float = 0.01
     rel_tol: float = 0.03
     cost_model: str = "systolic-ws"
+    #: Layerweaver+ only: how requests of one model enter the candidate group, and the cap on
+    #: batches of one model in service with ``"per-request"`` (``npuweave.sim.batcher``)
+    grouping: str = "per-model-fifo"
+    max_inflight: int = 4
+    #: Layerweaver+ only: a batch in service inherits the deadline of the queue behind it
+    inherit: bool = False
 
 
 @functools.cache
@@ -107,16 +116,21 @@ def parse_ratio(text: str, flag: str = "--ratio",
     return a, b
 
 
-def policy_for(name: str) -> tuple[Callable[[], LayerBase], bool]:
-    """``(factory, baseline?)`` for a scheduler of ``SCHEDULERS``."""
+def policy_for(name: str, grouping: str = "per-model-fifo", max_inflight: int = 4,
+               inherit: bool = False) -> tuple[Callable[[], LayerBase], bool]:
+    """``(factory, baseline?)`` for a scheduler of ``SCHEDULERS`` (``grouping``,
+    ``max_inflight`` and ``inherit`` apply to Layerweaver+ only)."""
     if name == "baseline":
         return Sequential, True
     if name == "layerweaver":
         return lambda: Layerweaver(failsafe=False), False
+    opts: dict[str, Any] = {"grouping": grouping, "max_inflight": max_inflight,
+                            "inherit": inherit}
+    LayerweaverPlus("approx", **opts)  # check the options now
     if name in ("lwplus-approx", "layerweaver-plus"):
-        return lambda: LayerweaverPlus("approx"), False
+        return lambda: LayerweaverPlus("approx", **opts), False
     if name == "lwplus-precise":
-        return lambda: LayerweaverPlus("precise"), False
+        return lambda: LayerweaverPlus("precise", **opts), False
     raise ConfigError(f"unknown scheduler {name!r}; choose one of: {', '.join(SCHEDULERS)}")
 
 
@@ -180,7 +194,8 @@ def capacity_row(models: tuple[str, str], ratio: tuple[float, float],
     for d in deadlines:
         if not d > 0:
             raise ConfigError(f"--deadline: {d!r} s; a deadline must be > 0")
-    factory, baseline = policy_for(scheduler)
+    factory, baseline = policy_for(scheduler, setup.grouping, setup.max_inflight,
+                                   setup.inherit)
     total = ratio[0] + ratio[1]
     share = (ratio[0] / total, ratio[1] / total)
     iso = [isolated_s(m, setup.npu, setup.cost_model) for m in models]
@@ -216,7 +231,8 @@ def serve_fixed(models: tuple[str, str], qps: tuple[float, float],
                 deadlines: tuple[float, float], scheduler: str, setup: ServeSetup = ServeSetup(),
                 window_s: float | None = None, seed: int = 0) -> dict[str, Any]:
     """One run at fixed QPS: per-model latencies (s) and miss rates (Figure V.6)."""
-    factory, baseline = policy_for(scheduler)
+    factory, baseline = policy_for(scheduler, setup.grouping, setup.max_inflight,
+                                   setup.inherit)
     total = qps[0] + qps[1]
     w = (setup.baseline_windows_s[0] if window_s is None else window_s) if baseline \
         else setup.lw_window_s

@@ -7,13 +7,18 @@ decision at ``max(S[t_m], when work is there)``, tell the ``Predictor`` that tim
 policy choose, commit. ``tests/lwplus/test_lwplus_serve.py`` checks the times against the
 event-driven engine.
 
-Requests of one model are served first come first served (one batch of the model in service
-at a time, the thesis's per-model request queue); a new batch starts once the previous
-batch's last unit is dispatched (chapter IV's CheckEnd). Batching (``Batching``): a batch holds
-up to ``max_batch`` requests of one model and forms when ``max_batch`` have arrived or the
-oldest has waited ``window_s``; window 0 takes whatever has arrived (CheckEnd's "appended to
-existing requests of the same model"). A batch of ``b`` uses the model's costs at batch ``b``
-and carries the earliest deadline of its requests.
+Requests of one model are served first come first served. Batching follows Triton's dynamic
+batcher (``npuweave.sim.batcher.Batcher``, shared with ``npuweave serve``): a batch of up to
+``max_batch`` requests forms when the model can take one and either ``max_batch`` are queued
+or the oldest has waited ``window_s``; window 0 takes whatever has arrived (chapter IV's
+CheckEnd: "appended to existing requests of the same model"). A batch of ``b`` uses the model's
+costs at batch ``b`` (its compute/memory class included) and carries the earliest deadline of
+its requests. "The model can take one": with ``grouping="per-model-fifo"`` (the default) once
+the previous batch's last unit is dispatched (one batch of the model in service, the thesis's
+per-model request queue); with ``grouping="per-request"`` while fewer than ``max_inflight``
+batches of the model are in service, each a separate candidate of the policy (the board holds
+``max_inflight`` tenants per model, slots a batch takes when it forms and frees when its last
+unit is dispatched; each fetches its own weights).
 
 ``stop_missed``: stop as soon as that many requests are known to miss their deadline (the
 capacity search only needs to know that the budget is exceeded).
@@ -23,16 +28,16 @@ from __future__ import annotations
 
 import math
 import time
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from npuweave.errors import ConfigError
-from npuweave.schedule.base import Tenant
+from npuweave.schedule.base import COMPUTE, MEMORY, Tenant
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import Dispatch, LayerBase, View
+from npuweave.sim.batcher import Batcher, inflight_slots
 from npuweave.sim.requests import Request
 
 
@@ -66,11 +71,16 @@ class Served:
 def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw: float,
                     time_s: np.ndarray, model: np.ndarray, deadline_s: Sequence[float],
                     policy: LayerBase, batching: Batching = Batching(),
-                    stop_missed: int | None = None) -> Served:
+                    stop_missed: int | None = None, grouping: str | None = None,
+                    max_inflight: int | None = None) -> Served:
     """Serve the arrivals ``(time_s, model)`` with a layer-wise ``policy``.
 
     ``costs[m][b - 1]`` is model ``m`` at batch ``b`` (same units, per-batch costs), for
     ``b`` up to ``batching.max_batch``; ``deadline_s[m]`` is model ``m``'s relative deadline.
+    ``grouping`` (default: the policy's ``grouping``, else ``"per-model-fifo"``) and
+    ``max_inflight`` (default: the policy's, else 4) choose how many batches of one model may
+    be in service at once: one (``per-model-fifo``) or ``max_inflight`` (``per-request``),
+    each a separate candidate.
 
     Examples
     --------
@@ -82,8 +92,9 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
     ([3.0, 6.0], 1)
     """
     _check(costs, time_s, model, deadline_s, batching)
-    board = Predictor([c[0] for c in costs], buffer_bytes, dram_bw)
-    st = _State(costs, board, time_s, model, deadline_s, batching)
+    slots = inflight_slots(policy, grouping, max_inflight)
+    board = Predictor([c[0] for c in costs for _ in range(slots)], buffer_bytes, dram_bw)
+    st = _State(costs, board, time_s, model, deadline_s, batching, slots)
     board.on_dispatched = st.finished
     notes = tuple(policy.start(board))  # type: ignore[attr-defined]
     view = View(now=0.0, tenants=board.tenants, board=board)
@@ -91,8 +102,11 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
     limit = math.inf if stop_missed is None else stop_missed
     decisions, spent = 0, 0.0
     now = 0.0
+    admit, start = st.batcher.admit, st.start
+    inherit = bool(getattr(policy, "inherit", False))
     while st.missed < limit:
-        st.admit(now)
+        for m, s, reqs in admit(now):
+            start(m * slots + s, m, reqs)
         if not board.active:
             nxt = st.next_event(now)
             if nxt is None:
@@ -105,6 +119,8 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
             t = policy.select(board)
         else:
             view.now = now
+            if inherit:
+                st.inherit()
             view.running = [st.current[m] for m in board.active]  # type: ignore[misc]
             decision = policy.decide(now, view)
             assert isinstance(decision, Dispatch), "layer-wise policies answer Dispatch"
@@ -119,84 +135,89 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
 
 
 class _State:
-    """Queues, batches in service and outcomes of one ``serve_layerwise`` run."""
+    """Batches in service and outcomes of one ``serve_layerwise`` run.
+
+    Board tenant ``m * slots + s`` is slot ``s`` of model ``m``; a batch that forms in a slot
+    gets the model's costs at its size (``start``).
+    """
 
     def __init__(self, costs: Sequence[Sequence[Tenant]], board: Predictor, time_s: np.ndarray,
-                 model: np.ndarray, deadline_s: Sequence[float], batching: Batching) -> None:
-        self.board, self.batching = board, batching
+                 model: np.ndarray, deadline_s: Sequence[float], batching: Batching,
+                 slots: int) -> None:
+        self.board, self.slots = board, slots
         self.times = [float(x) for x in time_s]
-        self.models = [int(x) for x in model]
         self.rel = [float(d) for d in deadline_s]
         self.arrays = [[(list(t.compute_s), list(t.weight_bytes),
-                         [s / board.bw for s in t.weight_bytes]) for t in per] for per in costs]
+                         [s / board.bw for s in t.weight_bytes],
+                         COMPUTE if t.total_compute_s >= t.total_weight_bytes / board.bw
+                         else MEMORY) for t in per] for per in costs]
         n = len(self.times)
         self.finish = np.full(n, np.nan)
         self.batch = np.zeros(n, np.int64)
-        self.next = 0
-        self.pending: list[deque[int]] = [deque() for _ in costs]
-        self.members: list[list[int]] = [[] for _ in costs]
-        self.current: list[Request | None] = [None] * len(costs)
+        self.batcher = Batcher(self.times, model, len(costs), batching.window_s,
+                               batching.max_batch, slots,
+                               [t + self.rel[int(m)] for t, m in zip(self.times, model)])
+        # approx standalone time of a whole batch, per model and size (deadline inheritance)
+        self.alone = [[_alone(c, f) for c, _, f, _ in per] for per in self.arrays]
+        self.own: list[float] = [math.inf] * len(board.tenants)
+        self.members: list[list[int]] = [[] for _ in board.tenants]
+        self.current: list[Request | None] = [None] * len(board.tenants)
         self.batches = 0
         self.missed = 0
         self.pe_busy = 0.0
-        self.dirty = False  # admit must look at the queues even if nothing arrived
 
-    def admit(self, now: float) -> None:
-        times, models, n = self.times, self.models, len(self.times)
-        changed = self.dirty
-        while self.next < n and times[self.next] <= now:
-            self.pending[models[self.next]].append(self.next)
-            self.next += 1
-            changed = True
-        if not changed:  # nothing arrived, nothing freed, no batch waiting for its window
-            return
-        self.dirty = False
-        w, cap = self.batching.window_s, self.batching.max_batch
-        for m, q in enumerate(self.pending):
-            if q and not self.members[m]:
-                if len(q) >= cap or times[q[0]] + w <= now:
-                    self._start(m, [q.popleft() for _ in range(min(cap, len(q)))])
-                if q and not self.members[m]:
-                    self.dirty = True  # a model waits for its window or its batch to fill
-
-    def _start(self, m: int, reqs: list[int]) -> None:
+    def start(self, t: int, m: int, reqs: list[int]) -> None:
+        """Board tenant ``t`` (a slot of model ``m``) takes the batch ``reqs``."""
         b = self.board
-        comp, size, ftime = self.arrays[m][len(reqs) - 1]
+        comp, size, ftime, kind = self.arrays[m][len(reqs) - 1]
         bw, buf = b.bw, b.buf
-        b.comp[m], b.size[m], b.ftime[m] = comp, size, ftime
-        b.inh[m] = [c - (buf - s) / bw for c, s in zip(comp, size)]
-        b.mft[m] = max(ftime, default=0.0)
+        b.comp[t], b.size[t], b.ftime[t], b.kind[t] = comp, size, ftime, kind
+        b.inh[t] = [c - (buf - s) / bw for c, s in zip(comp, size)]
+        b.mft[t] = max(ftime, default=0.0)
         first = self.times[reqs[0]]
         deadline = min(self.times[r] for r in reqs) + self.rel[m]
-        self.members[m] = reqs
-        self.current[m] = Request(self.batches, m, first, deadline_s=deadline,
+        self.members[t] = reqs
+        self.own[t] = deadline
+        # ``model`` is the board tenant, as in the serving simulator (policies match on it)
+        self.current[t] = Request(self.batches, t, first, deadline_s=deadline,
                                   batch=len(reqs), units=len(comp))
         self.batches += 1
         self.pe_busy += sum(comp)
-        b.issue(m, self.batches - 1, first)
+        b.issue(t, self.batches - 1, first)
+
+    def inherit(self) -> None:
+        """Each batch in service takes the deadline of its model's queue when earlier."""
+        due, alone, own, slots = self.batcher.due, self.alone, self.own, self.slots
+        for t, req in enumerate(self.current):
+            if req is not None:
+                m = t // slots
+                d = due(m, alone[m])
+                req.deadline_s = d if d < own[t] else own[t]
 
     def finished(self, t: int, request: int, finish_s: float) -> None:
         """Board hook: the batch's last unit is dispatched; ``finish_s`` is its compute end."""
         reqs = self.members[t]
+        m = t // self.slots
         for r in reqs:
             self.finish[r] = finish_s
             self.batch[r] = len(reqs)
-            if finish_s > self.times[r] + self.rel[t]:
+            if finish_s > self.times[r] + self.rel[m]:
                 self.missed += 1
         self.members[t] = []
         self.current[t] = None
-        self.dirty = True
+        self.batcher.free(m, t % self.slots)
 
     def next_event(self, now: float) -> float | None:
         """When work can start next with nothing in service: an arrival or a window end."""
-        out = math.inf
-        if self.next < len(self.times):
-            out = self.times[self.next]
-        w, cap = self.batching.window_s, self.batching.max_batch
-        for m, q in enumerate(self.pending):
-            if q and not self.members[m]:
-                out = min(out, now if len(q) >= cap else max(now, self.times[q[0]] + w))
-        return None if out == math.inf else out
+        return self.batcher.wake(now)
+
+
+def _alone(comp: Sequence[float], ftime: Sequence[float]) -> float:
+    """Sum of ``max(compute, fetch)``, added from the last unit (as the simulator's suffix)."""
+    acc = 0.0
+    for c, f in zip(reversed(comp), reversed(ftime)):
+        acc += c if c > f else f
+    return acc
 
 
 def _check(costs: Sequence[Sequence[Tenant]], time_s: np.ndarray, model: np.ndarray,

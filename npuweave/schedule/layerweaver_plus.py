@@ -3,7 +3,8 @@
 On top of chapter IV's greedy selection, every request carries its arrival and absolute
 deadline. At each decision the policy evaluates the candidate group (the next unit of each
 active tenant's current request; requests of one model are served first come first served,
-``grouping="per-model-fifo"``) with chapter IV's arithmetic (``Layerweaver.evaluate``: compute
+``grouping="per-model-fifo"``, or one candidate per batch in service with ``"per-request"``)
+with chapter IV's arithmetic (``Layerweaver.evaluate``: compute
 idle, memory idle charged, potential compute idle, decoupling distance; the starvation rule's
 pool) and hands the two-mode rule (``npuweave.schedule.qos.decide``) one view per candidate:
 
@@ -37,7 +38,7 @@ from npuweave.schedule.protocol import Decision, Dispatch, LayerBase, View
 from npuweave.schedule.qos import MODE_URGENT, Candidate, decide, mode1_pick
 from npuweave.schedule.standalone import Estimator, StandaloneMode, standalone_mode
 
-GROUPINGS = ("per-model-fifo",)
+GROUPINGS = ("per-model-fifo", "per-request")
 
 
 class LayerweaverPlus(LayerBase):
@@ -49,6 +50,14 @@ class LayerweaverPlus(LayerBase):
     ``sum(compute + fetch)`` of its remaining units (no estimate exceeds it, so the candidate
     cannot be at risk): the decisions are the same, the precise mode gets much cheaper.
     ``fast=False`` runs the reference path (``_candidates`` + ``qos.decide``) at every decision.
+    ``grouping`` tells the serving driver how requests of one model enter the candidate group:
+    ``"per-model-fifo"`` (one batch of a model in service at a time, the rest queued behind it)
+    or ``"per-request"`` (up to ``max_inflight`` batches of one model in service at once, each
+    a separate candidate: the seed's k counts requests). The decision rule is the same; only
+    the board's tenants differ (``npuweave.sim.batcher``). ``inherit=True`` (not in the seed)
+    asks the serving driver to give a batch in service the deadline of the requests queued
+    behind it when that is earlier: their deadline less the standalone time of the batch they
+    will form (``Batcher.due``), so Mode 2 protects the queue a batch blocks.
     Counters after a run: ``decisions``, ``urgent`` (Mode 2 decisions), ``estimates``.
 
     Examples
@@ -61,12 +70,21 @@ class LayerweaverPlus(LayerBase):
 
     def __init__(self, standalone: str = "approx", grouping: str = "per-model-fifo",
                  audit: bool = False, prune: bool = True, fast: bool = True,
-                 seed: int = 0) -> None:
+                 seed: int = 0, max_inflight: int = 4, inherit: bool = False) -> None:
         self.mode = standalone_mode(standalone)
         if grouping not in GROUPINGS:
-            raise ConfigError(f"unknown grouping {grouping!r} for layerweaver-plus (option "
-                              f"--grouping); choose one of: {', '.join(GROUPINGS)}")
+            raise ConfigError(f"unknown grouping {grouping!r} for layerweaver-plus (capacity "
+                              "--grouping, serve --scheduler-opt grouping=...); choose one "
+                              f"of: {', '.join(GROUPINGS)}")
+        if isinstance(max_inflight, bool) or not isinstance(max_inflight, int) \
+                or max_inflight < 1:
+            raise ConfigError(f"max_inflight {max_inflight!r} for layerweaver-plus (capacity "
+                              "--max-inflight, serve --scheduler-opt max_inflight=...): give "
+                              "an integer >= 1, the batches of one model in service at once "
+                              "with grouping per-request")
         self.grouping = grouping
+        self.max_inflight = max_inflight
+        self.inherit = bool(inherit)
         self.audit = bool(audit)
         self.prune = bool(prune)
         self.fast = bool(fast)
@@ -85,9 +103,13 @@ class LayerweaverPlus(LayerBase):
         self.est = Estimator(self.mode, board.buf, board.bw)
         alt = "precise" if self.mode is StandaloneMode.APPROX else "approx"
         self.other = Estimator(alt, board.buf, board.bw) if self.audit else None
-        return [f"layerweaver-plus: standalone estimate {self.mode.value}, requests of one "
-                "model first come first served; chapter IV's failsafe is off (deadlines "
-                "need the interleaving control)"]
+        group = ("requests of one model first come first served" if self.grouping ==
+                 "per-model-fifo" else f"up to {self.max_inflight} batches of one model in "
+                 "service, each a candidate")
+        if self.inherit:
+            group += "; a batch in service inherits the deadline of the queue behind it"
+        return [f"layerweaver-plus: standalone estimate {self.mode.value}, {group}; chapter "
+                "IV's failsafe is off (deadlines need the interleaving control)"]
 
     def select(self, board: Board) -> int:
         """Without deadlines: Mode 1 with infinite slack, i.e. chapter IV's choice."""

@@ -184,15 +184,19 @@ class Simulator:
         self._arrive(t, self.loop.now, prio, deadline)
         self._schedule_arrival()
 
-    def _arrive(self, t: int, now: float, priority: int, deadline_s: float) -> Request:
-        req = Request(len(self.requests), t, now, int(priority), float(deadline_s),
+    def _arrive(self, t: int, now: float, priority: int, deadline_s: float,
+                arrival_s: float | None = None) -> Request:
+        # arrival_s: when the request entered the system, if before ``now`` (a batch carries
+        # its oldest member's arrival, npuweave.sim.batch_serve)
+        first = now if arrival_s is None else arrival_s
+        req = Request(len(self.requests), t, first, int(priority), float(deadline_s),
                       self.tenants[t].batch, len(self.units[t].comp))
         self.requests.append(req)
         self.tindex.append(self.issued[t])
         self.issued[t] += 1
         if self.layer:
             self.live.append(req)
-            self.board.issue(t, req.id, now)  # type: ignore[union-attr]
+            self.board.issue(t, req.id, first)  # type: ignore[union-attr]
             self.engine.kick()
         else:
             self.view.queued.append(req)

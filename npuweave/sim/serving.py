@@ -1,10 +1,13 @@
 """``serve``: an open-loop serving run, from arrivals to the per-request table and its summary.
 
 Steps: cost every model at every batch size the run needs (``tenants_for``) with its
-activation footprint (checkpoints, spills); group arrivals into batches when Triton-style
-batching is on (``batch_arrivals``); run the ``Simulator``; turn its requests into a
-``RequestTable`` (one row per *arrived* request, batched ones sharing their batch's times)
-and summarize it (``npuweave.metrics.serving.summarize``).
+activation footprint (checkpoints, spills); run the ``Simulator``, or with Triton-style
+batching (``--batching window:<w>:max<N>``) or a policy that wants several batches of one
+model in service (``grouping="per-request"``) or sees the queue behind a batch
+(``inherit=True``) the ``BatchingSimulator``, whose ``Batcher`` forms batches when the model
+can take one; turn its requests into a ``RequestTable`` (one row
+per *arrived* request, batched ones sharing their batch's times) and summarize it
+(``npuweave.metrics.serving.summarize``).
 
 NTT and SLA use the *cold* isolated time of one request of the model alone on the same engine
 (empty buffer, same traffic switch), as PREMA does for open-loop runs; with batching it is
@@ -27,6 +30,8 @@ from npuweave.metrics.serving import SLA_MULTS, summarize
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.registry import get_scheduler
 from npuweave.sim.arrivals import Arrivals
+from npuweave.sim.batch_serve import BatchingSimulator
+from npuweave.sim.batcher import Batcher, inflight_slots
 from npuweave.sim.options import Batching
 from npuweave.sim.records import Interval
 from npuweave.sim.requests import State
@@ -51,43 +56,6 @@ class ServeResult:
     notes: tuple[str, ...] = ()
     intervals: tuple[Interval, ...] = ()
     peak_buffer_bytes: int = 0
-
-
-def batch_arrivals(arrivals: Arrivals, batching: Batching | None) -> list[Group]:
-    """Triton-style dynamic batching on the arrival times, per model.
-
-    A batch opens with the first request of a model that is not yet in a batch and closes
-    ``window_s`` later or when it holds ``max_batch`` requests, whichever is first; it is
-    ready (reaches the scheduler) when it closes. Without batching every request is its own
-    batch, ready when it arrives.
-
-    Examples
-    --------
-    >>> from npuweave.sim.arrivals import make_arrivals
-    >>> a = make_arrivals([0.0, 0.001, 0.002, 0.0105], [0, 0, 0, 0], ("m",))
-    >>> [(round(g[0], 4), g[2]) for g in batch_arrivals(a, Batching(0.0025, 2))]
-    [(0.001, 2), (0.0045, 1), (0.013, 1)]
-    """
-    t, m = arrivals.time_s, arrivals.model
-    if batching is None:
-        return [(float(t[i]), int(m[i]), 1, [i]) for i in range(len(t))]
-    out: list[Group] = []
-    open_: dict[int, tuple[float, list[int]]] = {}
-    w, cap = batching.window_s, batching.max_batch
-    for i in range(len(t)):
-        now, k = float(t[i]), int(m[i])
-        for kk, (t0, rows) in list(open_.items()):  # close the windows that expired
-            if t0 + w < now:
-                out.append((t0 + w, kk, len(rows), rows))
-                del open_[kk]
-        t0, rows = open_.setdefault(k, (now, []))
-        rows.append(i)
-        if len(rows) == cap:
-            out.append((now, k, cap, rows))
-            del open_[k]
-    out += [(t0 + w, k, len(rows), rows) for k, (t0, rows) in open_.items()]
-    out.sort(key=lambda g: (g[0], g[1]))
-    return out
 
 
 def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
@@ -116,18 +84,14 @@ def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
                           f"{len(arrivals.models)} ({', '.join(arrivals.models)}); give one "
                           "model per arrival model")
     policy = get_scheduler(scheduler, seed=seed, **scheduler_opts)
-    groups = batch_arrivals(arrivals, batching)
-    sizes = sorted({(g[1], g[2]) for g in groups} | {(k, 1) for k in range(len(models))})
-    tenants, feet = costed_tenants(models, npu, sizes, cost_model)
-    index = {key: j for j, key in enumerate(sizes)}
-    iso = [_isolated(tenants[index[k, 1]], feet[index[k, 1]], npu, traffic)
-           for k in range(len(models))]
-    rows = [(g[0], index[g[1], g[2]], int(arrivals.priority[g[3]].max()),
-             float(arrivals.deadline_abs_s[g[3]].min())) for g in groups]
-    sim = Simulator(tenants, npu.weight_buffer, npu.dram_bw, policy, arrivals=rows,
-                    footprints=feet, traffic=traffic, latency_s=npu.dram_latency_s, log=log,
-                    max_events=max_events, isolated_s=[iso[k] for k, _ in sizes],
-                    progress=progress)
+    slots = inflight_slots(policy)
+    kw: dict[str, Any] = dict(traffic=traffic, latency_s=npu.dram_latency_s, log=log,
+                              max_events=max_events, progress=progress)
+    if batching is None and slots == 1 and not getattr(policy, "inherit", False):
+        sim, groups, iso = _singles(models, npu, arrivals, policy, cost_model, kw)
+    else:
+        sim, groups, iso = _batched(models, npu, arrivals, policy, cost_model,
+                                    batching or Batching(0.0, 1), slots, kw)
     sim.run()
     table = _table(sim, groups, arrivals, np.array(iso))
     eng = sim.engine
@@ -135,8 +99,43 @@ def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
     summary = summarize(table, span_s=span if span > 0 else 1.0, pe_busy_s=eng.pe_busy_s,
                         dram_busy_s=eng.dram_busy_s, sla_mults=sla_mults, stp_form=stp_form)
     return ServeResult(table, summary, span, eng.pe_busy_s, eng.dram_busy_s, sim.loop.fired,
-                       policy.name, tuple(sim.notes), _intervals(sim, tenants) if log else (),
+                       policy.name, tuple(sim.notes), _intervals(sim, sim.tenants) if log else (),
                        eng.peak_claimed)
+
+
+def _singles(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals, policy: Any,
+             cost_model: str, kw: dict[str, Any]) -> tuple[Simulator, list[Group], list[float]]:
+    """Every request on its own, one tenant per model, queued first come first served."""
+    t, m = arrivals.time_s, arrivals.model
+    groups = [(float(t[i]), int(m[i]), 1, [i]) for i in range(len(t))]
+    tenants, feet = costed_tenants(models, npu, [(k, 1) for k in range(len(models))],
+                                   cost_model)
+    iso = [_isolated(tenants[k], feet[k], npu, kw["traffic"]) for k in range(len(models))]
+    rows = [(g[0], g[1], int(arrivals.priority[i]), float(arrivals.deadline_abs_s[i]))
+            for i, g in enumerate(groups)]
+    sim = Simulator(tenants, npu.weight_buffer, npu.dram_bw, policy, arrivals=rows,
+                    footprints=feet, isolated_s=iso, **kw)
+    return sim, groups, iso
+
+
+def _batched(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals, policy: Any,
+             cost_model: str, batching: Batching, slots: int,
+             kw: dict[str, Any]) -> tuple[Simulator, list[Group], list[float]]:
+    """Triton-style dynamic batching (``npuweave.sim.batcher``) over ``slots`` per model:
+    every batch size up to the max is costed, and laid out as ``slot_tenants`` says."""
+    n, cap = len(models), batching.max_batch
+    sizes = [(k, b) for k in range(n) for b in range(1, cap + 1)]
+    tenants, feet = costed_tenants(models, npu, sizes, cost_model)
+    iso = [_isolated(tenants[k * cap], feet[k * cap], npu, kw["traffic"]) for k in range(n)]
+    order = [k * cap + b for k in range(n) for _ in range(slots) for b in range(cap)]
+    batcher = Batcher(arrivals.time_s, arrivals.model, n, batching.window_s, cap, slots,
+                      arrivals.deadline_abs_s)
+    sim = BatchingSimulator([tenants[j] for j in order], npu.weight_buffer, npu.dram_bw,
+                            policy, batcher, arrivals.time_s, arrivals.model,
+                            arrivals.priority, arrivals.deadline_abs_s,
+                            footprints=[feet[j] for j in order],
+                            isolated_s=[iso[j // cap] for j in order], **kw)
+    return sim, sim.groups, iso
 
 
 def _isolated(tenant: Tenant, foot: Footprint, npu: NPU, traffic: bool) -> float:

@@ -27,6 +27,8 @@ def _run(args: list[str], cwd=None) -> subprocess.CompletedProcess:
     (("--violations", "0%"), "--violations"),
     (("--models", "resnet50"), "two models"),
     (("--models", "resnet50,nosuchnet"), "nosuchnet"),
+    (("--grouping", "per-batch"), "--grouping"),
+    (("--max-inflight", "0"), "--max-inflight"),
 ])
 def test_capacity_bad_input(change: tuple[str, str], match: str) -> None:
     args = list(CAP)

@@ -13,7 +13,7 @@ from npuweave.schedule import get_scheduler, schedulers
 from npuweave.schedule.registry import scheduler_level
 from npuweave.sim.arrivals import make_arrivals
 from npuweave.sim.options import Batching
-from npuweave.sim.serving import batch_arrivals, serve
+from npuweave.sim.serving import serve
 
 NPU_ = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0, weight_buffer=100,
            act_buffer=100)
@@ -48,21 +48,16 @@ def test_hpf_preemptive_preempts_the_low_priority_request():
     assert r.table.finish_s.tolist() == [5.5, 5.0]
 
 
-def test_batching_groups_requests_of_one_model_in_a_window():
-    a = make_arrivals([0.0, 0.001, 0.002, 0.0105, 0.0106], [0, 0, 1, 0, 0], ("m", "n"))
-    groups = batch_arrivals(a, Batching(0.005, 4))
-    # m: {0, 1} ready at 0.005; n: {2} at 0.007; m: {3, 4} at 0.0155
-    assert [(round(g[0], 6), g[1], g[2], g[3]) for g in groups] == [
-        (0.005, 0, 2, [0, 1]), (0.007, 1, 1, [2]), (0.0155, 0, 2, [3, 4])]
-    assert len(batch_arrivals(a, None)) == 5
-
-
 def test_batched_requests_share_their_batch_times():
     arr = make_arrivals([0.0, 0.1, 0.2], [0, 0, 0], ("a",))
     r = serve([A], NPU_, arr, "fcfs", batching=Batching(0.5, 2), traffic=False)
     t = r.table
     assert t.finish_s[0] == t.finish_s[1] != t.finish_s[2]
-    assert bool(t.start_s[0] >= 0.1)  # the batch of two was ready when the second arrived
+    # the batch of two formed when the second arrived (it was full): fetch 0.1-1.1,
+    # compute 1.1-3.1; request 2 waits for the model, then for its window (0.2 + 0.5 = 0.7
+    # has passed at 1.1, the next decision): fetch 1.1-2.1, compute 3.1-5.1
+    assert t.start_s.tolist() == [1.1, 1.1, 3.1]
+    assert t.finish_s.tolist() == [3.1, 3.1, 5.1]
 
 
 def test_serve_rejects_mismatched_models():
