@@ -272,8 +272,7 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
 @_jit
 def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est, bound, mft,
            pe_sum, compute_kind, buf, bw, times, models, order, moff, rel, window, limit,
-           finish,
-           batch_of):
+           finish, batch_of):
     """The ``serve_layerwise`` loop; returns ``(missed, decisions, estimates, urgent,
     pe_busy)`` and fills ``finish`` / ``batch_of``."""
     n = times.shape[0]
@@ -319,35 +318,16 @@ def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est
                 first = moff[m] + ph[m]
                 if q >= nb_max or times[order[first]] + window <= now:
                     b = q if q < nb_max else nb_max
-                    lo[m], hi[m] = first, first + b
                     ph[m] += b
-                    j = m * nb_max + b - 1
-                    seg[m], nu[m], pos[m] = seg_off[j], n_units[m], 0
-                    tmin = times[order[first]]
-                    for r in range(first + 1, first + b):
-                        if times[order[r]] < tmin:
-                            tmin = times[order[r]]
-                    deadline[m] = tmin + rel[m]
-                    arrival[m] = times[order[first]]
-                    cur_mft[m] = mft[j]
-                    pe_busy += pe_sum[j]
+                    pe_busy += _start_batch(m, b, first, nb_max, seg_off, n_units, mft, pe_sum,
+                                            times, order, rel, seg, nu, pos, lo, hi, deadline,
+                                            arrival, cur_mft)
                     active[m] = True
                     nact += 1
-                    maxft = 0.0
-                    for v in range(k):
-                        if active[v] and cur_mft[v] > maxft:
-                            maxft = cur_mft[v]
+                    maxft = _max_mft(k, active, cur_mft)
         if nact == 0:  # idle: jump to the next arrival or window end (_State.next_event)
-            later = np.inf
-            if nxt < n:
-                later = times[nxt]
-            for m in range(k):
-                q = pa[m] - ph[m]
-                if q > 0 and not active[m]:
-                    w_end = times[order[moff[m] + ph[m]]] + window
-                    c = now if q >= nb_max else (w_end if w_end > now else now)
-                    if c < later:
-                        later = c
+            later = _next_time(k, nxt, n, times, order, moff, pa, ph, active, nb_max, window,
+                               now)
             if later == np.inf:
                 break
             now = later
@@ -397,22 +377,71 @@ def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est
         if pos[t] + 1 < nu[t]:
             pos[t] += 1
         else:  # the batch is dispatched: its requests finish at ce (_State.finished)
-            b = hi[t] - lo[t]
-            for r in range(lo[t], hi[t]):
-                i = order[r]
-                finish[i] = ce
-                batch_of[i] = b
-                if ce > times[i] + rel[t]:
-                    missed += 1
+            missed += _finish_batch(t, ce, lo, hi, order, times, rel, finish, batch_of)
             active[t] = False
             deadline[t] = np.inf
             nact -= 1
-            maxft = 0.0
-            for v in range(k):
-                if active[v] and cur_mft[v] > maxft:
-                    maxft = cur_mft[v]
+            maxft = _max_mft(k, active, cur_mft)
         now = t_m
     return missed, decisions, stats[0], stats[1], pe_busy
+
+
+@_jit
+def _start_batch(m, b, first, nb_max, seg_off, n_units, mft, pe_sum, times, order, rel, seg,
+                 nu, pos, lo, hi, deadline, arrival, cur_mft):
+    """``_State._start``: model ``m`` takes its next ``b`` queued requests (from position
+    ``first`` of its queue) as one batch; returns its compute seconds (``pe_busy``)."""
+    j = m * nb_max + b - 1
+    lo[m], hi[m] = first, first + b
+    seg[m], nu[m], pos[m] = seg_off[j], n_units[m], 0
+    tmin = times[order[first]]
+    for r in range(first + 1, first + b):
+        if times[order[r]] < tmin:
+            tmin = times[order[r]]
+    deadline[m] = tmin + rel[m]
+    arrival[m] = times[order[first]]
+    cur_mft[m] = mft[j]
+    return pe_sum[j]
+
+
+@_jit
+def _max_mft(k, active, cur_mft):
+    """``Board._refresh``: the longest single fetch among the active tenants' units."""
+    out = 0.0
+    for v in range(k):
+        if active[v] and cur_mft[v] > out:
+            out = cur_mft[v]
+    return out
+
+
+@_jit
+def _next_time(k, nxt, n, times, order, moff, pa, ph, active, nb_max, window, now):
+    """``_State.next_event``: the next arrival or batching-window end (``inf``: none)."""
+    later = np.inf
+    if nxt < n:
+        later = times[nxt]
+    for m in range(k):
+        q = pa[m] - ph[m]
+        if q > 0 and not active[m]:
+            w_end = times[order[moff[m] + ph[m]]] + window
+            c = now if q >= nb_max else (w_end if w_end > now else now)
+            if c < later:
+                later = c
+    return later
+
+
+@_jit
+def _finish_batch(t, ce, lo, hi, order, times, rel, finish, batch_of):
+    """``_State.finished``: the batch of tenant ``t`` ends at ``ce``; returns its misses."""
+    b = hi[t] - lo[t]
+    missed = 0
+    for r in range(lo[t], hi[t]):
+        i = order[r]
+        finish[i] = ce
+        batch_of[i] = b
+        if ce > times[i] + rel[t]:
+            missed += 1
+    return missed
 
 
 @_jit
