@@ -463,7 +463,9 @@ def policy_code(policy: LayerBase) -> int | None:
         return {PRINTED: LW_PRINTED, NPUWEAVE: LW_NPUWEAVE}.get(policy.reading)
     if kind is LayerweaverPlus:
         assert isinstance(policy, LayerweaverPlus)
-        return LW_PLUS if policy.fast and not policy.audit else None
+        # the kernel serves requests of one model first come first served (per-model-fifo)
+        fifo = getattr(policy, "grouping", "per-model-fifo") == "per-model-fifo"
+        return LW_PLUS if policy.fast and not policy.audit and fifo else None
     return None
 
 
