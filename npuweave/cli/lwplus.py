@@ -167,7 +167,7 @@ def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: s
 
 
 @click.command("layerweaver-plus", epilog="""\b
-Example (a subset, a few minutes):
+Example (a subset, under a minute):
   npuweave reproduce layerweaver-plus --pairs RN+BB --ratios 4:1,1:1,1:4 \\
       --figures 5 --plots figs --csv lwplus.csv""")
 @click.option("--pairs", default="all", show_default=True,

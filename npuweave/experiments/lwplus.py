@@ -39,6 +39,8 @@ import numpy as np
 
 from npuweave.errors import ConfigError, InfeasibleError
 from npuweave.experiments.capacity import Capacity, Trial, poisson_trace, search_capacity
+from npuweave.experiments.lwkernel import available as kernel_ok
+from npuweave.experiments.lwkernel import serve_compiled
 from npuweave.experiments.lwserve import Batching, Served, serve_layerwise
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.layerweaver import Layerweaver
@@ -69,6 +71,7 @@ class ServeSetup:
     max_inflight: int = 4
     #: Layerweaver+ only: a batch in service inherits the deadline of the queue behind it
     inherit: bool = False
+    compiled: bool = True  # the compiled serving loop (lwkernel) when numba is installed
 
 
 @functools.cache
@@ -159,8 +162,10 @@ class _Runner:
                  for m in self.models]
         times, models = self.trace(load, seed)
         limit = math.ceil(self.setup.budget * len(times)) if stop else None
-        out = serve_layerwise(costs, npu.weight_buffer, npu.dram_bw, times, models,
-                              self.deadlines, self.factory(), self.batching, limit)
+        args = (costs, npu.weight_buffer, npu.dram_bw, times, models, self.deadlines,
+                self.factory(), self.batching, limit)
+        out = serve_compiled(*args) if self.setup.compiled and kernel_ok() else None
+        out = serve_layerwise(*args) if out is None else out  # unsupported: the Python loop
         self.runs[load, seed] = (out, times, models)
         return out
 

@@ -1,0 +1,586 @@
+"""``serve_layerwise`` as one compiled loop: the capacity searches' fast path.
+
+``npuweave.experiments.lwserve.serve_layerwise`` spends 30-40 us of Python per decision (the
+``Predictor``, the policy, the batching bookkeeping). ``serve_compiled`` runs the same loop
+(admission and dynamic batching per model, the predictor's ``tell`` and ``commit``, the
+policy's choice, the deadline accounting, the early stop) in one numba function on flat
+arrays. It supports the policies the Layerweaver+ experiments use:
+
+* ``Sequential`` (and ``Layerweaver`` whose failsafe is on after ``start``): first come first
+  served, as ``sequential.fcfs_tenant``;
+* ``Layerweaver`` in the ``printed`` or ``npuweave`` reading (``Layerweaver.evaluate`` and
+  ``_pick`` with the starvation filter);
+* ``LayerweaverPlus`` (``fast=True``, no audit), either estimate, with or without pruning
+  (``LayerweaverPlus._choose_fast``).
+
+It performs the same float operations in the same order as the Python path (no fastmath),
+so the finish times, miss counts, decision and Mode 2 counts are identical; a hypothesis test
+(``tests/lwplus/test_lwplus_kernel.py``) compares the two on random instances. The standalone
+estimates depend on the model, batch size and position only, so both are tables built once
+per model (the ``precise`` table replays every suffix with the ``Board``'s arithmetic, in the
+kernel): an estimate is one lookup in either mode. Other policies (or ``audit=True``, or a
+model without units) get ``None``: the caller runs the Python loop.
+
+Without numba the functions are plain Python (correct, slower than the reference); see
+``npuweave.schedule.kernel`` for the lazy compilation scheme, which this module shares.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from npuweave.experiments.lwserve import Batching, Served, _check
+from npuweave.schedule import kernel as _k
+from npuweave.schedule.base import COMPUTE, EPS, Tenant
+from npuweave.schedule.layerweaver import Layerweaver
+from npuweave.schedule.layerweaver_plus import LayerweaverPlus
+from npuweave.schedule.lw_reading import NPUWEAVE, PRINTED
+from npuweave.schedule.predictor import Predictor
+from npuweave.schedule.protocol import LayerBase
+from npuweave.schedule.sequential import Sequential
+from npuweave.schedule.standalone import StandaloneMode, approx_suffix
+
+SEQ, LW_PRINTED, LW_NPUWEAVE, LW_PLUS = 0, 1, 2, 3
+
+_PLAIN: dict[str, object] = {}
+_COMPILED: list[bool] = []
+# the Board arithmetic of the Layerweaver kernel (rebound to the jitted versions by _compile)
+_fetch_end = _k._fetch_end
+_fetch_window = _k._fetch_window
+
+
+def _jit(fn):
+    _PLAIN[fn.__name__] = fn
+    return fn
+
+
+def _compile() -> bool:
+    """Jit this module's kernel functions (after ``npuweave.schedule.kernel``'s)."""
+    if not _COMPILED:
+        ok = _k._compile()
+        namespace = globals()
+        namespace["_fetch_end"], namespace["_fetch_window"] = _k._fetch_end, _k._fetch_window
+        if ok:
+            from numba import njit
+
+            for name, fn in _PLAIN.items():
+                namespace[name] = njit(cache=True)(fn)
+        _COMPILED.append(ok)
+    return _COMPILED[0]
+
+
+@_jit
+def _replay_table(size, comp, ftime, lo, n, buf, bw, out):
+    """``out[lo + p]`` = ``replay_alone`` of units ``p..n-1`` (``out[lo + n]`` = 0)."""
+    fl_s = np.zeros(n + 1, np.int64)
+    fl_c = np.zeros(n + 1, np.float64)
+    fl_f = np.zeros(n + 1, np.float64)
+    out[lo + n] = 0.0
+    for p in range(n):
+        t_m = 0.0
+        t_c = 0.0
+        used = 0
+        head = 0
+        tail = 0
+        for u in range(lo + p, lo + n):
+            sz = size[u]
+            free = buf - used
+            if sz == 0:
+                fe = t_m
+            elif sz <= free:
+                fe = t_m + ftime[u]
+            else:
+                fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
+            ce = (t_c if t_c > fe else fe) + comp[u]
+            while head < tail and fl_c[head] <= fe:
+                used -= fl_s[head]
+                head += 1
+            if sz > 0 and ce > fe:
+                fl_s[tail] = sz
+                fl_c[tail] = ce
+                fl_f[tail] = ftime[u]
+                tail += 1
+                used += sz
+            t_m = fe
+            t_c = ce
+        out[lo + p] = t_c
+
+
+@_jit
+def _evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f,
+              head, tail, bw, ev):
+    """Chapter IV's idle terms of tenant ``t``'s next unit ``u`` into ``ev[t]``: total, compute
+    idle, memory idle incurred, fetch end, compute end (the reading's arithmetic)."""
+    sz = size[u]
+    if sz <= free:
+        fe = t_m + ftime[u]
+    else:
+        fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
+    ce = (t_c if t_c > fe else fe) + comp[u]
+    h = inh[u]
+    if printed:  # Layerweaver.evaluate with the printed reading
+        fetched = 0.0
+        if fe < t_c:
+            fetched = _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe, t_c) / bw
+        mem = fetched
+        charged = fetched
+        ci = t_m + ftime[u] - t_c
+        if not ci > 0.0:
+            ci = 0.0
+    else:  # the npuweave reading (LayerweaverPlus._choose_fast)
+        mem = h
+        if fe > t_c:
+            ci = fe - t_c
+        else:
+            ci = 0.0
+            if fe < t_c and h + (t_c - fe) > 0.0:
+                mem = h + _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe,
+                                        t_c) / bw
+        charged = (mem if mem > 0.0 else 0.0) - (h if h > 0.0 else 0.0)
+    pi = maxft - (ce - fe)
+    ev[t, 0] = ci + charged + (pi if pi > 0.0 else 0.0)
+    ev[t, 1] = ci
+    ev[t, 2] = mem
+    ev[t, 3] = fe
+    ev[t, 4] = ce
+
+
+@_jit
+def _pool(k, active, nact, compute_kind, ev, ok):
+    """Chapter IV's starvation filter: which candidates may be picked (into ``ok``)."""
+    all_ci = nact > 1
+    all_mem = nact > 1
+    for t in range(k):
+        if active[t]:
+            if ev[t, 1] <= EPS:
+                all_ci = False
+            if ev[t, 2] <= EPS:
+                all_mem = False
+    n_ok = 0
+    for t in range(k):
+        o = active[t]
+        if o and all_ci:
+            o = compute_kind[t]
+        elif o and all_mem:
+            o = not compute_kind[t]
+        ok[t] = o
+        n_ok += o
+    if n_ok == 0:
+        for t in range(k):
+            ok[t] = active[t]
+
+
+@_jit
+def _pick_lw(k, ok, ev, inh_now, printed):
+    """``layerweaver._pick``: least total; ties: no inherent memory idle, largest distance."""
+    best = np.inf
+    for t in range(k):
+        if ok[t] and ev[t, 0] < best:
+            best = ev[t, 0]
+    use_h = (not printed) or best <= EPS
+    pick = -1
+    pick_h = True
+    pick_nd = 0.0
+    for t in range(k):
+        if not ok[t] or not ev[t, 0] <= best + EPS:
+            continue
+        h = inh_now[t] > 0.0 and use_h
+        nd = -(ev[t, 4] - ev[t, 3])
+        if pick < 0 or (h < pick_h) or (h == pick_h and nd < pick_nd):
+            pick, pick_h, pick_nd = t, h, nd
+    return pick
+
+
+@_jit
+def _pick_plus(k, ok, ev, inh_now, deadline):
+    """Mode 1 of ``_choose_fast``: least total (EPS), then deadline, inherent idle, fe - ce."""
+    best = np.inf
+    for t in range(k):
+        if ok[t] and ev[t, 0] < best:
+            best = ev[t, 0]
+    best += EPS
+    pick = -1
+    for t in range(k):
+        if not ok[t] or not ev[t, 0] <= best:
+            continue
+        if pick < 0:
+            pick = t
+            continue
+        a_d, b_d = deadline[t], deadline[pick]
+        a_h, b_h = inh_now[t] > 0.0, inh_now[pick] > 0.0
+        a_x, b_x = ev[t, 3] - ev[t, 4], ev[pick, 3] - ev[pick, 4]
+        if a_d < b_d or (a_d == b_d and (a_h < b_h or (a_h == b_h and a_x < b_x))):
+            pick = t
+    return pick
+
+
+@_jit
+def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, est, bound,
+            prune, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head,
+            tail, bw, ev, ok, inh_now, stats):
+    """The policy's choice; ``stats``: [estimates, urgent] counters."""
+    if code == SEQ:
+        for t in range(k):
+            if active[t] and pos[t] > 0:
+                return t
+        pick = -1
+        for t in range(k):
+            if active[t] and (pick < 0 or arrival[t] < arrival[pick]):
+                pick = t
+        return pick
+    if code != LW_PLUS and nact == 1:
+        for t in range(k):
+            if active[t]:
+                return t
+    printed = code == LW_PRINTED
+    for t in range(k):
+        if active[t]:
+            u = seg[t] + pos[t]
+            inh_now[t] = inh[u]
+            _evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s,
+                      fl_c, fl_f, head, tail, bw, ev)
+    _pool(k, active, nact, compute_kind, ev, ok)
+    if code != LW_PLUS:
+        return _pick_lw(k, ok, ev, inh_now, printed)
+    pick = _pick_plus(k, ok, ev, inh_now, deadline)
+    t_end = now if now > t_c else t_c
+    urgent = -1
+    u_deadline = np.inf
+    for t in range(k):
+        if not active[t]:
+            continue
+        d = deadline[t]
+        if d == np.inf or (urgent >= 0 and d >= u_deadline):
+            continue
+        slack = d - (t_end if t == pick else ev[pick, 4])
+        u = seg[t] + pos[t]
+        if prune and slack >= bound[u]:
+            continue
+        stats[0] += 1
+        if est[u] > slack:
+            urgent = t
+            u_deadline = d
+    if urgent >= 0:
+        stats[1] += 1
+        return urgent
+    return pick
+
+
+@_jit
+def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est, bound, mft,
+           pe_sum, compute_kind, buf, bw, times, models, order, moff, rel, window, limit,
+           finish, batch_of):
+    """The ``serve_layerwise`` loop; returns ``(missed, decisions, estimates, urgent,
+    pe_busy)`` and fills ``finish`` / ``batch_of``."""
+    n = times.shape[0]
+    active = np.zeros(k, np.bool_)
+    pos = np.zeros(k, np.int64)
+    seg = np.zeros(k, np.int64)
+    nu = np.zeros(k, np.int64)
+    lo = np.zeros(k, np.int64)
+    hi = np.zeros(k, np.int64)
+    arrival = np.zeros(k, np.float64)
+    deadline = np.full(k, np.inf)
+    cur_mft = np.zeros(k, np.float64)
+    ph = np.zeros(k, np.int64)   # per model: requests started
+    pa = np.zeros(k, np.int64)   # per model: requests admitted
+    ev = np.zeros((k, 5), np.float64)
+    ok = np.zeros(k, np.bool_)
+    inh_now = np.zeros(k, np.float64)
+    stats = np.zeros(2, np.int64)
+    cap_fl = 64
+    fl_s = np.zeros(cap_fl, np.int64)
+    fl_c = np.zeros(cap_fl, np.float64)
+    fl_f = np.zeros(cap_fl, np.float64)
+    head = 0
+    tail = 0
+    used = 0
+    t_m = 0.0
+    t_c = 0.0
+    now = 0.0
+    nxt = 0
+    nact = 0
+    maxft = 0.0
+    missed = 0
+    decisions = 0
+    pe_busy = 0.0
+    while missed < limit:
+        # -- admit: arrivals up to now, then batches of idle models (_State.admit) --
+        while nxt < n and times[nxt] <= now:
+            pa[models[nxt]] += 1
+            nxt += 1
+        for m in range(k):
+            q = pa[m] - ph[m]
+            if q > 0 and not active[m]:
+                first = moff[m] + ph[m]
+                if q >= nb_max or times[order[first]] + window <= now:
+                    b = q if q < nb_max else nb_max
+                    ph[m] += b
+                    pe_busy += _start_batch(m, b, first, nb_max, seg_off, n_units, mft, pe_sum,
+                                            times, order, rel, seg, nu, pos, lo, hi, deadline,
+                                            arrival, cur_mft)
+                    active[m] = True
+                    nact += 1
+                    maxft = _max_mft(k, active, cur_mft)
+        if nact == 0:  # idle: jump to the next arrival or window end (_State.next_event)
+            later = _next_time(k, nxt, n, times, order, moff, pa, ph, active, nb_max, window,
+                               now)
+            if later == np.inf:
+                break
+            now = later
+            if t_m < now:  # Predictor.tell
+                t_m = now
+            if t_c < now:
+                t_c = now
+            while head < tail and fl_c[head] <= now:
+                used -= fl_s[head]
+                head += 1
+            continue
+        free = buf - used
+        t = _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, est,
+                    bound, prune, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s,
+                    fl_c, fl_f, head, tail, bw, ev, ok, inh_now, stats)
+        decisions += 1
+        # -- Board.commit --
+        u = seg[t] + pos[t]
+        sz = size[u]
+        if sz == 0:
+            fe = t_m
+        elif sz <= free:
+            fe = t_m + ftime[u]
+        else:
+            fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
+        ce = (t_c if t_c > fe else fe) + comp[u]
+        while head < tail and fl_c[head] <= fe:
+            used -= fl_s[head]
+            head += 1
+        if tail == fl_s.shape[0]:
+            if head > 0:
+                fl_s[:tail - head] = fl_s[head:tail]
+                fl_c[:tail - head] = fl_c[head:tail]
+                fl_f[:tail - head] = fl_f[head:tail]
+                tail -= head
+                head = 0
+            else:
+                fl_s, fl_c, fl_f = _k_grow(fl_s, tail), _k_grow(fl_c, tail), _k_grow(fl_f, tail)
+        if sz > 0 and ce > fe:
+            fl_s[tail] = sz
+            fl_c[tail] = ce
+            fl_f[tail] = ftime[u]
+            tail += 1
+            used += sz
+        t_m = fe
+        t_c = ce
+        if pos[t] + 1 < nu[t]:
+            pos[t] += 1
+        else:  # the batch is dispatched: its requests finish at ce (_State.finished)
+            missed += _finish_batch(t, ce, lo, hi, order, times, rel, finish, batch_of)
+            active[t] = False
+            deadline[t] = np.inf
+            nact -= 1
+            maxft = _max_mft(k, active, cur_mft)
+        now = t_m
+    return missed, decisions, stats[0], stats[1], pe_busy
+
+
+@_jit
+def _start_batch(m, b, first, nb_max, seg_off, n_units, mft, pe_sum, times, order, rel, seg,
+                 nu, pos, lo, hi, deadline, arrival, cur_mft):
+    """``_State._start``: model ``m`` takes its next ``b`` queued requests (from position
+    ``first`` of its queue) as one batch; returns its compute seconds (``pe_busy``)."""
+    j = m * nb_max + b - 1
+    lo[m], hi[m] = first, first + b
+    seg[m], nu[m], pos[m] = seg_off[j], n_units[m], 0
+    tmin = times[order[first]]
+    for r in range(first + 1, first + b):
+        if times[order[r]] < tmin:
+            tmin = times[order[r]]
+    deadline[m] = tmin + rel[m]
+    arrival[m] = times[order[first]]
+    cur_mft[m] = mft[j]
+    return pe_sum[j]
+
+
+@_jit
+def _max_mft(k, active, cur_mft):
+    """``Board._refresh``: the longest single fetch among the active tenants' units."""
+    out = 0.0
+    for v in range(k):
+        if active[v] and cur_mft[v] > out:
+            out = cur_mft[v]
+    return out
+
+
+@_jit
+def _next_time(k, nxt, n, times, order, moff, pa, ph, active, nb_max, window, now):
+    """``_State.next_event``: the next arrival or batching-window end (``inf``: none)."""
+    later = np.inf
+    if nxt < n:
+        later = times[nxt]
+    for m in range(k):
+        q = pa[m] - ph[m]
+        if q > 0 and not active[m]:
+            w_end = times[order[moff[m] + ph[m]]] + window
+            c = now if q >= nb_max else (w_end if w_end > now else now)
+            if c < later:
+                later = c
+    return later
+
+
+@_jit
+def _finish_batch(t, ce, lo, hi, order, times, rel, finish, batch_of):
+    """``_State.finished``: the batch of tenant ``t`` ends at ``ce``; returns its misses."""
+    b = hi[t] - lo[t]
+    missed = 0
+    for r in range(lo[t], hi[t]):
+        i = order[r]
+        finish[i] = ce
+        batch_of[i] = b
+        if ce > times[i] + rel[t]:
+            missed += 1
+    return missed
+
+
+@_jit
+def _k_grow(a, n):
+    out = np.empty(2 * n + 16, a.dtype)
+    out[:n] = a[:n]
+    return out
+
+
+def policy_code(policy: LayerBase) -> int | None:
+    """The kernel's code for ``policy`` (after its ``start``), or ``None`` if unsupported."""
+    kind = type(policy)
+    if kind is Sequential:
+        return SEQ
+    if kind is Layerweaver:
+        assert isinstance(policy, Layerweaver)
+        if policy.failsafe:
+            return SEQ  # Layerweaver.select with the failsafe on is fcfs_tenant
+        return {PRINTED: LW_PRINTED, NPUWEAVE: LW_NPUWEAVE}.get(policy.reading)
+    if kind is LayerweaverPlus:
+        assert isinstance(policy, LayerweaverPlus)
+        # the kernel serves requests of one model first come first served (per-model-fifo)
+        # and does not model deadline inheritance (``inherit``): those run the Python loop
+        fifo = getattr(policy, "grouping", "per-model-fifo") == "per-model-fifo"
+        inherit = getattr(policy, "inherit", False)
+        return LW_PLUS if policy.fast and not policy.audit and fifo and not inherit else None
+    return None
+
+
+_TABLES: dict[tuple[int, int, float], tuple[object, dict[str, np.ndarray]]] = {}
+
+
+def _model_tables(per: Sequence[Tenant], buf: int, bw: float) -> dict[str, np.ndarray]:
+    """Flat per-batch arrays of one model (segments of ``n + 1`` entries, batch 1 first),
+    kept while the same cost sequence object is passed (``model_costs`` caches it)."""
+    key = (id(per), buf, bw)
+    hit = _TABLES.get(key)
+    if hit is not None and hit[0] is per:
+        return hit[1]
+    if len(_TABLES) > 64:
+        _TABLES.clear()
+    n = len(per[0].units)
+    rows: dict[str, list[float]] = {k: [] for k in ("comp", "ftime", "inh", "approx", "bound")}
+    sizes: list[int] = []
+    mft, pe = [], []
+    for t in per:
+        comp, size = list(t.compute_s), list(t.weight_bytes)
+        ftime = [s / bw for s in size]
+        rows["comp"] += [*comp, 0.0]
+        rows["ftime"] += [*ftime, 0.0]
+        rows["inh"] += [*(c - (buf - s) / bw for c, s in zip(comp, size)), 0.0]
+        rows["approx"] += approx_suffix(comp, ftime)
+        rows["bound"] += approx_suffix([c + b / bw for c, b in zip(comp, size)], [0.0] * n)
+        sizes += [*size, 0]
+        mft.append(max(ftime, default=0.0))
+        pe.append(sum(comp))
+    out = {k: np.array(v, np.float64) for k, v in rows.items()}
+    out["size"] = np.array(sizes, np.int64)
+    out["mft"], out["pe"] = np.array(mft, np.float64), np.array(pe, np.float64)
+    precise = np.zeros(len(sizes), np.float64)
+    for j in range(len(per)):
+        _replay_table(out["size"], out["comp"], out["ftime"], j * (n + 1), n, buf, bw, precise)
+    out["precise"] = precise
+    _TABLES[key] = (per, out)
+    return out
+
+
+def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw: float,
+                   time_s: np.ndarray, model: np.ndarray, deadline_s: Sequence[float],
+                   policy: LayerBase, batching: Batching = Batching(),
+                   stop_missed: int | None = None) -> Served | None:
+    """``serve_layerwise`` in the compiled loop; ``None`` when the policy is not supported.
+
+    Same arguments and result as ``serve_layerwise``, except ``policy_s``: the wall time of
+    the whole loop (board, batching and policy), which bounds the policy's own time above.
+    The policy's counters (``decisions``, ``urgent``; ``estimates`` for Layerweaver+) are
+    updated as the Python loop would leave them.
+
+    Examples
+    --------
+    >>> a = Tenant("a", ("x",), (2.0,), (10,))
+    >>> s = serve_compiled([[a]], 10, 10.0, np.array([0.0, 0.5]), np.array([0, 0]),
+    ...                    [5.0], Sequential())
+    >>> s.finish_s.tolist(), s.missed       # fetch 0-1, compute 1-3; fetch 3-4, compute 4-6
+    ([3.0, 6.0], 1)
+    """
+    _check(costs, time_s, model, deadline_s, batching)
+    board = Predictor([c[0] for c in costs], buffer_bytes, dram_bw)
+    notes = tuple(policy.start(board))  # type: ignore[attr-defined]
+    code = policy_code(policy)
+    if code is None or any(not per[0].units for per in costs):
+        return None
+    _compile()
+    k, nb = len(costs), batching.max_batch
+    tabs = [_model_tables(per, board.buf, board.bw) for per in costs]
+    seg_off, base = [], 0
+    for per in costs:
+        n_m = len(per[0].units) + 1
+        seg_off += [base + j * n_m for j in range(nb)]
+        base += len(per) * n_m
+
+    def cat(name: str) -> np.ndarray:
+        return np.concatenate([tab[name] for tab in tabs])
+
+    plus = code == LW_PLUS
+    est_name = "approx"
+    if plus:
+        assert isinstance(policy, LayerweaverPlus)
+        est_name = "precise" if policy.mode is StandaloneMode.PRECISE else "approx"
+    times = np.ascontiguousarray(time_s, np.float64)
+    models = np.ascontiguousarray(model, np.int64)
+    order = np.argsort(models, kind="stable").astype(np.int64)
+    moff = np.zeros(k, np.int64)
+    moff[1:] = np.cumsum(np.bincount(models, minlength=k))[:-1]
+    finish = np.full(len(times), np.nan)
+    batch = np.zeros(len(times), np.int64)
+    limit = np.iinfo(np.int64).max if stop_missed is None else int(stop_missed)
+    t0 = time.perf_counter()
+    missed, decisions, estimates, urgent, pe_busy = _serve(
+        code, bool(plus and policy.prune), k, nb,  # type: ignore[attr-defined]
+        np.array(seg_off, np.int64), np.array([len(c[0].units) for c in costs], np.int64),
+        cat("size"), cat("comp"), cat("ftime"), cat("inh"), cat(est_name), cat("bound"),
+        cat("mft"), cat("pe"), np.array([board.kind[m] == COMPUTE for m in range(k)]),
+        board.buf, board.bw, times, models, order, moff,
+        np.array([float(d) for d in deadline_s]), float(batching.window_s), limit, finish,
+        batch)
+    spent = time.perf_counter() - t0
+    if plus:
+        assert isinstance(policy, LayerweaverPlus)
+        policy.decisions += int(decisions)
+        policy.urgent += int(urgent)
+        if policy.est is not None:
+            policy.est.calls += int(estimates)
+    done = not np.isnan(finish).any()
+    return Served(finish, batch, int(missed), bool(done), int(decisions), int(urgent),
+                  spent, float(pe_busy), notes)
+
+
+def available() -> bool:
+    """Whether the loop can be compiled (numba installed); see ``schedule.kernel.available``."""
+    return _k.available()
+
