@@ -94,7 +94,16 @@ class Simulator:
         self.live: list[Request] = []  # layer-wise: requests not yet done (pruned lazily)
         self.tindex: list[int] = []  # index of each request within its tenant's stream
         self.issued = [0] * len(self.tenants)
-        self.pending: deque[Job] = deque()
+        self.pending: deque[Job] = self.engine.pending  # the engine takes these first
+        # per tenant and unit: the first job's unit and the rest (activation load, weight
+        # load, computation, activation store, in this order; absent transfers left out)
+        self.heads: list[tuple[Unit, ...]] = []
+        self.tails: list[tuple[tuple[Unit, ...], ...]] = []
+        for u in self.units:
+            seqs = [tuple(x for x in (u.aload[i], u.load[i], u.comp[i], u.astore[i])
+                          if x is not None) for i in range(len(u.comp))]
+            self.heads.append(tuple(q[0] for q in seqs))
+            self.tails.append(tuple(q[1:] for q in seqs))
         self.arrivals = list(arrivals)
         self.next_arrival = 0
         self.closed = closed
@@ -263,19 +272,16 @@ class Simulator:
         return self._emit(req, t, i)
 
     def _emit(self, req: Request, t: int, i: int) -> Job:
-        """Queue unit ``i`` of ``req`` as jobs; return the first."""
-        u = self.units[t]
+        """Queue unit ``i`` of ``req`` as jobs after those already pending; return the first."""
         rid = req.id
         pend = self.pending
-        aload, load, astore = u.aload[i], u.load[i], u.astore[i]
-        if aload is not None:
-            pend.append((aload, rid))
-        if load is not None:
-            pend.append((load, rid))
-        pend.append((u.comp[i], rid))
-        if astore is not None:
-            pend.append((astore, rid))
-        return pend.popleft()
+        job = (self.heads[t][i], rid)
+        if pend:
+            pend.append(job)
+            job = pend.popleft()
+        for unit in self.tails[t][i]:
+            pend.append((unit, rid))
+        return job
 
     def _next_task(self, now: float) -> Job | None:
         if self.running is None:
