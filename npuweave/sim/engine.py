@@ -107,6 +107,7 @@ class Engine:
         self.buf, self.bw, self.source = int(buffer_bytes), float(dram_bw), source
         self.on_start, self.on_end = on_start, on_end
         self.pending: deque[Job] = deque()
+        self.next_job: Callable[[float], Job | None] = source.next  # asked when none pending
         self.free = self.buf  # bytes free at the start of the current fetch
         self.freed: deque[int] = deque()  # blocks freed since the current fetch started
         self.dma_job: Job | None = None
@@ -150,9 +151,9 @@ class Engine:
     # -- DMA --------------------------------------------------------------------------------
     def _pull(self) -> None:
         now = self.loop.now
-        pend, source = self.pending, self.source
+        pend, next_job = self.pending, self.next_job
         while True:
-            job = pend.popleft() if pend else source.next(now)
+            job = pend.popleft() if pend else next_job(now)
             if job is None:
                 self.dma_idle = True
                 return
@@ -185,10 +186,22 @@ class Engine:
         if hold == 0:
             self._move(now, unit.nbytes, unit.seconds)
             return
-        self.need = hold
-        part = hold if hold <= self.free else self.free
-        self.free -= part
-        self._transfer(now + unit.seconds if unit.seconds else now, part)
+        free = self.free
+        part = hold if hold <= free else free
+        self.free = free - part
+        self.need = hold - part
+        if part == 0:
+            self._part_end(now)
+            return
+        start = now + unit.seconds if unit.seconds else now  # ``_transfer`` inlined
+        claimed = self.claimed = self.claimed + part
+        if claimed > self.peak_claimed:
+            self.peak_claimed = claimed
+        end = start + part / self.bw
+        self.dram_busy_s += end - start
+        if self.log:
+            self._record(start, end, part)
+        heappush(self._heap, [end, PART, next(self._counter), self._ev_part, ()])
 
     def _move(self, now: float, nbytes: int, latency: float) -> None:
         """A transfer that claims no buffer space (activations, checkpoints)."""
@@ -288,5 +301,12 @@ class Engine:
             self._move(now, store.nbytes, store.seconds)
         if self.on_end is not None:
             self.on_end(unit, rid, now)
-        if self.ready:
-            self._compute(now)
+        ready = self.ready
+        if ready:  # ``_compute`` inlined
+            job = self.pe_job = ready.popleft()
+            self.pe_busy = True
+            self.pe_start = now
+            if self.on_start is not None:
+                self.on_start(job[0], job[1], now)
+            heappush(self._heap, [now + job[0].seconds, FREE, next(self._counter),
+                                  self._ev_done, ()])

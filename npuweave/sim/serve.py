@@ -86,8 +86,10 @@ class Simulator:
         hint = (f" (max_events={max_events}); raise max_events (--max-events) or shorten the "
                 "run (--duration, --window-s, --requests)")
         self.loop = EventLoop(max_events, hint)
-        self.engine = Engine(buffer_bytes, dram_bw, self, self._on_start, self._on_end,
-                             self.loop, log)
+        # no on_start hook: ``_on_end`` sets a request's start from the engine (one call per
+        # computation fewer; the PE is serial, so its first computation to end is the first
+        # to have started)
+        self.engine = Engine(buffer_bytes, dram_bw, self, None, self._on_end, self.loop, log)
         self.units = [tenant_units(t, k, f, traffic, latency_s, dram_bw) for k, (t, f) in
                       enumerate(zip(self.tenants, footprints or [None] * len(self.tenants)))]
         self.requests: list[Request] = []
@@ -118,6 +120,8 @@ class Simulator:
         self.wake: Handle | None = None
         self.predicted: list[tuple[int, int, float, float, float, float, float]] | None = (
             [] if predict else None)
+        # the engine takes ``pending`` first, then asks the policy shape's own method
+        self.engine.next_job = self._next_layer if self.layer else self._next_task
         self.view = View(0.0, self.tenants, [], [], self.board, tuple(isolated_s),
                          tuple(_suffix(t, dram_bw) for t in self.tenants))
         self.notes: list[str] = []
@@ -284,7 +288,8 @@ class Simulator:
         return job
 
     def _next_task(self, now: float) -> Job | None:
-        if self.running is None:
+        req = self.running
+        if req is None:
             if self.then is not None:
                 rid, self.then = self.then, None
                 self._start(rid, now)
@@ -292,15 +297,23 @@ class Simulator:
                 self._consult(now)
             if self.pending:
                 return self.pending.popleft()
-            if self.running is None:
+            req = self.running
+            if req is None:
                 return None
-        req = self.running
         i = req.dispatched
         req.dispatched = i + 1
-        if req.dispatched == req.units:
+        if i + 1 == req.units:
             self.running = None
             self.draining = False
-        return self._emit(req, req.model, i)
+        rid, t = req.id, req.model  # ``_emit`` inlined (once per unit)
+        pend = self.pending
+        job = (self.heads[t][i], rid)
+        if pend:
+            pend.append(job)
+            job = pend.popleft()
+        for unit in self.tails[t][i]:
+            pend.append((unit, rid))
+        return job
 
     def _start(self, rid: int, now: float) -> None:
         req = self.requests[rid]
@@ -356,20 +369,18 @@ class Simulator:
                 self.wake = self.loop.schedule(max(d.until_s, now), self._wake_up, prio=WAKE)
 
     # -- engine hooks ------------------------------------------------------------------------
-    def _on_start(self, unit: Unit, rid: int, now: float) -> None:
-        req = self.requests[rid]
-        if req.start_s != req.start_s:  # nan: first computation of this request
-            req.start_s = now
-
     def _on_end(self, unit: Unit, rid: int, now: float) -> None:
+        req = self.requests[rid]
+        if req.start_s != req.start_s:  # nan: the first computation of this request ended
+            req.start_s = self.engine.pe_start
         if unit.index < 0:
             return
-        if rid in self.stale:
+        stale = self.stale
+        if stale and rid in stale:
             from npuweave.sim.preempt import stale_done
 
             stale_done(self, unit, rid)
             return
-        req = self.requests[rid]
         req.progress += 1
         if req.progress == req.units:
             req.state = State.DONE
