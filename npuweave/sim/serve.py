@@ -254,18 +254,10 @@ class Simulator:
         if self.select is not None:
             t = self.select(b)
         else:
-            d = self._decide(now)
-            while isinstance(d, Preempt):  # a drop changes the candidates: decide again
-                self._apply(d, now)
-                if not b.active:  # type: ignore[union-attr]
-                    self.idled = True
-                    return None
-                d = self._decide(now)
-            if not isinstance(d, Dispatch):
-                self._apply(d, now)
-                self.idled = True
+            choice = self._layer_decision(now)
+            if choice is None:
                 return None
-            t = d.tenant
+            t = choice
         r, i, fs, fe, cs, ce = b.commit(t)  # type: ignore[union-attr]
         if self.predicted is not None:
             self.predicted.append((r, i, now, fs, fe, cs, ce))
@@ -273,11 +265,35 @@ class Simulator:
         req.dispatched = i + 1
         if req.state is State.QUEUED:
             req.state = State.RUNNING
-        return self._emit(req, t, i)
+        pend = self.pending  # ``_emit`` inlined (once per unit)
+        job = (self.heads[t][i], r)
+        if pend:
+            pend.append(job)
+            job = pend.popleft()
+        for unit in self.tails[t][i]:
+            pend.append((unit, r))
+        return job
 
-    def _emit(self, req: Request, t: int, i: int) -> Job:
-        """Queue unit ``i`` of ``req`` as jobs after those already pending; return the first."""
-        rid = req.id
+    def _layer_decision(self, now: float) -> int | None:
+        """Ask a layer-wise policy that writes its own ``decide``: the tenant to dispatch, or
+        None when it idles (or dropped the last candidate)."""
+        b = self.board
+        d = self._decide(now)
+        while isinstance(d, Preempt):  # a drop changes the candidates: decide again
+            self._apply(d, now)
+            if not b.active:  # type: ignore[union-attr]
+                self.idled = True
+                return None
+            d = self._decide(now)
+        if not isinstance(d, Dispatch):
+            self._apply(d, now)
+            self.idled = True
+            return None
+        return d.tenant
+
+    def _emit(self, rid: int, t: int, i: int) -> Job:
+        """Queue unit ``i`` of tenant ``t`` for request ``rid`` as jobs after those already
+        pending; return the first."""
         pend = self.pending
         job = (self.heads[t][i], rid)
         if pend:
