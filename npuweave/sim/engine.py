@@ -100,6 +100,13 @@ class Engine:
     weight load, computation and activation store) appends them there.
     """
 
+    __slots__ = ("loop", "buf", "bw", "source", "on_start", "on_end", "pending", "next_job",
+                 "free", "freed", "dma_job", "need", "waiting", "store_wait", "dma_idle",
+                 "ready", "pe_busy", "pe_job", "pe_start", "dispatched", "computed",
+                 "store_after", "log", "pe_log", "dram_log", "pe_busy_s", "dram_busy_s",
+                 "last_end", "claimed", "peak_claimed", "_heap", "_counter", "_ev_pull",
+                 "_ev_part", "_ev_done")
+
     def __init__(self, buffer_bytes: int, dram_bw: float, source: Source,
                  on_start: Hook | None = None, on_end: Hook | None = None,
                  loop: EventLoop | None = None, log: bool = True) -> None:
