@@ -25,6 +25,12 @@ predictions exactly. Events at one instant fire in this order: computations end 
 space), then transfers end, then the DMA asks for its next command. Hooks ``on_start`` and
 ``on_end`` get ``(unit, request, time)`` for every computation.
 
+Speed (this is the open loop's hot path, about 2.6 events per layer): the engine pushes its
+events onto the loop's heap itself, without a handle; when a transfer ends and the DMA is free,
+it asks for the next command at once unless another event at the same instant would fire
+first (then it posts the ask, as the order above requires); jobs a source queued in
+``pending`` are taken without calling it.
+
 ``log=True`` keeps ``pe_log`` (``(unit, request, start, end)``) and ``dram_log``
 (``(unit, request, start, end, bytes)`` per transferred part); without it only the busy
 totals are kept, so memory does not grow with the number of units.
