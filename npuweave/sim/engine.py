@@ -171,25 +171,23 @@ class Engine:
                 self.dma_idle = True
                 return
             unit = job[0]
-            kind = unit.kind
-            if kind is _COMPUTE:
-                self.dispatched += 1
-                self.ready.append(job)
-                if not self.pe_busy:
-                    self._compute(now)
-                if now + unit.seconds == now:  # it may end (and free space) this instant:
-                    self._post_pull(now)  # let that fire first
-                    return
-                continue
-            self.dma_job = job
-            if kind is _STORE:
-                if self.computed < self.dispatched:
-                    self.store_after, self.store_wait = self.dispatched, True
-                    return
-                self._move(now, unit.nbytes, unit.seconds)
+            if unit.kind is not _COMPUTE:
+                break
+            self.dispatched += 1
+            self.ready.append(job)
+            if not self.pe_busy:
+                self._compute(now)
+            if now + unit.seconds == now:  # it may end (and free space) this instant:
+                self._post_pull(now)  # let that fire first
                 return
-            self._load(now, unit)
+        self.dma_job = job
+        if unit.kind is _STORE:
+            if self.computed < self.dispatched:
+                self.store_after, self.store_wait = self.dispatched, True
+                return
+            self._move(now, unit.nbytes, unit.seconds)
             return
+        self._load(now, unit)
 
     def _load(self, now: float, unit: Unit) -> None:
         freed = self.freed

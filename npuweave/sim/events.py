@@ -118,12 +118,11 @@ class EventLoop:
         heap = self.heap
         pop = heapq.heappop
         cap = self.max_events if self.max_events is not None else math.inf
-        stop = math.inf if until is None else until
         fired = self.fired
         try:
             while heap:  # ``step`` inlined: this loop fires every event of a run
-                if heap[0][0] > stop:
-                    self.now = stop
+                if until is not None and heap[0][0] > until:
+                    self.now = until
                     return
                 if fired >= cap:
                     raise EventBudgetError(
