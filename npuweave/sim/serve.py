@@ -52,7 +52,7 @@ from npuweave.schedule.protocol import (
 from npuweave.sim.engine import Engine, Job, Kind, Unit
 from npuweave.sim.events import EventLoop, Handle
 from npuweave.sim.requests import Request, State
-from npuweave.sim.units import Footprint, tenant_units
+from npuweave.sim.units import Footprint, dispatch_order, tenant_units
 
 #: Default cap on simulated events per run (``max_events`` raises it).
 MAX_EVENTS = 50_000_000
@@ -97,15 +97,9 @@ class Simulator:
         self.tindex: list[int] = []  # index of each request within its tenant's stream
         self.issued = [0] * len(self.tenants)
         self.pending: deque[Job] = self.engine.pending  # the engine takes these first
-        # per tenant and unit: the first job's unit and the rest (activation load, weight
-        # load, computation, activation store, in this order; absent transfers left out)
-        self.heads: list[tuple[Unit, ...]] = []
-        self.tails: list[tuple[tuple[Unit, ...], ...]] = []
-        for u in self.units:
-            seqs = [tuple(x for x in (u.aload[i], u.load[i], u.comp[i], u.astore[i])
-                          if x is not None) for i in range(len(u.comp))]
-            self.heads.append(tuple(q[0] for q in seqs))
-            self.tails.append(tuple(q[1:] for q in seqs))
+        order = [dispatch_order(u) for u in self.units]  # per tenant and unit index
+        self.heads = [h for h, _ in order]
+        self.tails = [t for _, t in order]
         self.arrivals = list(arrivals)
         self.next_arrival = 0
         self.closed = closed
