@@ -23,6 +23,8 @@ Examples
 from __future__ import annotations
 
 import heapq
+import itertools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -63,12 +65,15 @@ class EventLoop:
     appended to the error to say how to raise it.
     """
 
-    __slots__ = ("now", "_heap", "_seq", "fired", "max_events", "budget_hint")
+    __slots__ = ("now", "heap", "counter", "fired", "max_events", "budget_hint")
 
     def __init__(self, max_events: int | None = None, budget_hint: str = "") -> None:
         self.now = 0.0
-        self._heap: list[list[Any]] = []  # Handles, and plain lists from post()
-        self._seq = 0
+        # The heap holds Handles and plain lists; ``counter`` numbers every entry. The NPU
+        # engine pushes ``[time, prio, next(counter), fn, ()]`` onto ``heap`` itself (its hot
+        # path); everyone else goes through ``schedule`` / ``post``.
+        self.heap: list[list[Any]] = []
+        self.counter = itertools.count(1)
         self.fired = 0
         self.max_events = max_events
         self.budget_hint = budget_hint
@@ -77,9 +82,8 @@ class EventLoop:
         """Call ``fn(*args)`` at ``time`` (never earlier than ``now``); return its handle."""
         if time < self.now:
             raise ValueError(f"cannot schedule at {time!r} before now={self.now!r}")
-        self._seq += 1
-        entry = Handle((time, prio, self._seq, fn, args))
-        heapq.heappush(self._heap, entry)
+        entry = Handle((time, prio, next(self.counter), fn, args))
+        heapq.heappush(self.heap, entry)
         return entry
 
     def post(self, time: float, fn: Callable[..., Any], *args: Any, prio: int = 1) -> None:
@@ -87,18 +91,18 @@ class EventLoop:
         cheaper to build than a ``Handle``, and these events are never cancelled)."""
         if time < self.now:
             raise ValueError(f"cannot schedule at {time!r} before now={self.now!r}")
-        self._seq += 1
-        heapq.heappush(self._heap, [time, prio, self._seq, fn, args])
+        heapq.heappush(self.heap, [time, prio, next(self.counter), fn, args])
+
     def peek(self) -> float:
         """Time of the next event that will fire (``inf`` when none is left)."""
-        heap = self._heap
+        heap = self.heap
         while heap and heap[0][3] is _cancelled:
             heapq.heappop(heap)
         return float(heap[0][0]) if heap else float("inf")
 
     def step(self) -> bool:
         """Fire the next event (cancelled ones are skipped); False when none is left."""
-        heap = self._heap
+        heap = self.heap
         while heap:
             time, _, _, fn, args = heapq.heappop(heap)
             if fn is _cancelled:
@@ -111,17 +115,27 @@ class EventLoop:
 
     def run(self, until: float | None = None) -> None:
         """Fire events until none is left (or the next one lies after ``until``)."""
-        heap = self._heap
-        cap = self.max_events
-        while heap:
-            if until is not None and heap[0][0] > until:
-                self.now = until
-                return
-            if cap is not None and self.fired >= cap:
-                raise EventBudgetError(
-                    f"the simulation reached its budget of {cap} events at t = {self.now:.6g} s "
-                    f"and was stopped{self.budget_hint}")
-            self.step()
+        heap = self.heap
+        pop = heapq.heappop
+        cap = self.max_events if self.max_events is not None else math.inf
+        fired = self.fired
+        try:
+            while heap:  # ``step`` inlined: this loop fires every event of a run
+                if until is not None and heap[0][0] > until:
+                    self.now = until
+                    return
+                if fired >= cap:
+                    raise EventBudgetError(
+                        f"the simulation reached its budget of {cap} events at t = "
+                        f"{self.now:.6g} s and was stopped{self.budget_hint}")
+                time, _, _, fn, args = pop(heap)
+                if fn is _cancelled:
+                    continue
+                self.now = time
+                fired += 1
+                fn(*args)
+        finally:
+            self.fired = fired
 
     def __len__(self) -> int:
-        return sum(1 for e in self._heap if e[3] is not _cancelled)
+        return sum(1 for e in self.heap if e[3] is not _cancelled)

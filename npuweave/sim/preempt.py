@@ -53,24 +53,31 @@ def _target(sim: Simulator, d: Preempt) -> Request:
 
 def _drop_layerwise(sim: Simulator, req: Request, d: Preempt, now: float) -> None:
     """Layer-wise runs interleave units instead of preempting; a policy may only drop a
-    request none of whose units has been dispatched (e.g. one that will miss its deadline)."""
-    if d.mechanism is not Mechanism.KILL or d.restart or req.dispatched or req.state not in (
-            State.QUEUED,):
-        raise ConfigError(f"layer-wise policy {sim.policy.name!r} returned {d}; layer-wise "
-                          "runs only drop requests that have not started "
-                          "(Preempt(id, Mechanism.KILL, restart=False))")
+    request for good (``Preempt(id, KILL, restart=False)``, e.g. Layerweaver+ shedding one
+    that will miss its deadline): a queued one, or a started one at a unit boundary while it
+    still has units to dispatch. Its units already handed to the NPU complete and count as
+    wasted; the tenant moves on to its next queued request."""
     board = sim.board
     t = req.model
-    if board.busy[t] and board.req[t] == req.id:  # type: ignore[union-attr]
-        board._next_request(t)  # type: ignore[union-attr]  # its current request, not begun
+    current = board.busy[t] and board.req[t] == req.id  # type: ignore[union-attr]
+    if d.mechanism is not Mechanism.KILL or d.restart or req.state not in (
+            State.QUEUED, State.RUNNING) or (req.dispatched and not current):
+        raise ConfigError(f"layer-wise policy {sim.policy.name!r} returned {d} for request "
+                          f"{req.id} ({req.state.value}, {req.dispatched} of {req.units} "
+                          "units dispatched); layer-wise runs only drop requests, queued or "
+                          "with units left to dispatch (Preempt(id, Mechanism.KILL, "
+                          "restart=False))")
+    if current:  # the tenant's current request (started or not): serve the next one
+        board._next_request(t)  # type: ignore[union-attr]
     else:
         q = board.queue[t]  # type: ignore[union-attr]
         for k, (rid, _) in enumerate(q):
             if rid == req.id:
                 del q[k]
                 break
-    req.state = State.KILLED
-    req.finish_s = now
+    if req.dispatched:
+        req.preemptions += 1
+    _kill(sim, req, now, restart=False)
 
 
 def _checkpoint(sim: Simulator, req: Request) -> None:

@@ -52,7 +52,7 @@ from npuweave.schedule.protocol import (
 from npuweave.sim.engine import Engine, Job, Kind, Unit
 from npuweave.sim.events import EventLoop, Handle
 from npuweave.sim.requests import Request, State
-from npuweave.sim.units import Footprint, tenant_units
+from npuweave.sim.units import Footprint, dispatch_order, tenant_units
 
 #: Default cap on simulated events per run (``max_events`` raises it).
 MAX_EVENTS = 50_000_000
@@ -86,15 +86,20 @@ class Simulator:
         hint = (f" (max_events={max_events}); raise max_events (--max-events) or shorten the "
                 "run (--duration, --window-s, --requests)")
         self.loop = EventLoop(max_events, hint)
-        self.engine = Engine(buffer_bytes, dram_bw, self, self._on_start, self._on_end,
-                             self.loop, log)
+        # no on_start hook: ``_on_end`` sets a request's start from the engine (one call per
+        # computation fewer; the PE is serial, so its first computation to end is the first
+        # to have started)
+        self.engine = Engine(buffer_bytes, dram_bw, self, None, self._on_end, self.loop, log)
         self.units = [tenant_units(t, k, f, traffic, latency_s, dram_bw) for k, (t, f) in
                       enumerate(zip(self.tenants, footprints or [None] * len(self.tenants)))]
         self.requests: list[Request] = []
         self.live: list[Request] = []  # layer-wise: requests not yet done (pruned lazily)
         self.tindex: list[int] = []  # index of each request within its tenant's stream
         self.issued = [0] * len(self.tenants)
-        self.pending: deque[Job] = deque()
+        self.pending: deque[Job] = self.engine.pending  # the engine takes these first
+        order = [dispatch_order(u) for u in self.units]  # per tenant and unit index
+        self.heads = [h for h, _ in order]
+        self.tails = [t for _, t in order]
         self.arrivals = list(arrivals)
         self.next_arrival = 0
         self.closed = closed
@@ -109,6 +114,8 @@ class Simulator:
         self.wake: Handle | None = None
         self.predicted: list[tuple[int, int, float, float, float, float, float]] | None = (
             [] if predict else None)
+        # the engine takes ``pending`` first, then asks the policy shape's own method
+        self.engine.next_job = self._next_layer if self.layer else self._next_task
         self.view = View(0.0, self.tenants, [], [], self.board, tuple(isolated_s),
                          tuple(_suffix(t, dram_bw) for t in self.tenants))
         self.notes: list[str] = []
@@ -245,18 +252,10 @@ class Simulator:
         if self.select is not None:
             t = self.select(b)
         else:
-            d = self._decide(now)
-            while isinstance(d, Preempt):  # a drop changes the candidates: decide again
-                self._apply(d, now)
-                if not b.active:  # type: ignore[union-attr]
-                    self.idled = True
-                    return None
-                d = self._decide(now)
-            if not isinstance(d, Dispatch):
-                self._apply(d, now)
-                self.idled = True
+            choice = self._layer_decision(now)
+            if choice is None:
                 return None
-            t = d.tenant
+            t = choice
         r, i, fs, fe, cs, ce = b.commit(t)  # type: ignore[union-attr]
         if self.predicted is not None:
             self.predicted.append((r, i, now, fs, fe, cs, ce))
@@ -264,25 +263,47 @@ class Simulator:
         req.dispatched = i + 1
         if req.state is State.QUEUED:
             req.state = State.RUNNING
-        return self._emit(req, t, i)
+        pend = self.pending  # ``_emit`` inlined (once per unit)
+        job = (self.heads[t][i], r)
+        if pend:
+            pend.append(job)
+            job = pend.popleft()
+        for unit in self.tails[t][i]:
+            pend.append((unit, r))
+        return job
 
-    def _emit(self, req: Request, t: int, i: int) -> Job:
-        """Queue unit ``i`` of ``req`` as jobs; return the first."""
-        u = self.units[t]
-        rid = req.id
+    def _layer_decision(self, now: float) -> int | None:
+        """Ask a layer-wise policy that writes its own ``decide``: the tenant to dispatch, or
+        None when it idles (or dropped the last candidate)."""
+        b = self.board
+        d = self._decide(now)
+        while isinstance(d, Preempt):  # a drop changes the candidates: decide again
+            self._apply(d, now)
+            if not b.active:  # type: ignore[union-attr]
+                self.idled = True
+                return None
+            d = self._decide(now)
+        if not isinstance(d, Dispatch):
+            self._apply(d, now)
+            self.idled = True
+            return None
+        return d.tenant
+
+    def _emit(self, rid: int, t: int, i: int) -> Job:
+        """Queue unit ``i`` of tenant ``t`` for request ``rid`` as jobs after those already
+        pending; return the first."""
         pend = self.pending
-        aload, load, astore = u.aload[i], u.load[i], u.astore[i]
-        if aload is not None:
-            pend.append((aload, rid))
-        if load is not None:
-            pend.append((load, rid))
-        pend.append((u.comp[i], rid))
-        if astore is not None:
-            pend.append((astore, rid))
-        return pend.popleft()
+        job = (self.heads[t][i], rid)
+        if pend:
+            pend.append(job)
+            job = pend.popleft()
+        for unit in self.tails[t][i]:
+            pend.append((unit, rid))
+        return job
 
     def _next_task(self, now: float) -> Job | None:
-        if self.running is None:
+        req = self.running
+        if req is None:
             if self.then is not None:
                 rid, self.then = self.then, None
                 self._start(rid, now)
@@ -290,15 +311,23 @@ class Simulator:
                 self._consult(now)
             if self.pending:
                 return self.pending.popleft()
-            if self.running is None:
+            req = self.running
+            if req is None:
                 return None
-        req = self.running
         i = req.dispatched
         req.dispatched = i + 1
-        if req.dispatched == req.units:
+        if i + 1 == req.units:
             self.running = None
             self.draining = False
-        return self._emit(req, req.model, i)
+        rid, t = req.id, req.model  # ``_emit`` inlined (once per unit)
+        pend = self.pending
+        job = (self.heads[t][i], rid)
+        if pend:
+            pend.append(job)
+            job = pend.popleft()
+        for unit in self.tails[t][i]:
+            pend.append((unit, rid))
+        return job
 
     def _start(self, rid: int, now: float) -> None:
         req = self.requests[rid]
@@ -354,20 +383,18 @@ class Simulator:
                 self.wake = self.loop.schedule(max(d.until_s, now), self._wake_up, prio=WAKE)
 
     # -- engine hooks ------------------------------------------------------------------------
-    def _on_start(self, unit: Unit, rid: int, now: float) -> None:
-        req = self.requests[rid]
-        if req.start_s != req.start_s:  # nan: first computation of this request
-            req.start_s = now
-
     def _on_end(self, unit: Unit, rid: int, now: float) -> None:
+        req = self.requests[rid]
+        if req.start_s != req.start_s:  # nan: the first computation of this request ended
+            req.start_s = self.engine.pe_start
         if unit.index < 0:
             return
-        if rid in self.stale:
+        stale = self.stale
+        if stale and rid in stale:
             from npuweave.sim.preempt import stale_done
 
             stale_done(self, unit, rid)
             return
-        req = self.requests[rid]
         req.progress += 1
         if req.progress == req.units:
             req.state = State.DONE

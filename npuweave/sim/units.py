@@ -75,3 +75,22 @@ def tenant_units(tenant: Tenant, k: int, foot: Footprint | None, traffic: bool,
     aload = tuple(Unit(Kind.LOAD, k, i, back[i - 1], 0, lat) if i and back[i - 1] else None
                   for i in range(n))
     return TenantUnits(load, comp, aload, astore, tuple(live), lat, bw)
+
+
+def dispatch_order(units: TenantUnits) -> tuple[tuple[Unit, ...], tuple[tuple[Unit, ...], ...]]:
+    """Per unit index, the engine's units in dispatch order, split as ``(first, rest)``.
+
+    The order is activation load, weight load, computation, activation store (absent ones
+    left out); the serving simulator queues a unit's jobs from these, built once per tenant.
+
+    Examples
+    --------
+    >>> from npuweave.schedule.base import Tenant
+    >>> u = tenant_units(Tenant("a", ("x", "y"), (1.0, 2.0), (10, 0)), 0, None, False, 0.0)
+    >>> heads, tails = dispatch_order(u)
+    >>> [h.kind.name for h in heads], [[r.kind.name for r in t] for t in tails]
+    (['LOAD', 'COMPUTE'], [['COMPUTE'], []])
+    """
+    seqs = [tuple(x for x in (units.aload[i], units.load[i], units.comp[i], units.astore[i])
+                  if x is not None) for i in range(len(units.comp))]
+    return tuple(q[0] for q in seqs), tuple(q[1:] for q in seqs)

@@ -135,3 +135,88 @@ def test_layerwise_drop_of_a_request_that_has_not_started():
                 return Preempt(0, Mechanism.CHECKPOINT)
 
         simulate([A3, B1], Bad(), ARR)
+
+
+class _Shedder:
+    """Sequential that drops request 0 (a) for good once request 1 (b) waits, if a still has
+    units to dispatch (``Preempt(0, KILL, restart=False)``); every decision is logged."""
+
+    @staticmethod
+    def make():
+        from npuweave.schedule.protocol import Dispatch, Preempt
+        from npuweave.schedule.sequential import Sequential
+
+        class Shedder(Sequential):
+            name = "shedder"
+
+            def __init__(self):
+                self.log = []
+
+            def decide(self, now, view):
+                waiting = any(r.id == 1 for r in view.queued)
+                for r in view.running:
+                    if r.id == 0 and waiting and r.dispatched < r.units:
+                        self.log.append((now, "kill 0"))
+                        return Preempt(0, Mechanism.KILL, restart=False)
+                d = Dispatch(self.select(view.board))
+                self.log.append((now, f"dispatch {d.tenant}"))
+                return d
+
+        return Shedder()
+
+
+def test_layerwise_kill_of_a_started_request_at_a_unit_boundary():
+    # Decisions come when the DMA is free. 0: only a: a0 fetch 0-1 (compute 1-5). 1: b waits
+    # (arrived 0.5) and a has 2 units left: kill a; asked again at once: b0 fetch 1-2, compute
+    # at max(PE free 5, 2) = 5-6. a0 was handed to the NPU, so it still computes 1-5 and its
+    # 4 s are wasted; a is reported killed at 1 (no restart), b finishes at 6.
+    pol = _Shedder.make()
+    sim = simulate([A3, B1], pol, ARR, predict=True)
+    assert pol.log == [(0.0, "dispatch 0"), (1.0, "kill 0"), (1.0, "dispatch 1")]
+    assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("b", 1, 0, 5.0, 6.0)]
+    assert dram_log(sim) == [("LOAD", 0, 0, 0.0, 1.0, 10), ("LOAD", 1, 0, 1.0, 2.0, 10)]
+    a, b = sim.requests
+    assert (a.state, a.start_s, a.finish_s, a.wasted_s, a.preemptions, a.restarts) == (
+        State.KILLED, 1.0, 1.0, 4.0, 1, 0)
+    assert (b.state, b.start_s, b.finish_s, b.wasted_s) == (State.DONE, 5.0, 6.0, 0.0)
+    # the predictor still holds a0's computation: b's prediction equals the engine's times
+    assert sim.predicted[1] == (1, 0, 1.0, 1.0, 2.0, 5.0, 6.0)
+    assert sim.engine.pe_busy_s == 5.0  # work conserved: 4 s wasted + 1 s of b
+
+
+def test_layerwise_kill_with_two_units_in_flight():
+    # b arrives at 1.5. 0: a0 fetch 0-1; 1: a1 fetch 1-2 (b not there yet); 2: kill a (a0
+    # computes 1-5, a1 5-9: both handed over, both wasted, 8 s); b0 fetch 2-3, compute 9-10.
+    pol = _Shedder.make()
+    sim = simulate([A3, B1], pol, [(0.0, 0, 1, math.inf), (1.5, 1, 1, math.inf)])
+    assert pol.log == [(0.0, "dispatch 0"), (1.0, "dispatch 0"), (2.0, "kill 0"),
+                       (2.0, "dispatch 1")]
+    assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("a", 0, 1, 5.0, 9.0), ("b", 1, 0, 9.0, 10.0)]
+    a, b = sim.requests
+    assert (a.state, a.finish_s, a.wasted_s, a.progress) == (State.KILLED, 2.0, 8.0, 0)
+    assert b.finish_s == 10.0 and not sim.stale
+
+
+def test_layerwise_kill_refused_without_units_left_or_with_restart():
+    from npuweave.errors import ConfigError
+    from npuweave.schedule.protocol import Dispatch, Preempt
+    from npuweave.schedule.sequential import Sequential
+
+    class Late(Sequential):
+        # a2 (a's last unit) is dispatched at 2; at 3 a has nothing left to stop
+        def decide(self, now, view):
+            if now >= 3.0 and any(r.id == 0 for r in view.running):
+                return Preempt(0, Mechanism.KILL, restart=False)
+            return Dispatch(self.select(view.board))
+
+    with pytest.raises(ConfigError, match=r"request 0 \(running, 3 of 3 units dispatched\)"):
+        simulate([A3, B1], Late(), ARR)
+
+    class Restart(Sequential):
+        def decide(self, now, view):
+            if now >= 1.0 and any(r.id == 0 for r in view.running):
+                return Preempt(0, Mechanism.KILL, restart=True)
+            return Dispatch(self.select(view.board))
+
+    with pytest.raises(ConfigError, match="layer-wise runs only drop"):
+        simulate([A3, B1], Restart(), ARR)

@@ -15,6 +15,7 @@ import math
 import os
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from serve_helpers import BUF, Footprint, simulate, toy
@@ -121,3 +122,61 @@ def test_open_loop_predictions_are_exact_and_never_before_now(inst):
     for r, i, now, fs, _fe, cs, ce in sim.predicted:
         assert fs >= now and cs >= now
         assert comp[r, i] == (cs, ce)
+
+
+def _shedder(seed):
+    """Layerweaver that, at a random 20% of its decisions (at most 4 times a run), drops a
+    random request for good: a queued one or a started one with units left to dispatch."""
+    from npuweave.schedule.layerweaver import Layerweaver
+    from npuweave.schedule.protocol import Dispatch
+
+    class RandomShedder(Layerweaver):
+        name = "random-shedder"
+
+        def __init__(self):
+            super().__init__(failsafe=False)
+            self.rng, self.budget = random.Random(seed), 4
+
+        def decide(self, now, view):
+            cands = [r for r in view.running if r.dispatched < r.units] + list(view.queued)
+            if self.budget and cands and self.rng.random() < 0.2:
+                self.budget -= 1
+                return Preempt(self.rng.choice(cands).id, Mechanism.KILL, restart=False)
+            return Dispatch(self.select(view.board))
+
+    return RandomShedder()
+
+
+@settings(max_examples=max(N // 3, 20), deadline=None)
+@given(instance)
+def test_layerwise_shedding_invariants(inst):
+    # Drops at unit boundaries: units already handed to the NPU still compute (as predicted)
+    # and count as wasted; a dropped request ends once, killed, and never computes again.
+    ts = [toy(f"m{k}", [c for c, _ in t], [b for _, b in t]) for k, t in
+          enumerate(inst["tenants"])]
+    rows = sorted((a, k % len(ts), p, math.inf) for a, k, p in inst["arrivals"])
+    sim = simulate(ts, _shedder(inst["seed"]), rows, predict=True, max_events=100_000)
+    reqs = sim.requests
+    assert sim.engine.peak_claimed <= BUF and not sim.stale
+    work = 0.0
+    for r in reqs:
+        assert r.state in (State.DONE, State.KILLED) and r.finish_s >= r.arrival_s
+        if r.state is State.DONE:
+            assert r.progress == r.units and r.wasted_s == 0.0
+            work += sum(ts[r.model].compute_s)
+        else:
+            assert r.progress == 0
+            work += r.wasted_s
+    comp, wasted = {}, {}
+    for u, r, s, e in sim.engine.pe_log:
+        assert s >= reqs[r].arrival_s and (r, u.index) not in comp  # no unit twice
+        comp[r, u.index] = (s, e)
+        wasted[r] = wasted.get(r, 0.0) + u.seconds
+    assert sim.engine.pe_busy_s == pytest.approx(work, rel=1e-9, abs=1e-9)
+    for r in reqs:  # a dropped request's waste is exactly the units it got to compute
+        if r.state is State.KILLED:
+            assert r.wasted_s == pytest.approx(wasted.get(r.id, 0.0), rel=1e-9, abs=1e-12)
+    assert {(r, i) for r, i, *_ in sim.predicted} == set(comp)  # every computed unit was
+    for r, i, now, fs, _fe, cs, ce in sim.predicted:  # dispatched, before any drop
+        assert fs >= now and cs >= now and comp[r, i] == (cs, ce)
+        assert reqs[r].state is State.DONE or now <= reqs[r].finish_s
