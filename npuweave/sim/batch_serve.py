@@ -94,6 +94,10 @@ class BatchingSimulator(Simulator):
         # approx standalone time of a batch per model and size (its tenant's suffix sum)
         self.alone = [[self.view.remaining[t][0] for t in self.slot[m][0]]
                       for m in range(n_models)]
+        # the engine asks the policy shape's method directly once ``pending`` is empty: every
+        # such ask is a decision point where batches may form
+        self._shape_next = self.engine.next_job
+        self.engine.next_job = self._decision_point
 
     # the simulator's arrival events only tell the batcher that time has come
     def _arrival_event(self) -> None:
@@ -104,12 +108,18 @@ class BatchingSimulator(Simulator):
         self._schedule_arrival()
 
     def next(self, now: float) -> Any:
-        if not self.pending:  # a decision point: batches may form
-            self._free(now)
-            self._admit(now)
-            if self.inherit:
-                self._inherit()
-        return super().next(now)
+        if self.pending:
+            return self.pending.popleft()
+        return self._decision_point(now)
+
+    def _decision_point(self, now: float) -> Any:
+        """The DMA engine asks for work with nothing pending: free the slots of batches whose
+        last unit went out, form batches, then ask the policy."""
+        self._free(now)
+        self._admit(now)
+        if self.inherit:
+            self._inherit()
+        return self._shape_next(now)
 
     def _inherit(self) -> None:
         """Each batch in service takes the deadline of its model's queue when earlier
