@@ -109,6 +109,9 @@ class _Bar:
               help="Policy option key=value (repeatable), e.g. quantum_s=0.002.")
 @click.option("--preempt", default=None,
               help="PREMA policies: none | checkpoint | kill | drain | dynamic | dynamic-kill.")
+@click.option("--standalone", default=None, type=click.Choice(["approx", "precise"]),
+              help="layerweaver-plus: how it estimates a request's remaining standalone time "
+                   "(approx: suffix sums; precise: replay alone).  [default: approx]")
 @click.option("--deadline", default=None, help="Latency budget per model (e.g. 15ms,130ms).")
 @click.option("--priority", default=None, help="Priority per model, integers >= 1 (e.g. 1,9).")
 @click.option("--batching", default="none", show_default=True,
@@ -126,7 +129,7 @@ class _Bar:
               help="Print the table as CSV, or with a path write it there.")
 def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, duration: str,
           seed: int, scheduler: str, scheduler_opt: tuple[str, ...], preempt: str | None,
-          deadline: str | None,
+          standalone: str | None, deadline: str | None,
           priority: str | None, batching: str, traffic: bool, cost_model: str,
           max_events: int, timeline: str | None, trace: str | None, json_path: str | None,
           csv_path: str | None) -> None:
@@ -144,6 +147,14 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, durati
     if max_events < 1:
         raise ConfigError(f"--max-events must be >= 1, got {max_events}")
     opts = _opts(scheduler_opt)
+    if standalone is not None:
+        if scheduler != "layerweaver-plus":
+            raise ConfigError(f"--standalone applies to --scheduler layerweaver-plus only, "
+                              f"not {scheduler!r}; drop it or change the scheduler")
+        if opts.get("standalone", standalone) != standalone:
+            raise ConfigError(f"--standalone {standalone} contradicts --scheduler-opt "
+                              f"standalone={opts['standalone']}; give one of them")
+        opts["standalone"] = standalone
     from npuweave.schedule.prema.registry import check_priorities, with_preempt
     scheduler, preempt_opts = with_preempt(scheduler, preempt, opts)
     opts = dict(preempt_opts)

@@ -42,6 +42,10 @@ def test_serve_writes_json_and_csv(tmp_path):
     (["--arrivals", "trace:negative.csv"], "time"),
     (["--arrivals", "trace:unknown.csv"], "model"),
     (["--qps", "300,80", "--max-events", "50"], "max-events"),
+    (["--qps", "1,1", "--standalone", "precise"], "--standalone"),  # layerweaver is not LW+
+    (["--qps", "1,1", "--scheduler", "layerweaver-plus", "--standalone", "exact"], "--standalone"),
+    (["--qps", "1,1", "--scheduler", "layerweaver-plus", "--standalone", "approx",
+      "--scheduler-opt", "standalone=precise"], "contradicts"),
 ])
 def test_bad_input_one_line_exit_2(tmp_path, args, word):
     (tmp_path / "unsorted.csv").write_text("time_s,model\n0.002,resnet50\n0.001,bert-base\n")
@@ -57,3 +61,12 @@ def test_bad_input_one_line_exit_2(tmp_path, args, word):
 def test_schedule_rejects_an_endless_window(tmp_path):
     p = run(["schedule", "--models", "resnet50,bert-base", "--window-s", "inf"], tmp_path)
     assert p.returncode == 2 and "--window-s" in p.stderr
+
+
+def test_standalone_flag_reaches_layerweaver_plus(tmp_path):
+    p = run([*BASE, "--npu", "lwplus", "--qps", "800,200", "--duration", "20ms", "--deadline",
+             "15ms,130ms", "--scheduler", "layerweaver-plus", "--standalone", "precise",
+             "--json", "r.json"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    notes = json.loads((tmp_path / "r.json").read_text())["notes"]
+    assert any("standalone estimate precise" in n for n in notes), notes
