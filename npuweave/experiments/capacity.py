@@ -163,9 +163,10 @@ def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
         assert bad is not None
         if bad.load <= lo_lim:
             raise InfeasibleError(
-                f"unreachable load: even {bad.load:.4g} QPS misses {100 * bad.rate:.2f}% of "
-                f"its {bad.requests} requests' deadlines (budget {100 * budget:g}%); loosen the "
-                "deadlines or check that they exceed the models' standalone times")
+                f"unreachable load: even {bad.load:.4g} QPS misses {bad.missed} or more of "
+                f"its {bad.requests} requests' deadlines (the {100 * budget:g}% budget allows "
+                f"fewer than {budget * bad.requests:g}); loosen the deadlines or check that "
+                "they exceed the models' standalone times")
         t = trial(max(bad.load / 2, lo_lim))
         good, bad = (t, bad) if ok(t) else (None, t)
     crossing: Trial | None = None

@@ -51,7 +51,7 @@ def test_capacity_unreachable_load_says_so_with_the_number() -> None:
     r = _run(args)
     assert r.returncode == 2
     line = r.stderr.strip().splitlines()[-1]
-    assert line.startswith("error: unreachable load: even ") and "% of its 100 requests" in line
+    assert line.startswith("error: unreachable load: even ") and "or more of its 100 requests" in line
 
 
 def test_capacity_runs_and_writes_json(tmp_path) -> None:
