@@ -187,7 +187,8 @@ Example (a subset, under a minute):
 @click.option("--jobs", default=1, show_default=True, type=int, help="Worker processes.")
 @click.option("--grouping", default="per-model-fifo", show_default=True,
               help="Layerweaver+ candidate group: per-model-fifo | per-request (see "
-                   "`npuweave capacity --help`).")
+                   "`npuweave capacity --help`). per-request and --inherit run Layerweaver+ "
+                   "on the Python serving loop, about 20x slower than the compiled one.")
 @click.option("--max-inflight", default=4, show_default=True, type=int,
               help="With --grouping per-request: batches of one model in service at once.")
 @click.option("--inherit/--no-inherit", default=False, show_default=True,
@@ -221,7 +222,6 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
                           "[0, 1 s) please")
     from npuweave.experiments.executor import check_dask
     from npuweave.fileio import check_output_path
-
     from npuweave.sim.batcher import GROUPINGS
 
     if grouping not in GROUPINGS:
