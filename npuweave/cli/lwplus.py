@@ -169,7 +169,9 @@ def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: s
 @click.command("layerweaver-plus", epilog="""\b
 Example (a subset, under a minute):
   npuweave reproduce layerweaver-plus --pairs RN+BB --ratios 4:1,1:1,1:4 \\
-      --figures 5 --plots figs --csv lwplus.csv""")
+      --figures 5 --plots figs --csv lwplus.csv
+  npuweave reproduce layerweaver-plus --pairs RN+BB --ratios 1:1 --figures 5 \\
+      --schedulers baseline,lwplus-approx --inherit --csv inherit.csv""")
 @click.option("--pairs", default="all", show_default=True,
               help="Pairs vision+NLP from {IC,MN,RN}x{BB,BL,XL}, e.g. RN+BB,MN+BL.")
 @click.option("--ratios", default="64:1..1:64", show_default=True,
@@ -183,6 +185,15 @@ Example (a subset, under a minute):
               help="Baseline batching windows (the best is kept per point).")
 @click.option("--max-batch", default=16, show_default=True, type=int)
 @click.option("--jobs", default=1, show_default=True, type=int, help="Worker processes.")
+@click.option("--grouping", default="per-model-fifo", show_default=True,
+              help="Layerweaver+ candidate group: per-model-fifo | per-request (see "
+                   "`npuweave capacity --help`). per-request and --inherit run Layerweaver+ "
+                   "on the Python serving loop, about 20x slower than the compiled one.")
+@click.option("--max-inflight", default=4, show_default=True, type=int,
+              help="With --grouping per-request: batches of one model in service at once.")
+@click.option("--inherit/--no-inherit", default=False, show_default=True,
+              help="Layerweaver+: a batch in service inherits the deadline of the requests "
+                   "queued behind it (not in the thesis).")
 @click.option("--dask", "dask_addr", default=None, metavar="ADDR",
               help="Run on Dask instead of --jobs: local:N workers or tcp://scheduler:8786.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False),
@@ -190,7 +201,8 @@ Example (a subset, under a minute):
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every row.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON.")
 def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests: int,
-                     windows: str, max_batch: int, jobs: int, dask_addr: str | None,
+                     windows: str, max_batch: int, jobs: int, grouping: str,
+                     max_inflight: int, inherit: bool, dask_addr: str | None,
                      plots_dir: str | None,
                      csv_path: str | None, json_path: str | None) -> None:
     """Re-run the Layerweaver+ evaluation (thesis V.3, Figures V.5-V.7) on lwplus."""
@@ -210,13 +222,20 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
                           "[0, 1 s) please")
     from npuweave.experiments.executor import check_dask
     from npuweave.fileio import check_output_path
+    from npuweave.sim.batcher import GROUPINGS
 
+    if grouping not in GROUPINGS:
+        raise ConfigError(f"--grouping: {grouping!r}; choose one of: {', '.join(GROUPINGS)}")
+    if max_inflight < 1:
+        raise ConfigError(f"--max-inflight: {max_inflight}; give an integer >= 1 (batches of "
+                          "one model in service at once)")
     check_dask(dask_addr)
     check_output_path(csv_path, "--csv", allow_dash=True)
     check_output_path(json_path, "--json", allow_dash=True)
     if plots_dir:
         Path(plots_dir).mkdir(parents=True, exist_ok=True)
-    setup = ServeSetup(max_batch=max_batch, baseline_windows_s=wins, requests=requests)
+    setup = ServeSetup(max_batch=max_batch, baseline_windows_s=wins, requests=requests,
+                       grouping=grouping, max_inflight=max_inflight, inherit=inherit)
     tasks = []
     if "5" in figs:
         tasks += rp.fig5_tasks(pair_list, ratio_list, names, setup)

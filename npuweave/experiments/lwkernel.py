@@ -34,7 +34,7 @@ import numpy as np
 
 from npuweave.experiments.lwserve import Batching, Served, _check
 from npuweave.schedule import kernel as _k
-from npuweave.schedule.base import COMPUTE, EPS, Tenant
+from npuweave.schedule.base import EPS, Tenant
 from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 from npuweave.schedule.lw_reading import NPUWEAVE, PRINTED
@@ -271,11 +271,13 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
 
 @_jit
 def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est, bound, mft,
-           pe_sum, compute_kind, buf, bw, times, models, order, moff, rel, window, limit,
+           pe_sum, batch_kind, buf, bw, times, models, order, moff, rel, window, limit,
            finish, batch_of):
     """The ``serve_layerwise`` loop; returns ``(missed, decisions, estimates, urgent,
-    pe_busy)`` and fills ``finish`` / ``batch_of``."""
+    pe_busy)`` and fills ``finish`` / ``batch_of``. ``batch_kind[m * nb_max + b - 1]``: model
+    ``m`` at batch ``b`` is compute-bound (a batch is classified by its own costs)."""
     n = times.shape[0]
+    compute_kind = np.zeros(k, np.bool_)  # per tenant: the batch in service's class
     active = np.zeros(k, np.bool_)
     pos = np.zeros(k, np.int64)
     seg = np.zeros(k, np.int64)
@@ -322,6 +324,7 @@ def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est
                     pe_busy += _start_batch(m, b, first, nb_max, seg_off, n_units, mft, pe_sum,
                                             times, order, rel, seg, nu, pos, lo, hi, deadline,
                                             arrival, cur_mft)
+                    compute_kind[m] = batch_kind[m * nb_max + b - 1]
                     active[m] = True
                     nact += 1
                     maxft = _max_mft(k, active, cur_mft)
@@ -509,6 +512,13 @@ def _model_tables(per: Sequence[Tenant], buf: int, bw: float) -> dict[str, np.nd
     return out
 
 
+def _batch_kinds(costs: Sequence[Sequence[Tenant]], nb: int, bw: float) -> np.ndarray:
+    """Whether model ``m`` at batch ``b`` is compute-bound, at ``m * nb + b - 1``: the
+    ``Board``'s rule on that batch's own costs (as ``lwserve._State`` sets ``Board.kind``)."""
+    return np.array([per[b].total_compute_s >= per[b].total_weight_bytes / bw
+                     for per in costs for b in range(nb)], np.bool_)
+
+
 def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw: float,
                    time_s: np.ndarray, model: np.ndarray, deadline_s: Sequence[float],
                    policy: LayerBase, batching: Batching = Batching(),
@@ -564,7 +574,7 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
         code, bool(plus and policy.prune), k, nb,  # type: ignore[attr-defined]
         np.array(seg_off, np.int64), np.array([len(c[0].units) for c in costs], np.int64),
         cat("size"), cat("comp"), cat("ftime"), cat("inh"), cat(est_name), cat("bound"),
-        cat("mft"), cat("pe"), np.array([board.kind[m] == COMPUTE for m in range(k)]),
+        cat("mft"), cat("pe"), _batch_kinds(costs, nb, board.bw),
         board.buf, board.bw, times, models, order, moff,
         np.array([float(d) for d in deadline_s]), float(batching.window_s), limit, finish,
         batch)

@@ -72,9 +72,38 @@ def test_capacity_runs_and_writes_json(tmp_path) -> None:
     (["--figures", "8"], "--figures"),
     (["--schedulers", "fcfs"], "fcfs"),
     (["--pairs", "IC+XL", "--figures", "7"], "Figure V.7"),
+    (["--grouping", "per-batch"], "--grouping"),
+    (["--max-inflight", "0"], "--max-inflight"),
+    (["--max-inflight", "-3", "--grouping", "per-request"], "--max-inflight"),
 ])
 def test_reproduce_bad_input(args: list[str], match: str) -> None:
     r = _run(["reproduce", "layerweaver-plus", *args])
     assert r.returncode == 2, r.stderr
     line = r.stderr.strip().splitlines()
     assert len(line) == 1 and match in line[0]
+
+
+@pytest.mark.parametrize("args, want", [
+    ([], ("per-model-fifo", 4, False)),
+    (["--grouping", "per-request", "--max-inflight", "2"], ("per-request", 2, False)),
+    (["--inherit"], ("per-model-fifo", 4, True)),
+])
+def test_reproduce_passes_grouping_options_to_every_point(monkeypatch, args, want) -> None:
+    """``--grouping``, ``--max-inflight`` and ``--inherit`` reach the ``ServeSetup`` of every
+    point (Figures V.5-V.7); without them the defaults are the thesis's (per-model FIFO, no
+    inheritance)."""
+    from click.testing import CliRunner
+
+    from npuweave.cli import cli
+    from npuweave.experiments import lwplus_repro as rp
+
+    seen: list = []
+    monkeypatch.setattr(rp, "run_tasks", lambda tasks, *a, **k: seen.extend(tasks) or [])
+    r = CliRunner().invoke(cli, ["reproduce", "layerweaver-plus", "--pairs", "RN+BB",
+                                  "--ratios", "1:1", *args])
+    assert r.exit_code == 0, r.output
+    figures = {t[1]["figure"] for t in seen}
+    assert figures == {"V.5", "V.6", "V.7"}
+    got = {(t[1]["setup"].grouping, t[1]["setup"].max_inflight, t[1]["setup"].inherit)
+           for t in seen}
+    assert got == {want}

@@ -57,6 +57,10 @@ def _costs(tenants, max_batch):
          0.0, 1, "lw-printed", None, False)
 @example([[(10, 1.0), (10, 1.0)]] * 2, [(0.0, 0), (0.0, 1)], [20.0, 10.0, 1.0], 0.0, 1,
          "plus-approx", None, False)
+# a batch of two of model 0 is compute-bound while model 0 at batch 1 is memory-bound: the
+# starvation filter must see each batch's own class (lwserve classifies per batch)
+@example([[(0, 0.25), (0, 0.03125), (13, 1.0)], [(0, 0.5)]], [(0.0, 0), (0.0, 0), (0.0, 1)],
+         [1.0, 1.0, 1.0], 0.0, 2, "lw-failsafe", None, False)
 def test_compiled_loop_equals_the_python_loop(tenants, arrivals, deadlines, window, max_batch,
                                               name, stop, clone) -> None:
     """Same finish times (bit for bit), batches, misses, decisions, Mode 2 decisions and
