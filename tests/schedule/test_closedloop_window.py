@@ -5,6 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace as R
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from npuweave.errors import ConfigError
 from npuweave.experiments.compare import evaluate
@@ -44,3 +46,13 @@ def test_evaluate_measures_closed_loops_over_the_loop_window():
     assert row["throughput"] == summarize(r, single, ["throughput"], (0.0, 7.0))["throughput"]
     # by 7 s a finished its 3 requests and b 2 (its third starts at 7 s)
     assert row["throughput"] == pytest.approx({"a": 3 / 7, "b": 2 / 7})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.floats(0.001, 100.0)), min_size=1,
+                max_size=12))
+def test_records_only_common_window_is_the_loops_window(rows):
+    """The metrics' records-only ``"common"`` window (metrics may not import ``schedule``)
+    must stay the closed loop's own: the earliest of the streams' last finishes."""
+    recs = [R(tenant=t, finish_s=f) for t, f in rows]
+    assert resolve_window("common", recs) == ClosedLoop.common_window(recs)
