@@ -49,7 +49,8 @@ _PLAIN: dict[str, object] = {}
 _COMPILED: list[bool] = []
 # the Board arithmetic of the Layerweaver kernel (rebound to the jitted versions by _compile)
 _fetch_end = _k._fetch_end
-_fetch_window = _k._fetch_window
+_idle_terms = _k._idle_terms
+_commit = _k._commit
 
 
 def _jit(fn):
@@ -62,7 +63,8 @@ def _compile() -> bool:
     if not _COMPILED:
         ok = _k._compile()
         namespace = globals()
-        namespace["_fetch_end"], namespace["_fetch_window"] = _k._fetch_end, _k._fetch_window
+        for name in ("_fetch_end", "_idle_terms", "_commit"):
+            namespace[name] = getattr(_k, name)
         if ok:
             from numba import njit
 
@@ -86,66 +88,22 @@ def _replay_table(size, comp, ftime, lo, n, buf, bw, out):
         head = 0
         tail = 0
         for u in range(lo + p, lo + n):
-            sz = size[u]
-            free = buf - used
-            if sz == 0:
-                fe = t_m
-            elif sz <= free:
-                fe = t_m + ftime[u]
-            else:
-                fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
-            ce = (t_c if t_c > fe else fe) + comp[u]
-            while head < tail and fl_c[head] <= fe:
-                used -= fl_s[head]
-                head += 1
-            if sz > 0 and ce > fe:
-                fl_s[tail] = sz
-                fl_c[tail] = ce
-                fl_f[tail] = ftime[u]
-                tail += 1
-                used += sz
+            fe = _fetch_end_of(u, t_m, buf - used, size, ftime, fl_s, fl_c, fl_f, head, tail, bw)
+            t_c, head, tail, used, fl_s, fl_c, fl_f = _commit(u, fe, t_c, size, comp, ftime,
+                                                              fl_s, fl_c, fl_f, head, tail, used)
             t_m = fe
-            t_c = ce
         out[lo + p] = t_c
 
 
 @_jit
-def _evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f,
-              head, tail, bw, ev):
-    """Chapter IV's idle terms of tenant ``t``'s next unit ``u`` into ``ev[t]``: total, compute
-    idle, memory idle incurred, fetch end, compute end (the reading's arithmetic)."""
+def _fetch_end_of(u, t_m, free, size, ftime, fl_s, fl_c, fl_f, head, tail, bw):
+    """When the fetch of unit ``u``, issued at ``t_m`` with ``free`` bytes free, ends."""
     sz = size[u]
+    if sz == 0:
+        return t_m
     if sz <= free:
-        fe = t_m + ftime[u]
-    else:
-        fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
-    ce = (t_c if t_c > fe else fe) + comp[u]
-    h = inh[u]
-    if printed:  # Layerweaver.evaluate with the printed reading
-        fetched = 0.0
-        if fe < t_c:
-            fetched = _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe, t_c) / bw
-        mem = fetched
-        charged = fetched
-        ci = t_m + ftime[u] - t_c
-        if not ci > 0.0:
-            ci = 0.0
-    else:  # the npuweave reading (LayerweaverPlus._choose_fast)
-        mem = h
-        if fe > t_c:
-            ci = fe - t_c
-        else:
-            ci = 0.0
-            if fe < t_c and h + (t_c - fe) > 0.0:
-                mem = h + _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe,
-                                        t_c) / bw
-        charged = (mem if mem > 0.0 else 0.0) - (h if h > 0.0 else 0.0)
-    pi = maxft - (ce - fe)
-    ev[t, 0] = ci + charged + (pi if pi > 0.0 else 0.0)
-    ev[t, 1] = ci
-    ev[t, 2] = mem
-    ev[t, 3] = fe
-    ev[t, 4] = ce
+        return t_m + ftime[u]
+    return _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
 
 
 @_jit
@@ -240,8 +198,9 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
         if active[t]:
             u = seg[t] + pos[t]
             inh_now[t] = inh[u]
-            _evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s,
-                      fl_c, fl_f, head, tail, bw, ev)
+            ev[t, 0], ev[t, 1], ev[t, 2], ev[t, 3], ev[t, 4] = _idle_terms(
+                u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f,
+                head, tail, bw)
     _pool(k, active, nact, compute_kind, ev, ok)
     if code != LW_PLUS:
         return _pick_lw(k, ok, ev, inh_now, printed)
@@ -349,32 +308,9 @@ def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est
         decisions += 1
         # -- Board.commit --
         u = seg[t] + pos[t]
-        sz = size[u]
-        if sz == 0:
-            fe = t_m
-        elif sz <= free:
-            fe = t_m + ftime[u]
-        else:
-            fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
-        ce = (t_c if t_c > fe else fe) + comp[u]
-        while head < tail and fl_c[head] <= fe:
-            used -= fl_s[head]
-            head += 1
-        if tail == fl_s.shape[0]:
-            if head > 0:
-                fl_s[:tail - head] = fl_s[head:tail]
-                fl_c[:tail - head] = fl_c[head:tail]
-                fl_f[:tail - head] = fl_f[head:tail]
-                tail -= head
-                head = 0
-            else:
-                fl_s, fl_c, fl_f = _k_grow(fl_s, tail), _k_grow(fl_c, tail), _k_grow(fl_f, tail)
-        if sz > 0 and ce > fe:
-            fl_s[tail] = sz
-            fl_c[tail] = ce
-            fl_f[tail] = ftime[u]
-            tail += 1
-            used += sz
+        fe = _fetch_end_of(u, t_m, free, size, ftime, fl_s, fl_c, fl_f, head, tail, bw)
+        ce, head, tail, used, fl_s, fl_c, fl_f = _commit(u, fe, t_c, size, comp, ftime, fl_s,
+                                                         fl_c, fl_f, head, tail, used)
         t_m = fe
         t_c = ce
         if pos[t] + 1 < nu[t]:
@@ -445,13 +381,6 @@ def _finish_batch(t, ce, lo, hi, order, times, rel, finish, batch_of):
         if ce > times[i] + rel[t]:
             missed += 1
     return missed
-
-
-@_jit
-def _k_grow(a, n):
-    out = np.empty(2 * n + 16, a.dtype)
-    out[:n] = a[:n]
-    return out
 
 
 def policy_code(policy: LayerBase) -> int | None:
