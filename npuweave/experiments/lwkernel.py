@@ -47,10 +47,10 @@ SEQ, LW_PRINTED, LW_NPUWEAVE, LW_PLUS = 0, 1, 2, 3
 
 _PLAIN: dict[str, object] = {}
 _COMPILED: list[bool] = []
+_INLINE = ("_commit",)  # numba copies these into each caller (no call in the hot loop)
 # the Board arithmetic of the Layerweaver kernel (rebound to the jitted versions by _compile)
 _fetch_end = _k._fetch_end
-_idle_terms = _k._idle_terms
-_commit = _k._commit
+_fetch_window = _k._fetch_window
 
 
 def _jit(fn):
@@ -63,13 +63,13 @@ def _compile() -> bool:
     if not _COMPILED:
         ok = _k._compile()
         namespace = globals()
-        for name in ("_fetch_end", "_idle_terms", "_commit"):
-            namespace[name] = getattr(_k, name)
+        namespace["_fetch_end"], namespace["_fetch_window"] = _k._fetch_end, _k._fetch_window
         if ok:
             from numba import njit
 
             for name, fn in _PLAIN.items():
-                namespace[name] = njit(cache=True)(fn)
+                jit = njit(cache=True, inline="always") if name in _INLINE else njit(cache=True)
+                namespace[name] = jit(fn)
         _COMPILED.append(ok)
     return _COMPILED[0]
 
@@ -88,22 +88,84 @@ def _replay_table(size, comp, ftime, lo, n, buf, bw, out):
         head = 0
         tail = 0
         for u in range(lo + p, lo + n):
-            fe = _fetch_end_of(u, t_m, buf - used, size, ftime, fl_s, fl_c, fl_f, head, tail, bw)
-            t_c, head, tail, used, fl_s, fl_c, fl_f = _commit(u, fe, t_c, size, comp, ftime,
-                                                              fl_s, fl_c, fl_f, head, tail, used)
+            fe, t_c, head, tail, used, fl_s, fl_c, fl_f = _commit(
+                u, t_m, t_c, buf - used, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used,
+                bw)
             t_m = fe
         out[lo + p] = t_c
 
 
 @_jit
-def _fetch_end_of(u, t_m, free, size, ftime, fl_s, fl_c, fl_f, head, tail, bw):
-    """When the fetch of unit ``u``, issued at ``t_m`` with ``free`` bytes free, ends."""
+def _commit(u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw):
+    """``Board.commit`` of unit ``u`` (``free`` bytes free): drop the in-flight units done by
+    its fetch end and append it (sliding the list down, or growing it, when full). Returns
+    ``(fe, ce, head, tail, used, fl_s, fl_c, fl_f)``."""
     sz = size[u]
     if sz == 0:
-        return t_m
+        fe = t_m
+    elif sz <= free:
+        fe = t_m + ftime[u]
+    else:
+        fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
+    ce = (t_c if t_c > fe else fe) + comp[u]
+    while head < tail and fl_c[head] <= fe:
+        used -= fl_s[head]
+        head += 1
+    if tail == fl_s.shape[0]:
+        if head > 0:
+            fl_s[:tail - head] = fl_s[head:tail]
+            fl_c[:tail - head] = fl_c[head:tail]
+            fl_f[:tail - head] = fl_f[head:tail]
+            tail -= head
+            head = 0
+        else:
+            fl_s, fl_c, fl_f = _k_grow(fl_s, tail), _k_grow(fl_c, tail), _k_grow(fl_f, tail)
+    if sz > 0 and ce > fe:
+        fl_s[tail] = sz
+        fl_c[tail] = ce
+        fl_f[tail] = ftime[u]
+        tail += 1
+        used += sz
+    return fe, ce, head, tail, used, fl_s, fl_c, fl_f
+
+
+@_jit
+def _evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f,
+              head, tail, bw, ev):
+    """Chapter IV's idle terms of tenant ``t``'s next unit ``u`` into ``ev[t]``: total, compute
+    idle, memory idle incurred, fetch end, compute end (the reading's arithmetic)."""
+    sz = size[u]
     if sz <= free:
-        return t_m + ftime[u]
-    return _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
+        fe = t_m + ftime[u]
+    else:
+        fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
+    ce = (t_c if t_c > fe else fe) + comp[u]
+    h = inh[u]
+    if printed:  # Layerweaver.evaluate with the printed reading
+        fetched = 0.0
+        if fe < t_c:
+            fetched = _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe, t_c) / bw
+        mem = fetched
+        charged = fetched
+        ci = t_m + ftime[u] - t_c
+        if not ci > 0.0:
+            ci = 0.0
+    else:  # the npuweave reading (LayerweaverPlus._choose_fast)
+        mem = h
+        if fe > t_c:
+            ci = fe - t_c
+        else:
+            ci = 0.0
+            if fe < t_c and h + (t_c - fe) > 0.0:
+                mem = h + _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe,
+                                        t_c) / bw
+        charged = (mem if mem > 0.0 else 0.0) - (h if h > 0.0 else 0.0)
+    pi = maxft - (ce - fe)
+    ev[t, 0] = ci + charged + (pi if pi > 0.0 else 0.0)
+    ev[t, 1] = ci
+    ev[t, 2] = mem
+    ev[t, 3] = fe
+    ev[t, 4] = ce
 
 
 @_jit
@@ -198,9 +260,8 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
         if active[t]:
             u = seg[t] + pos[t]
             inh_now[t] = inh[u]
-            ev[t, 0], ev[t, 1], ev[t, 2], ev[t, 3], ev[t, 4] = _idle_terms(
-                u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f,
-                head, tail, bw)
+            _evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s,
+                      fl_c, fl_f, head, tail, bw, ev)
     _pool(k, active, nact, compute_kind, ev, ok)
     if code != LW_PLUS:
         return _pick_lw(k, ok, ev, inh_now, printed)
@@ -307,10 +368,9 @@ def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est
                     fl_c, fl_f, head, tail, bw, ev, ok, inh_now, stats)
         decisions += 1
         # -- Board.commit --
-        u = seg[t] + pos[t]
-        fe = _fetch_end_of(u, t_m, free, size, ftime, fl_s, fl_c, fl_f, head, tail, bw)
-        ce, head, tail, used, fl_s, fl_c, fl_f = _commit(u, fe, t_c, size, comp, ftime, fl_s,
-                                                         fl_c, fl_f, head, tail, used)
+        fe, ce, head, tail, used, fl_s, fl_c, fl_f = _commit(
+            seg[t] + pos[t], t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail,
+            used, bw)
         t_m = fe
         t_c = ce
         if pos[t] + 1 < nu[t]:
@@ -381,6 +441,13 @@ def _finish_batch(t, ce, lo, hi, order, times, rel, finish, batch_of):
         if ce > times[i] + rel[t]:
             missed += 1
     return missed
+
+
+@_jit
+def _k_grow(a, n):
+    out = np.empty(2 * n + 16, a.dtype)
+    out[:n] = a[:n]
+    return out
 
 
 def policy_code(policy: LayerBase) -> int | None:

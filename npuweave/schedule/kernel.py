@@ -117,75 +117,6 @@ def _fetch_window(fl_s, fl_c, fl_f, head, tail, free, bw, t0, t1):
 
 
 @_jit
-def _idle_terms(u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f,
-                head, tail, bw):
-    """Chapter IV's idle terms of candidate unit ``u``, issued now: ``(total, compute idle,
-    memory idle incurred, fetch end, compute end)``.
-
-    ``printed`` picks the printed reading's arithmetic, else the npuweave reading's
-    (``Layerweaver.evaluate``; ``LayerweaverPlus._choose_fast``). Shared by this kernel and
-    ``npuweave.experiments.lwkernel``; the same float operations in the same order as the
-    Python policies.
-    """
-    sz = size[u]
-    if sz <= free:
-        fe = t_m + ftime[u]
-    else:
-        fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
-    ce = (t_c if t_c > fe else fe) + comp[u]
-    h = inh[u]
-    if printed:
-        fetched = 0.0
-        if fe < t_c:
-            fetched = _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe, t_c) / bw
-        mem = fetched
-        charged = fetched
-        ci = t_m + ftime[u] - t_c
-        if not ci > 0.0:
-            ci = 0.0
-    else:
-        mem = h
-        if fe > t_c:
-            ci = fe - t_c
-        else:
-            ci = 0.0
-            if fe < t_c and h + (t_c - fe) > 0.0:
-                mem = h + _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe,
-                                        t_c) / bw
-        charged = (mem if mem > 0.0 else 0.0) - (h if h > 0.0 else 0.0)
-    pi = maxft - (ce - fe)
-    return ci + charged + (pi if pi > 0.0 else 0.0), ci, mem, fe, ce
-
-
-@_jit
-def _commit(u, fe, t_c, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used):
-    """``Board.commit`` of unit ``u`` whose fetch ends at ``fe``: drop the in-flight units done
-    by ``fe`` and append ``u`` (sliding the list down, or growing it, when full). Returns
-    ``(ce, head, tail, used, fl_s, fl_c, fl_f)``."""
-    ce = (t_c if t_c > fe else fe) + comp[u]
-    while head < tail and fl_c[head] <= fe:
-        used -= fl_s[head]
-        head += 1
-    if tail == fl_s.shape[0]:
-        if head > 0:
-            fl_s[:tail - head] = fl_s[head:tail]
-            fl_c[:tail - head] = fl_c[head:tail]
-            fl_f[:tail - head] = fl_f[head:tail]
-            tail -= head
-            head = 0
-        else:
-            fl_s, fl_c, fl_f = _grow(fl_s, tail), _grow(fl_c, tail), _grow(fl_f, tail)
-    sz = size[u]
-    if sz > 0 and ce > fe:
-        fl_s[tail] = sz
-        fl_c[tail] = ce
-        fl_f[tail] = ftime[u]
-        tail += 1
-        used += sz
-    return ce, head, tail, used, fl_s, fl_c, fl_f
-
-
-@_jit
 def _select(k, active, pos, off, size, comp, ftime, inh, compute_kind, maxft, t_m, t_c, free,
             fl_s, fl_c, fl_f, head, tail, bw, ev_tot, ev_dd, ev_fe, ev_ok):
     """``Layerweaver.select`` (starvation filter, least total, both tie-breaks)."""
@@ -194,10 +125,26 @@ def _select(k, active, pos, off, size, comp, ftime, inh, compute_kind, maxft, t_
     for t in range(k):
         if not active[t]:
             continue
-        tot, ci, mem, fe, ce = _idle_terms(off[t] + pos[t], False, t_m, t_c, free, maxft, size,
-                                           comp, ftime, inh, fl_s, fl_c, fl_f, head, tail, bw)
+        u = off[t] + pos[t]
+        sz = size[u]
+        if sz <= free:
+            fe = t_m + ftime[u]
+        else:
+            fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
         ev_fe[t] = fe
-        ev_tot[t] = tot
+        ce = (t_c if t_c > fe else fe) + comp[u]
+        h = inh[u]
+        mem = h
+        if fe > t_c:
+            ci = fe - t_c
+        else:
+            ci = 0.0
+            if fe < t_c and h + (t_c - fe) > 0.0:
+                mem = h + _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe,
+                                             t_c) / bw
+        charged = (mem if mem > 0.0 else 0.0) - (h if h > 0.0 else 0.0)
+        pi = maxft - (ce - fe)
+        ev_tot[t] = ci + charged + (pi if pi > 0.0 else 0.0)
         ev_dd[t] = ce - fe
         if ci <= EPS:
             all_ci = False
@@ -313,13 +260,30 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
         else:
             fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
         cs = t_c if t_c > fe else fe
-        ce, head, tail, used, fl_s, fl_c, fl_f = _commit(u, fe, t_c, size, comp, ftime, fl_s,
-                                                         fl_c, fl_f, head, tail, used)
+        ce = cs + comp[u]
+        while head < tail and fl_c[head] <= fe:
+            used -= fl_s[head]
+            head += 1
+        if tail == fl_s.shape[0]:  # in-flight list full: slide it down, or grow it
+            if head > 0:
+                fl_s[:tail - head] = fl_s[head:tail]
+                fl_c[:tail - head] = fl_c[head:tail]
+                fl_f[:tail - head] = fl_f[head:tail]
+                tail -= head
+                head = 0
+            else:
+                fl_s, fl_c, fl_f = _grow(fl_s, tail), _grow(fl_c, tail), _grow(fl_f, tail)
         if n == cap:  # only when the decision count was underestimated (time windows)
             o_t, o_r, o_i = _grow(o_t, n), _grow(o_r, n), _grow(o_i, n)
             o_fs, o_fe = _grow(o_fs, n), _grow(o_fe, n)
             o_cs, o_ce = _grow(o_cs, n), _grow(o_ce, n)
             cap = o_t.shape[0]
+        if sz > 0 and ce > fe:
+            fl_s[tail] = sz
+            fl_c[tail] = ce
+            fl_f[tail] = ftime[u]
+            tail += 1
+            used += sz
         t_m = fe
         t_c = ce
         r = req[t]
