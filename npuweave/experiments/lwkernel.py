@@ -133,7 +133,11 @@ def _commit(u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, 
 def _evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f,
               head, tail, bw, ev):
     """Chapter IV's idle terms of tenant ``t``'s next unit ``u`` into ``ev[t]``: total, compute
-    idle, memory idle incurred, fetch end, compute end (the reading's arithmetic)."""
+    idle, memory idle incurred, fetch end, compute end (the reading's arithmetic).
+
+    ``schedule.kernel._select`` inlines the same npuweave-reading arithmetic on purpose: one
+    jitted helper shared by both costs the Layerweaver kernel 10-30% per decision (numba
+    reference-counts the array arguments on every call, inlined or not; notes/dedupe.md)."""
     sz = size[u]
     if sz <= free:
         fe = t_m + ftime[u]
