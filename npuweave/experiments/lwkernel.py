@@ -47,6 +47,7 @@ SEQ, LW_PRINTED, LW_NPUWEAVE, LW_PLUS = 0, 1, 2, 3
 
 _PLAIN: dict[str, object] = {}
 _COMPILED: list[bool] = []
+_INLINE = ("_commit",)  # numba copies these into each caller (no call in the hot loop)
 # the Board arithmetic of the Layerweaver kernel (rebound to the jitted versions by _compile)
 _fetch_end = _k._fetch_end
 _fetch_window = _k._fetch_window
@@ -67,7 +68,8 @@ def _compile() -> bool:
             from numba import njit
 
             for name, fn in _PLAIN.items():
-                namespace[name] = njit(cache=True)(fn)
+                jit = njit(cache=True, inline="always") if name in _INLINE else njit(cache=True)
+                namespace[name] = jit(fn)
         _COMPILED.append(ok)
     return _COMPILED[0]
 
@@ -86,34 +88,56 @@ def _replay_table(size, comp, ftime, lo, n, buf, bw, out):
         head = 0
         tail = 0
         for u in range(lo + p, lo + n):
-            sz = size[u]
-            free = buf - used
-            if sz == 0:
-                fe = t_m
-            elif sz <= free:
-                fe = t_m + ftime[u]
-            else:
-                fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
-            ce = (t_c if t_c > fe else fe) + comp[u]
-            while head < tail and fl_c[head] <= fe:
-                used -= fl_s[head]
-                head += 1
-            if sz > 0 and ce > fe:
-                fl_s[tail] = sz
-                fl_c[tail] = ce
-                fl_f[tail] = ftime[u]
-                tail += 1
-                used += sz
+            fe, t_c, head, tail, used, fl_s, fl_c, fl_f = _commit(
+                u, t_m, t_c, buf - used, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used,
+                bw)
             t_m = fe
-            t_c = ce
         out[lo + p] = t_c
+
+
+@_jit
+def _commit(u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw):
+    """``Board.commit`` of unit ``u`` (``free`` bytes free): drop the in-flight units done by
+    its fetch end and append it (sliding the list down, or growing it, when full). Returns
+    ``(fe, ce, head, tail, used, fl_s, fl_c, fl_f)``."""
+    sz = size[u]
+    if sz == 0:
+        fe = t_m
+    elif sz <= free:
+        fe = t_m + ftime[u]
+    else:
+        fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
+    ce = (t_c if t_c > fe else fe) + comp[u]
+    while head < tail and fl_c[head] <= fe:
+        used -= fl_s[head]
+        head += 1
+    if tail == fl_s.shape[0]:
+        if head > 0:
+            fl_s[:tail - head] = fl_s[head:tail]
+            fl_c[:tail - head] = fl_c[head:tail]
+            fl_f[:tail - head] = fl_f[head:tail]
+            tail -= head
+            head = 0
+        else:
+            fl_s, fl_c, fl_f = _k_grow(fl_s, tail), _k_grow(fl_c, tail), _k_grow(fl_f, tail)
+    if sz > 0 and ce > fe:
+        fl_s[tail] = sz
+        fl_c[tail] = ce
+        fl_f[tail] = ftime[u]
+        tail += 1
+        used += sz
+    return fe, ce, head, tail, used, fl_s, fl_c, fl_f
 
 
 @_jit
 def _evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f,
               head, tail, bw, ev):
     """Chapter IV's idle terms of tenant ``t``'s next unit ``u`` into ``ev[t]``: total, compute
-    idle, memory idle incurred, fetch end, compute end (the reading's arithmetic)."""
+    idle, memory idle incurred, fetch end, compute end (the reading's arithmetic).
+
+    ``schedule.kernel._select`` inlines the same npuweave-reading arithmetic on purpose: one
+    jitted helper shared by both costs the Layerweaver kernel 10-30% per decision (numba
+    reference-counts the array arguments on every call, inlined or not; notes/dedupe.md)."""
     sz = size[u]
     if sz <= free:
         fe = t_m + ftime[u]
@@ -348,33 +372,9 @@ def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est
                     fl_c, fl_f, head, tail, bw, ev, ok, inh_now, stats)
         decisions += 1
         # -- Board.commit --
-        u = seg[t] + pos[t]
-        sz = size[u]
-        if sz == 0:
-            fe = t_m
-        elif sz <= free:
-            fe = t_m + ftime[u]
-        else:
-            fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
-        ce = (t_c if t_c > fe else fe) + comp[u]
-        while head < tail and fl_c[head] <= fe:
-            used -= fl_s[head]
-            head += 1
-        if tail == fl_s.shape[0]:
-            if head > 0:
-                fl_s[:tail - head] = fl_s[head:tail]
-                fl_c[:tail - head] = fl_c[head:tail]
-                fl_f[:tail - head] = fl_f[head:tail]
-                tail -= head
-                head = 0
-            else:
-                fl_s, fl_c, fl_f = _k_grow(fl_s, tail), _k_grow(fl_c, tail), _k_grow(fl_f, tail)
-        if sz > 0 and ce > fe:
-            fl_s[tail] = sz
-            fl_c[tail] = ce
-            fl_f[tail] = ftime[u]
-            tail += 1
-            used += sz
+        fe, ce, head, tail, used, fl_s, fl_c, fl_f = _commit(
+            seg[t] + pos[t], t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail,
+            used, bw)
         t_m = fe
         t_c = ce
         if pos[t] + 1 < nu[t]:
