@@ -222,13 +222,9 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
                           "[0, 1 s) please")
     from npuweave.experiments.executor import check_dask
     from npuweave.fileio import check_output_path
-    from npuweave.sim.batcher import GROUPINGS
+    from npuweave.schedule.layerweaver_plus import check_grouping
 
-    if grouping not in GROUPINGS:
-        raise ConfigError(f"--grouping: {grouping!r}; choose one of: {', '.join(GROUPINGS)}")
-    if max_inflight < 1:
-        raise ConfigError(f"--max-inflight: {max_inflight}; give an integer >= 1 (batches of "
-                          "one model in service at once)")
+    check_grouping(grouping, max_inflight)
     check_dask(dask_addr)
     check_output_path(csv_path, "--csv", allow_dash=True)
     check_output_path(json_path, "--json", allow_dash=True)

@@ -39,6 +39,30 @@ from npuweave.schedule.qos import MODE_URGENT, Candidate, decide, mode1_pick
 from npuweave.schedule.standalone import Estimator, StandaloneMode, standalone_mode
 
 GROUPINGS = ("per-model-fifo", "per-request")
+#: The most batches of one model in service at once with ``per-request``. Each slot is a set of
+#: board tenants (one per batch size), so the candidate group grows with it; far more batches
+#: than this could not hold their weights in any preset's buffer at once anyway.
+MAX_INFLIGHT = 64
+
+
+def check_grouping(grouping: str, max_inflight: object) -> int:
+    """Validate the grouping options (the one check behind the class, ``serve``, ``capacity``
+    and ``reproduce layerweaver-plus``); return ``max_inflight``.
+
+    Examples
+    --------
+    >>> check_grouping("per-request", 8)
+    8
+    """
+    if grouping not in GROUPINGS:
+        raise ConfigError(f"unknown grouping {grouping!r} (option --grouping, or serve "
+                          f"--scheduler-opt grouping=...); choose one of: {', '.join(GROUPINGS)}")
+    if isinstance(max_inflight, bool) or not isinstance(max_inflight, int) \
+            or not 1 <= max_inflight <= MAX_INFLIGHT:
+        raise ConfigError(f"max in flight {max_inflight!r} (option --max-inflight, or serve "
+                          f"--scheduler-opt max_inflight=...): give an integer from 1 to "
+                          f"{MAX_INFLIGHT}, the batches of one model in service at once")
+    return max_inflight
 
 
 class LayerweaverPlus(LayerBase):
@@ -72,16 +96,7 @@ class LayerweaverPlus(LayerBase):
                  audit: bool = False, prune: bool = True, fast: bool = True,
                  seed: int = 0, max_inflight: int = 4, inherit: bool = False) -> None:
         self.mode = standalone_mode(standalone)
-        if grouping not in GROUPINGS:
-            raise ConfigError(f"unknown grouping {grouping!r} for layerweaver-plus (capacity "
-                              "--grouping, serve --scheduler-opt grouping=...); choose one "
-                              f"of: {', '.join(GROUPINGS)}")
-        if isinstance(max_inflight, bool) or not isinstance(max_inflight, int) \
-                or max_inflight < 1:
-            raise ConfigError(f"max_inflight {max_inflight!r} for layerweaver-plus (capacity "
-                              "--max-inflight, serve --scheduler-opt max_inflight=...): give "
-                              "an integer >= 1, the batches of one model in service at once "
-                              "with grouping per-request")
+        check_grouping(grouping, max_inflight)
         self.grouping = grouping
         self.max_inflight = max_inflight
         self.inherit = bool(inherit)

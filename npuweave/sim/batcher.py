@@ -48,11 +48,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from npuweave.errors import ConfigError
+from npuweave.schedule.layerweaver_plus import check_grouping
 
 #: Per-request values: a sequence or a 1-d array.
 Column = Sequence[float] | Sequence[int] | np.ndarray
 #: How requests of one model enter a policy's candidate group (``inflight_slots``).
-GROUPINGS = ("per-model-fifo", "per-request")
 #: A batch formed by ``Batcher.admit``: model, slot, arrival indices (oldest first).
 Formed = tuple[int, int, list[int]]
 
@@ -164,13 +164,6 @@ def inflight_slots(policy: object, grouping: str | None = None,
     1
     """
     g = getattr(policy, "grouping", "per-model-fifo") if grouping is None else grouping
-    if g == "per-model-fifo":
-        return 1
-    if g != "per-request":
-        raise ConfigError(f"unknown grouping {g!r} (option --grouping); choose one of: "
-                          "per-model-fifo, per-request")
     cap = getattr(policy, "max_inflight", 4) if max_inflight is None else max_inflight
-    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
-        raise ConfigError(f"max in flight {cap!r} (option --max-inflight): give an integer "
-                          ">= 1, the batches of one model in service at once")
-    return cap
+    cap = check_grouping(g, cap)
+    return 1 if g == "per-model-fifo" else cap

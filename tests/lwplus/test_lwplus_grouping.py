@@ -195,6 +195,10 @@ def test_grouping_options_are_checked() -> None:
         LayerweaverPlus(grouping="per-batch")
     with pytest.raises(ConfigError, match="max_inflight"):
         LayerweaverPlus(grouping="per-request", max_inflight=0)
+    # a huge cap would build models x cap x max_batch board tenants: refused before any work
+    with pytest.raises(ConfigError, match="from 1 to 64"):
+        LayerweaverPlus(grouping="per-request", max_inflight=10**9)
+    assert LayerweaverPlus(grouping="per-request", max_inflight=64).max_inflight == 64
     with pytest.raises(ConfigError, match="--grouping"):
         serve_layerwise([[TWO]], 100, 10.0, np.array([0.0]), np.array([0]), [5.0],
                         Sequential(), grouping="nope")
