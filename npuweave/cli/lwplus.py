@@ -131,8 +131,9 @@ def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: s
                           f"{', '.join(CAP_SCHEDULERS)}, all")
     if requests < 100:
         raise ConfigError(f"--requests: {requests}; give at least 100 requests per run")
-    if max_batch < 1:
-        raise ConfigError(f"--max-batch: {max_batch}; give an integer >= 1")
+    from npuweave.sim.batcher import check_max_batch
+
+    check_max_batch(max_batch)
     try:
         seed_list = tuple(int(s) for s in seeds.split(","))
     except ValueError:
@@ -217,9 +218,11 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
         raise ConfigError(f"--figures: {figures!r}; choose among 5, 6, 7")
     names = rp.check_schedulers(s.strip() for s in sched.split(",") if s.strip())
     wins = tuple(parse_seconds(w, "--windows") for w in windows.split(","))
-    if requests < 100 or max_batch < 1 or jobs < 1 or any(not 0 <= w < 1 for w in wins):
-        raise ConfigError("--requests >= 100, --max-batch >= 1, --jobs >= 1 and windows in "
-                          "[0, 1 s) please")
+    if requests < 100 or jobs < 1 or any(not 0 <= w < 1 for w in wins):
+        raise ConfigError("--requests >= 100, --jobs >= 1 and windows in [0, 1 s) please")
+    from npuweave.sim.batcher import check_max_batch
+
+    check_max_batch(max_batch)
     from npuweave.experiments.executor import check_dask
     from npuweave.fileio import check_output_path
     from npuweave.schedule.layerweaver_plus import check_grouping

@@ -57,6 +57,27 @@ Column = Sequence[float] | Sequence[int] | np.ndarray
 Formed = tuple[int, int, list[int]]
 
 
+#: The largest batch a run may form. Costs are built for every batch size up to the limit
+#: (and ``serve`` makes one tenant per model, slot and size), so the limit bounds the work
+#: before it starts; Triton's own batch limits are in the tens to hundreds.
+MAX_BATCH = 1024
+
+
+def check_max_batch(max_batch: object, option: str = "--max-batch") -> int:
+    """``max_batch`` if it is an integer from 1 to ``MAX_BATCH``; a ConfigError naming
+    ``option`` otherwise.
+
+    Examples
+    --------
+    >>> check_max_batch(16)
+    16
+    """
+    if isinstance(max_batch, bool) or not isinstance(max_batch, int | np.integer) \
+            or not 1 <= max_batch <= MAX_BATCH:
+        raise ConfigError(f"{option}: {max_batch!r}; give a batch limit from 1 to {MAX_BATCH}")
+    return int(max_batch)
+
+
 class Batcher:
     """Per-model request queues with Triton's batching rule over ``slots`` per model."""
 
@@ -66,8 +87,7 @@ class Batcher:
     def __init__(self, time_s: Column, model: Column, n_models: int,
                  window_s: float = 0.0, max_batch: int = 1, slots: int = 1,
                  deadline_abs_s: Column | None = None) -> None:
-        if isinstance(max_batch, bool) or int(max_batch) != max_batch or max_batch < 1:
-            raise ConfigError(f"max batch {max_batch!r}: give an integer >= 1")
+        check_max_batch(max_batch, "max batch")
         if not (math.isfinite(window_s) and window_s >= 0):
             raise ConfigError(f"batching window {window_s!r} s: give a finite value >= 0")
         if isinstance(slots, bool) or int(slots) != slots or slots < 1:

@@ -169,8 +169,11 @@ def parse_batching(text: str) -> Batching | None:
     size = int(parts[2][3:])
     if not (math.isfinite(window) and window >= 0):
         raise ConfigError(f"--batching: window {parts[1]!r} must be finite and >= 0")
-    if size < 1:
-        raise ConfigError(f"--batching: max{size}; the batch limit must be >= 1")
+    from npuweave.sim.batcher import MAX_BATCH
+
+    if not 1 <= size <= MAX_BATCH:
+        raise ConfigError(f"--batching: max{size}; the batch limit must be from 1 to "
+                          f"{MAX_BATCH}")
     return Batching(window, size)
 
 

@@ -29,6 +29,8 @@ def _run(args: list[str], cwd=None) -> subprocess.CompletedProcess:
     (("--models", "resnet50,nosuchnet"), "nosuchnet"),
     (("--grouping", "per-batch"), "--grouping"),
     (("--max-inflight", "0"), "--max-inflight"),
+    (("--max-inflight", "1000000000"), "--max-inflight"),  # out of memory before the bound
+    (("--max-batch", "100000000"), "--max-batch"),  # costs per batch size: hung before
 ])
 def test_capacity_bad_input(change: tuple[str, str], match: str) -> None:
     args = list(CAP)
@@ -75,6 +77,7 @@ def test_capacity_runs_and_writes_json(tmp_path) -> None:
     (["--grouping", "per-batch"], "--grouping"),
     (["--max-inflight", "0"], "--max-inflight"),
     (["--max-inflight", "-3", "--grouping", "per-request"], "--max-inflight"),
+    (["--max-batch", "100000000"], "--max-batch"),
 ])
 def test_reproduce_bad_input(args: list[str], match: str) -> None:
     r = _run(["reproduce", "layerweaver-plus", *args])

@@ -66,6 +66,7 @@ def test_lists_per_model():
     (lambda: parse_arrivals("poisson:3"), "--arrivals"),
     (lambda: parse_batching("window:2ms"), "--batching"),
     (lambda: parse_batching("window:2ms:max0"), "--batching: max0"),
+    (lambda: parse_batching("window:2ms:max100000000"), "from 1 to 1024"),
     (lambda: parse_batching("window:inf:max4"), "--batching: window"),
     (lambda: parse_batching("window:-1ms:max4"), "--batching: window"),
     (lambda: parse_batching("window:2 lightyears:max4"), "--batching window"),
