@@ -83,12 +83,21 @@ Example:
 @click.option("--models", required=True, help="Two comma-separated zoo names or ONNX paths.")
 @click.option("--npu", "npu_spec", default="lwplus", show_default=True,
               help="NPU preset name or YAML file.")
-@click.option("--ratio", required=True, help="Arrival ratio A:B in --models order (e.g. 4:1).")
+@click.option("--ratio", required=True,
+              help="Arrival ratio A:B in --models order: resnet50,bert-base at 4:1 is four "
+                   "ResNet-50 requests per BERT request (the same convention as "
+                   "`reproduce layerweaver-plus --vision-nlp-ratios`).")
 @click.option("--deadline", required=True, help="Latency budget per model (e.g. 15ms,130ms).")
 @click.option("--scheduler", default="all", show_default=True,
               help="baseline | layerweaver | layerweaver-plus | all (the three).")
 @click.option("--standalone", default="approx", show_default=True,
               help="Layerweaver+ standalone-time estimate: approx | precise.")
+@click.option("--cost-model", default="maestro", show_default=True,
+              help="Layer times: maestro (the thesis's) or another registered model "
+                   "(systolic-ws: the former default, a sensitivity study).")
+@click.option("--failsafe/--no-failsafe", default=True, show_default=True,
+              help="Layerweaver: chapter IV's failsafe (FCFS when both models sit on one side "
+                   "of the compute/memory balance at batch 1).")
 @click.option("--violations", default="1%", show_default=True,
               help="Allowed share of requests past their deadline.")
 @click.option("--requests", default=4000, show_default=True, type=int,
@@ -110,10 +119,26 @@ Example:
 @click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
               help="Print the table as CSV, or with a path write it there.")
 def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: str,
-             standalone: str, violations: str, requests: int, seeds: str, max_batch: int,
-             windows: str, grouping: str, max_inflight: int, inherit: bool,
-             json_path: str | None, csv_path: str | None) -> None:
-    """Largest load (QPS at a fixed ratio) sustained with few deadline misses, per scheduler."""
+             standalone: str, cost_model: str, failsafe: bool, violations: str, requests: int,
+             seeds: str, max_batch: int, windows: str, grouping: str, max_inflight: int,
+             inherit: bool, json_path: str | None, csv_path: str | None) -> None:
+    """Largest load (QPS at a fixed ratio) sustained with few deadline misses, per scheduler.
+
+    \b
+    Columns:
+      qps            the capacity: the largest total load whose pooled miss rate < the budget
+      qps_a, qps_b   its split between the two models (--ratio, in --models order)
+      stp            standalone seconds of work served per second at that load
+      miss_rate      share of requests past their deadline at the capacity, with its 95%
+                     Wilson interval [miss_ci_low, miss_ci_high]
+      significant    "no" when that interval straddles the budget (the pass is not sure)
+      qps_sure       highest evaluated load that passes surely (interval wholly below)
+      failed_qps     the failing load just above the capacity (the search's bracket)
+      qps_fail_sure  lowest evaluated load above the capacity that fails surely
+      first_failed_qps  the first failing load met going up from low loads; below qps
+                     when the miss rate dips again at higher load (a valley: batches fill)
+      window_s       the baseline's best batching window; trials: loads evaluated
+    """
     from npuweave.experiments.lwplus import ServeSetup, capacity_row, parse_ratio
     from npuweave.hardware import get_npu
     from npuweave.schedule.standalone import standalone_mode
@@ -145,13 +170,16 @@ def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: s
 
     LayerweaverPlus(grouping=grouping, max_inflight=max_inflight)  # checks both options
     get_npu(npu_spec)
+    from npuweave.cost.registry import get_cost_model
     from npuweave.workload import load_layers
 
+    get_cost_model(cost_model)
     for m in names:
         load_layers(m)  # unknown model: one-line error before any work
     setup = ServeSetup(npu=npu_spec, max_batch=max_batch, baseline_windows_s=wins,
                        requests=requests, seeds=seed_list, budget=share, grouping=grouping,
-                       max_inflight=max_inflight, inherit=inherit)
+                       max_inflight=max_inflight, inherit=inherit, cost_model=cost_model,
+                       failsafe=failsafe)
     chosen = list(CAP_SCHEDULERS) if scheduler == "all" else [scheduler]
     keys = ["lwplus-" + mode if s == "layerweaver-plus" else s for s in chosen]
     rows = []
@@ -160,28 +188,60 @@ def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: s
         for k in keys:
             rows.append(capacity_row((names[0], names[1]), (a, b), (dls[0], dls[1]), k, setup))
             bar.advance(task)
+    for r in rows:
+        r["significant"] = "no" if r["straddles"] else "yes"
     cols = ["scheduler", "qps", "qps_a", "qps_b", "stp", "miss_rate", "miss_ci_low",
-            "miss_ci_high", "first_crossing_qps", "window_s", "trials", "monotone", "time_s"]
-    _table(rows, cols, f"capacity: {names[0]}+{names[1]} at {ratio} on {npu_spec}, deadlines "
-           f"{deadline}, < {100 * share:g}% missed, {requests} requests x {len(seed_list)} seed(s)")
+            "miss_ci_high", "significant", "qps_sure", "failed_qps", "qps_fail_sure",
+            "first_failed_qps", "window_s", "trials"]
+    _table(rows, cols, f"capacity: {names[0]}:{names[1]} = {ratio} on {npu_spec} "
+           f"({cost_model}), deadlines {deadline}, < {100 * share:g}% missed, {requests} "
+           f"requests x {len(seed_list)} seed(s)")
+    _legend(share)
     _write(rows, csv_path, json_path)
+
+
+def _legend(share: float) -> None:
+    from npuweave.cli._console import console
+
+    console().print(
+        f"qps: largest load with < {100 * share:g}% missed; miss_ci: 95% Wilson interval of "
+        "its miss rate (significant=no: it contains the budget); qps_sure / qps_fail_sure: "
+        "loads that surely pass / fail; failed_qps: the failing load just above qps; "
+        "first_failed_qps: the first failing load going up (below qps after a valley). "
+        "`npuweave capacity --help` explains every column.")
 
 
 @click.command("layerweaver-plus", epilog="""\b
 Example (a subset, under a minute):
-  npuweave reproduce layerweaver-plus --pairs RN+BB --ratios 4:1,1:1,1:4 \\
+  npuweave reproduce layerweaver-plus --pairs RN+BB --vision-nlp-ratios 1:4,1:1,4:1 \\
       --figures 5 --plots figs --csv lwplus.csv
-  npuweave reproduce layerweaver-plus --pairs RN+BB --ratios 1:1 --figures 5 \\
-      --schedulers baseline,lwplus-approx --inherit --csv inherit.csv""")
+  npuweave reproduce layerweaver-plus --figures 6 --json v6.json
+Sensitivity study (the former default setup):
+  npuweave reproduce layerweaver-plus --cost-model systolic-ws --seq-len 128 \\
+      --no-failsafe --pairs RN+BB --vision-nlp-ratios 1:1 --figures 5""")
 @click.option("--pairs", default="all", show_default=True,
               help="Pairs vision+NLP from {IC,MN,RN}x{BB,BL,XL}, e.g. RN+BB,MN+BL.")
-@click.option("--ratios", default="64:1..1:64", show_default=True,
-              help="NLP:vision arrival ratios: a 2x range A..B or a comma list.")
+@click.option("--vision-nlp-ratios", "vn_ratios", default=None,
+              help="vision:NLP arrival ratios, in the pairs' order (RN+BB at 1:4: one RN per "
+                   "four BB): a 2x range A..B or a comma list.  [default: 1:64..64:1]")
+@click.option("--ratios", "old_ratios", default=None,
+              help="Deprecated: NLP:vision ratios (the reverse order); use "
+                   "--vision-nlp-ratios.")
 @click.option("--figures", default="5,6,7", show_default=True, help="Which of V.5, V.6, V.7.")
 @click.option("--schedulers", "sched", default="baseline,layerweaver,lwplus-approx,"
               "lwplus-precise", show_default=True, help="Schedulers to run.")
+@click.option("--cost-model", default="maestro", show_default=True,
+              help="Layer times: maestro (the thesis's); systolic-ws is a sensitivity study.")
+@click.option("--seq-len", default=384, show_default=True, type=int,
+              help="Tokens per BB/BL/XL request (MLPerf BERT's server query: 384).")
+@click.option("--failsafe/--no-failsafe", default=True, show_default=True,
+              help="Chapter IV's failsafe for the deadline-blind Layerweaver.")
+@click.option("--deadlines", default="15ms,130ms", show_default=True,
+              help="Vision and NLP deadlines for V.5 and V.6 (V.7 varies them).")
 @click.option("--requests", default=4000, show_default=True, type=int,
-              help="Requests per run.")
+              help="Requests per capacity run and seed (V.6 runs 60 s of arrivals).")
+@click.option("--seeds", default="0,1,2", show_default=True,
+              help="Arrival seeds pooled at every capacity load.")
 @click.option("--windows", default="0,2ms", show_default=True,
               help="Baseline batching windows (the best is kept per point).")
 @click.option("--max-batch", default=16, show_default=True, type=int)
@@ -201,58 +261,54 @@ Example (a subset, under a minute):
               help="Write fig5.png, fig6.png, fig7.png here.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write every row.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON.")
-def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests: int,
-                     windows: str, max_batch: int, jobs: int, grouping: str,
-                     max_inflight: int, inherit: bool, dask_addr: str | None,
-                     plots_dir: str | None,
-                     csv_path: str | None, json_path: str | None) -> None:
-    """Re-run the Layerweaver+ evaluation (thesis V.3, Figures V.5-V.7) on lwplus."""
+def reproduce_lwplus(pairs: str, vn_ratios: str | None, old_ratios: str | None, figures: str,
+                     sched: str, cost_model: str, seq_len: int, failsafe: bool, deadlines: str,
+                     requests: int, seeds: str, windows: str, max_batch: int, jobs: int,
+                     grouping: str, max_inflight: int, inherit: bool, dask_addr: str | None,
+                     plots_dir: str | None, csv_path: str | None,
+                     json_path: str | None) -> None:
+    """Re-run the Layerweaver+ evaluation (thesis V.3, Figures V.5-V.7) on lwplus, on the
+    thesis's setup by default (maestro costs, 384-token NLP requests; docs/REPRODUCTION.md)."""
     from npuweave.experiments import lwplus_repro as rp
-    from npuweave.experiments.lwplus import ServeSetup
-    from npuweave.sim.options import parse_seconds
 
-    pair_list = rp.parse_pairs(pairs)
-    ratio_list = rp.parse_ratios(ratios)
     figs = {f.strip() for f in figures.split(",") if f.strip()}
     if not figs or not figs <= {"5", "6", "7"}:
         raise ConfigError(f"--figures: {figures!r}; choose among 5, 6, 7")
+    pair_list = rp.parse_pairs(pairs)
+    ratio_list = _ratios(vn_ratios, old_ratios)
+    setup, dls = _repro_setup(cost_model, seq_len, failsafe, deadlines, requests, seeds,
+                              windows, max_batch, jobs, grouping, max_inflight, inherit)
     names = rp.check_schedulers(s.strip() for s in sched.split(",") if s.strip())
-    wins = tuple(parse_seconds(w, "--windows") for w in windows.split(","))
-    if requests < 100 or jobs < 1 or any(not 0 <= w < 1 for w in wins):
-        raise ConfigError("--requests >= 100, --jobs >= 1 and windows in [0, 1 s) please")
-    from npuweave.sim.batcher import check_max_batch
-
-    check_max_batch(max_batch)
     from npuweave.experiments.executor import check_dask
     from npuweave.fileio import check_output_path
-    from npuweave.schedule.layerweaver_plus import check_grouping
 
-    check_grouping(grouping, max_inflight)
     check_dask(dask_addr)
     check_output_path(csv_path, "--csv", allow_dash=True)
     check_output_path(json_path, "--json", allow_dash=True)
     if plots_dir:
         Path(plots_dir).mkdir(parents=True, exist_ok=True)
-    setup = ServeSetup(max_batch=max_batch, baseline_windows_s=wins, requests=requests,
-                       grouping=grouping, max_inflight=max_inflight, inherit=inherit)
     tasks = []
     if "5" in figs:
-        tasks += rp.fig5_tasks(pair_list, ratio_list, names, setup)
+        tasks += rp.fig5_tasks(pair_list, ratio_list, names, setup, seq_len, dls)
     if "6" in figs:
-        tasks += rp.fig6_tasks(names, setup)
+        tasks += rp.fig6_tasks(names, setup, seq_len, dls)
     if "7" in figs:
         cases = rp.FIG7_CASES if pairs == "all" else tuple(
             c for c in rp.FIG7_CASES if (c[0], c[1]) in pair_list)
         if not cases:
             raise ConfigError(f"--figures 7: none of Figure V.7's pairs (RN+BB, MN+BL) is in "
                               f"--pairs {pairs!r}")
-        tasks += rp.fig7_tasks([n for n in names if n != "lwplus-precise"], setup, cases)
+        tasks += rp.fig7_tasks([n for n in names if n != "lwplus-precise"], setup, cases,
+                               seq_len)
     t0 = time.perf_counter()
     with _progress(len(tasks), "reproduce") as bar:
         task = bar.add_task("layerweaver-plus points", total=len(tasks))
         rows = rp.run_tasks(tasks, jobs, lambda _: bar.advance(task), dask_addr)
     rows = rp.normalize(rows)
     elapsed = time.perf_counter() - t0
+    click.echo(f"setup: {cost_model} costs, NLP at {seq_len} tokens, Layerweaver failsafe "
+               f"{'on' if failsafe else 'off'}, {requests} requests x {len(setup.seeds)} "
+               f"seed(s) per capacity load, V.6 {rp.FIG6_DURATION_S:g} s of arrivals")
     _show(rows)
     click.echo(f"{len(tasks)} points in {elapsed:.1f} s with --jobs {jobs}")
     if plots_dir:
@@ -261,21 +317,70 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
         for f, fn in (("5", plot_fig5), ("6", plot_fig6), ("7", plot_fig7)):
             if f in figs:
                 fn(rows, Path(plots_dir) / f"fig{f}.png")
-    _write(rows, csv_path, json_path, {"thesis": rp.THESIS, "elapsed_s": elapsed,
-                                       "jobs": jobs})
+    _write(rows, csv_path, json_path, {
+        "thesis": rp.THESIS, "elapsed_s": elapsed, "jobs": jobs,
+        "setup": {"cost_model": cost_model, "seq_len": seq_len, "failsafe": failsafe,
+                  "requests": requests, "seeds": list(setup.seeds),
+                  "fig6_duration_s": rp.FIG6_DURATION_S, "ratio_order": "pair order"}})
+
+
+def _ratios(vn: str | None, old: str | None) -> list[tuple[float, float]]:
+    """``--vision-nlp-ratios`` or the deprecated NLP:vision ``--ratios`` (with a note)."""
+    from npuweave.experiments import lwplus_repro as rp
+
+    if vn is not None and old is not None:
+        raise ConfigError("give --vision-nlp-ratios or the deprecated --ratios, not both")
+    if old is None:
+        return rp.parse_ratios(vn)
+    out = rp.nlp_first(rp.parse_ratios(old, "--ratios", "NLP:vision"))
+    click.echo(f"note: --ratios is NLP:vision and deprecated; the same points are "
+               f"--vision-nlp-ratios {','.join(f'{a:g}:{b:g}' for a, b in out)}", err=True)
+    return out
+
+
+def _repro_setup(cost_model: str, seq_len: int, failsafe: bool, deadlines: str, requests: int,
+                 seeds: str, windows: str, max_batch: int, jobs: int, grouping: str,
+                 max_inflight: int, inherit: bool) -> tuple[Any, tuple[float, float]]:
+    """The checked ``ServeSetup`` and (vision, NLP) deadlines of ``reproduce layerweaver-plus``."""
+    from npuweave.cost.registry import get_cost_model
+    from npuweave.experiments.lwplus import ServeSetup
+    from npuweave.schedule.layerweaver_plus import check_grouping
+    from npuweave.sim.batcher import check_max_batch
+    from npuweave.sim.options import parse_deadlines, parse_seconds
+
+    get_cost_model(cost_model)
+    if not 1 <= seq_len <= 4096:
+        raise ConfigError(f"--seq-len: {seq_len}; give 1 to 4096 tokens (the thesis's: 384)")
+    dv, dn = parse_deadlines(deadlines, 2)
+    if not (dv < float("inf") and dn < float("inf")):
+        raise ConfigError(f"--deadlines: {deadlines!r}; both deadlines must be finite")
+    wins = tuple(parse_seconds(w, "--windows") for w in windows.split(","))
+    if requests < 100 or jobs < 1 or any(not 0 <= w < 1 for w in wins):
+        raise ConfigError("--requests >= 100, --jobs >= 1 and windows in [0, 1 s) please")
+    try:
+        seed_list = tuple(int(x) for x in seeds.split(","))
+    except ValueError:
+        raise ConfigError(f"--seeds: {seeds!r}; give comma-separated integers") from None
+    check_max_batch(max_batch)
+    check_grouping(grouping, max_inflight)
+    setup = ServeSetup(max_batch=max_batch, baseline_windows_s=wins, requests=requests,
+                       seeds=seed_list, grouping=grouping, max_inflight=max_inflight,
+                       inherit=inherit, cost_model=cost_model, failsafe=failsafe)
+    return setup, (dv, dn)
 
 
 def _show(rows: list[dict[str, Any]]) -> None:
     f5 = [r for r in rows if r["figure"] == "V.5"]
     if f5:
-        _table(f5, ["pair", "ratio", "scheduler", "qps", "first_crossing_qps", "stp",
-                    "stp_norm", "miss_rate", "urgent_share"],
-               "Figure V.5: maximum sustainable STP (< 1% missed)")
-    f6 = [r for r in rows if r["figure"] == "V.6"]
+        _table(f5, ["pair", "ratio", "scheduler", "qps", "qps_sure", "qps_fail_sure",
+                    "first_failed_qps", "stp", "stp_norm", "miss_rate", "urgent_share"],
+               "Figure V.5: maximum sustainable STP (< 1% missed; ratio vision:NLP)")
+    f6 = [r for r in rows if r["figure"] in ("V.6", "V.6-ours")]
     if f6:
-        cols = ["pair", "qps", "scheduler", "window_s"] + sorted(
+        cols = ["figure", "pair", "qps", "load_ratio", "scheduler", "window_s"] + sorted(
             {k for r in f6 for k in r if k.startswith("miss_")})
-        _table(f6, cols, "Figure V.6: share of requests past the deadline at fixed QPS")
+        _table(f6, cols, "Figure V.6: share of requests past the deadline at fixed QPS "
+                         "(V.6-ours: at Layerweaver+'s capacity, load_ratio = ours / thesis)")
     f7 = [r for r in rows if r["figure"] == "V.7"]
     if f7:
         _table(f7, ["pair", "ratio", "deadlines", "scheduler", "qps", "stp_norm"],

@@ -52,7 +52,12 @@ class Capacity:
     is the failing load that bounds ``load`` from above (``inf`` when ``max_load`` still
     passed); ``trials`` lists every evaluation in the order made; ``first_crossing`` is the
     passing load of the first bracket (equal to ``load`` when the miss rate grew with the
-    load over the scanned range).
+    load over the scanned range). ``sure_load`` is the highest evaluated load at or below
+    ``load`` whose Wilson interval lies wholly below the budget (passes with ``confidence``),
+    ``fail_sure_load`` the lowest evaluated load above ``load`` whose interval lies wholly
+    above it (``nan`` / ``inf`` when none was found): together they bracket the capacity.
+    ``first_failed`` is the failing load of the first bracket (the first failure met going
+    up), ``failed_load`` when the miss rate grew with the load.
     """
 
     load: float
@@ -66,10 +71,19 @@ class Capacity:
     monotone: bool
     trials: tuple[Trial, ...]
     first_crossing: float = math.nan
+    sure_load: float = math.nan
+    fail_sure_load: float = math.inf
+    first_failed: float = math.inf
 
     @property
     def rate(self) -> float:
         return self.missed / self.requests if self.requests else 0.0
+
+    @property
+    def straddles(self) -> bool:
+        """Whether the miss-rate interval at ``load`` contains the budget (the pass is not
+        significant at ``confidence``)."""
+        return self.low <= self.budget <= self.high
 
 
 def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -111,7 +125,8 @@ def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
                     budget: float = 0.01, rel_tol: float = 0.02, min_load: float | None = None,
                     max_load: float | None = None, confidence: float = 0.95,
                     progress: Callable[[Trial], None] | None = None, scan: int = 8,
-                    scan_step: float = 1.15) -> Capacity:
+                    scan_step: float = 1.15, probe_step: float = 1.05,
+                    probes: int = 3) -> Capacity:
     """Largest load with ``missed < budget * requests`` for the seeds together.
 
     Parameters
@@ -129,6 +144,10 @@ def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
         rate of a batching server need not grow with the load (bigger batches at higher load
         can serve more on time), so the first crossing is not always the largest sustainable
         load; ``Capacity.first_crossing`` keeps the first one. ``scan=0`` stops there.
+    probe_step, probes : to bracket the answer with confidence, up to ``probes`` loads
+        ``probe_step`` apart are tried below the answer (until one passes surely) and from the
+        failing load up (until one fails surely); ``probes=0`` adds none. A run that stops
+        early must report at least twice the budget's misses for a failure to be sure.
 
     Examples
     --------
@@ -138,7 +157,7 @@ def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
     >>> 245 < cap.load <= 250 < cap.failed_load <= 255
     True
     """
-    _check(start, budget, rel_tol, seeds)
+    _check(start, budget, rel_tol, seeds, probe_step, probes)
     lo_lim = start / 1024 if min_load is None else float(min_load)
     hi_lim = start * 1024 if max_load is None else float(max_load)
     trials: list[Trial] = []
@@ -170,6 +189,7 @@ def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
         t = trial(max(bad.load / 2, lo_lim))
         good, bad = (t, bad) if ok(t) else (None, t)
     crossing: Trial | None = None
+    first_bad: Trial | None = None
     if scan < 0 or not scan_step > 1.0:
         raise ConfigError(f"scan {scan!r} must be >= 0 and scan_step {scan_step!r} > 1")
     for _ in range(MAX_ROUNDS):
@@ -179,16 +199,51 @@ def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
         while bad is not None and bad.load > good.load * (1 + rel_tol):
             t = trial(math.sqrt(good.load * bad.load))
             good, bad = (t, bad) if ok(t) else (good, t)
-        crossing = crossing or good
+        if crossing is None:
+            crossing, first_bad = good, bad
         above = _scan(trial, ok, bad, scan, scan_step, hi_lim)
         if above is None:
             break
         good, bad = above, None  # a higher load passes again: search on from there
     low, high = wilson_interval(good.missed, good.requests, confidence)
-    return Capacity(good.load, good.missed, good.requests, low, high,
-                    math.inf if bad is None else bad.load, budget, confidence,
-                    _monotone(trials), tuple(trials),
-                    crossing.load if crossing is not None else good.load)
+    failed = math.inf if bad is None else bad.load
+    sure, fail_sure = _bracket(trial, trials, good.load, failed, budget, confidence,
+                               probe_step, probes)
+    return Capacity(good.load, good.missed, good.requests, low, high, failed, budget,
+                    confidence, _monotone(trials), tuple(trials),
+                    crossing.load if crossing is not None else good.load, sure, fail_sure,
+                    first_bad.load if first_bad is not None else failed)
+
+
+def _bracket(trial: Callable[[float], Trial], trials: list[Trial], load: float, failed: float,
+             budget: float, confidence: float, step: float,
+             probes: int) -> tuple[float, float]:
+    """``(sure, fail_sure)``: the loads that bracket ``load`` with ``confidence``, probing
+    ``step`` apart below ``load`` and from ``failed`` up when the trials so far have none."""
+    def sure_pass(t: Trial) -> bool:
+        return wilson_interval(t.missed, t.requests, confidence)[1] < budget
+
+    def sure_fail(t: Trial) -> bool:
+        return wilson_interval(t.missed, t.requests, confidence)[0] > budget
+
+    sure = max((t.load for t in trials if t.load <= load and sure_pass(t)), default=math.nan)
+    probe = load
+    for _ in range(0 if sure >= load / step ** probes else probes):
+        probe /= step
+        if sure_pass(trial(probe)):
+            sure = probe if math.isnan(sure) else max(probe, sure)
+            break
+    fail = min((t.load for t in trials if t.load > load and sure_fail(t)), default=math.inf)
+    probe = failed
+    for k in range(probes if math.isfinite(failed) else 0):
+        if probe >= fail:
+            break
+        done = next((t for t in trials if t.load == probe), None) if k == 0 else None
+        if sure_fail(done if done is not None else trial(probe)):
+            fail = probe
+            break
+        probe *= step
+    return sure, fail
 
 
 def _scan(trial: Callable[[float], Trial], ok: Callable[[Trial], bool], bad: Trial | None,
@@ -207,7 +262,8 @@ def _scan(trial: Callable[[float], Trial], ok: Callable[[Trial], bool], bad: Tri
     return None
 
 
-def _check(start: float, budget: float, rel_tol: float, seeds: Sequence[int]) -> None:
+def _check(start: float, budget: float, rel_tol: float, seeds: Sequence[int],
+           probe_step: float = 1.05, probes: int = 0) -> None:
     if not (isinstance(start, int | float) and math.isfinite(start) and start > 0):
         raise ConfigError(f'the starting load must be a finite number > 0 QPS, got {start!r}')
     if not 0.0 < budget < 1.0:
@@ -216,6 +272,8 @@ def _check(start: float, budget: float, rel_tol: float, seeds: Sequence[int]) ->
         raise ConfigError(f'"rel_tol" must be > 0, got {rel_tol!r}')
     if not seeds:
         raise ConfigError("give at least one seed for the capacity search")
+    if not probe_step > 1.0 or probes < 0:
+        raise ConfigError(f"probes {probes!r} must be >= 0 and probe_step {probe_step!r} > 1")
 
 
 def _monotone(trials: Sequence[Trial]) -> bool:

@@ -7,9 +7,11 @@ requests per run. Schedulers (``SCHEDULERS``):
 * ``baseline``: Triton-style serving, one batch at a time first come first served
   (``sequential`` on batches), dynamic batching per model with ``max_batch`` and a window
   swept over ``baseline_windows``; the best window is reported (the baseline at its best);
-* ``layerweaver``: chapter IV on the same open-loop load, deadline-blind, failsafe off (the
-  thesis's Figure V.6 shows it interleaving RN and BB, which its failsafe would forbid on
-  ``lwplus``); batches form as in chapter IV's CheckEnd (window 0, up to ``max_batch``);
+* ``layerweaver``: chapter IV on the same open-loop load, deadline-blind, with its failsafe
+  (``setup.failsafe``; under the default ``maestro`` costs every vision model is
+  compute-intensive and every 384-token NLP model memory-intensive at batch 1, so it never
+  fires on the thesis's pairs); batches form as in chapter IV's CheckEnd (window 0, up to
+  ``max_batch``);
 * ``lwplus-approx`` / ``lwplus-precise``: Layerweaver+ with either estimate, batched likewise;
   ``setup.grouping="per-request"`` lets up to ``setup.max_inflight`` batches of one model be
   in service at once, each a separate candidate (the baseline and Layerweaver stay per-model
@@ -48,6 +50,7 @@ from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 from npuweave.schedule.protocol import LayerBase
 from npuweave.schedule.sequential import Sequential
 from npuweave.schedule.standalone import replay_alone
+from npuweave.workload import parse_model_spec
 
 SCHEDULERS = ("baseline", "layerweaver", "lwplus-approx", "lwplus-precise")
 
@@ -64,7 +67,10 @@ class ServeSetup:
     seeds: tuple[int, ...] = (0,)
     budget: float = 0.01
     rel_tol: float = 0.03
-    cost_model: str = "systolic-ws"
+    #: the thesis's cost model (V.3.A: an extended MAESTRO); ``systolic-ws`` is a sensitivity
+    cost_model: str = "maestro"
+    #: chapter IV's failsafe for the deadline-blind ``layerweaver`` (Layerweaver+ never uses it)
+    failsafe: bool = True
     #: Layerweaver+ only: how requests of one model enter the candidate group, and the cap on
     #: batches of one model in service with ``"per-request"`` (``npuweave.sim.batcher``)
     grouping: str = "per-model-fifo"
@@ -120,13 +126,14 @@ def parse_ratio(text: str, flag: str = "--ratio",
 
 
 def policy_for(name: str, grouping: str = "per-model-fifo", max_inflight: int = 4,
-               inherit: bool = False) -> tuple[Callable[[], LayerBase], bool]:
+               inherit: bool = False,
+               failsafe: bool = True) -> tuple[Callable[[], LayerBase], bool]:
     """``(factory, baseline?)`` for a scheduler of ``SCHEDULERS`` (``grouping``,
-    ``max_inflight`` and ``inherit`` apply to Layerweaver+ only)."""
+    ``max_inflight`` and ``inherit`` apply to Layerweaver+ only, ``failsafe`` to Layerweaver)."""
     if name == "baseline":
         return Sequential, True
     if name == "layerweaver":
-        return lambda: Layerweaver(failsafe=False), False
+        return lambda: Layerweaver(failsafe=failsafe), False
     opts: dict[str, Any] = {"grouping": grouping, "max_inflight": max_inflight,
                             "inherit": inherit}
     LayerweaverPlus("approx", **opts)  # check the options now
@@ -161,7 +168,8 @@ class _Runner:
         costs = [model_costs(m, self.setup.npu, self.setup.max_batch, self.setup.cost_model)
                  for m in self.models]
         times, models = self.trace(load, seed)
-        limit = math.ceil(self.setup.budget * len(times)) if stop else None
+        # a failing run stops at twice the budget: enough for a failure to be told from 1%
+        limit = math.ceil(2 * self.setup.budget * len(times)) if stop else None
         args = (costs, npu.weight_buffer, npu.dram_bw, times, models, self.deadlines,
                 self.factory(), self.batching, limit)
         out = serve_compiled(*args) if self.setup.compiled and kernel_ok() else None
@@ -200,7 +208,7 @@ def capacity_row(models: tuple[str, str], ratio: tuple[float, float],
         if not d > 0:
             raise ConfigError(f"--deadline: {d!r} s; a deadline must be > 0")
     factory, baseline = policy_for(scheduler, setup.grouping, setup.max_inflight,
-                                   setup.inherit)
+                                   setup.inherit, setup.failsafe)
     total = ratio[0] + ratio[1]
     share = (ratio[0] / total, ratio[1] / total)
     iso = [isolated_s(m, setup.npu, setup.cost_model) for m in models]
@@ -224,8 +232,11 @@ def capacity_row(models: tuple[str, str], ratio: tuple[float, float],
         "qps": cap.load, "qps_a": cap.load * share[0], "qps_b": cap.load * share[1],
         "stp": stp[0], "stp_span": stp[1], "missed": cap.missed, "requests": cap.requests,
         "miss_rate": cap.rate, "miss_ci_low": cap.low, "miss_ci_high": cap.high,
-        "failed_qps": cap.failed_load, "first_crossing_qps": cap.first_crossing,
-        "monotone": cap.monotone, "trials": len(cap.trials),
+        "straddles": cap.straddles, "failed_qps": cap.failed_load,
+        "first_crossing_qps": cap.first_crossing, "first_failed_qps": cap.first_failed,
+        "qps_sure": cap.sure_load,
+        "qps_fail_sure": cap.fail_sure_load, "monotone": cap.monotone,
+        "trials": len(cap.trials), "cost_model": setup.cost_model,
         "urgent_share": out.urgent / out.decisions if out.decisions else 0.0,
         "policy_s_per_decision": out.policy_s / out.decisions if out.decisions else 0.0,
         "time_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
@@ -237,7 +248,7 @@ def serve_fixed(models: tuple[str, str], qps: tuple[float, float],
                 window_s: float | None = None, seed: int = 0) -> dict[str, Any]:
     """One run at fixed QPS: per-model latencies (s) and miss rates (Figure V.6)."""
     factory, baseline = policy_for(scheduler, setup.grouping, setup.max_inflight,
-                                   setup.inherit)
+                                   setup.inherit, setup.failsafe)
     total = qps[0] + qps[1]
     w = (setup.baseline_windows_s[0] if window_s is None else window_s) if baseline \
         else setup.lw_window_s
@@ -247,8 +258,10 @@ def serve_fixed(models: tuple[str, str], qps: tuple[float, float],
     _, times, ids = runner.runs[total, seed]
     lat = out.finish_s - times
     row: dict[str, Any] = {"scheduler": scheduler, "window_s": w, "qps": qps,
+                           "requests": len(times), "cost_model": setup.cost_model,
                            "urgent_share": out.urgent / max(out.decisions, 1)}
-    for i, m in enumerate(models):
+    for i, spec in enumerate(models):
+        m = parse_model_spec(spec)[0]  # "bert-base:seq_len=384" -> miss_bert-base
         li = lat[ids == i]
         row[f"latency_{m}"] = li
         row[f"miss_{m}"] = float(np.mean(li > deadlines[i])) if li.size else 0.0

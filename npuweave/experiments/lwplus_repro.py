@@ -1,10 +1,17 @@
 """Reproduction of the Layerweaver+ evaluation (thesis V.3, Figures V.5-V.7) on ``lwplus``.
 
+The default setup is the thesis's (docs/REPRODUCTION.md): ``maestro`` costs and the NLP models
+at MLPerf BERT's 384 tokens (``SEQ_LEN``); ``systolic-ws`` is a sensitivity study. A ratio is
+always written in the order of the pair it belongs to: ``RN+BB`` at ``1:4`` is one RN request
+for four BB requests (vision : NLP on Figure V.5's pairs, NLP : vision on V.7's ``BB+RN``).
+
 * Figure V.5: maximum sustainable STP of Layerweaver, Layerweaver+ (approx, precise)
   normalized to the baseline's, for the pairs {IC, MN, RN} x {BB, BL, XL} at arrival ratios
-  (NLP : vision) from 64:1 to 1:64, 2x per step (``fig5``).
+  (vision : NLP) from 1:64 to 64:1, 2x per step (``fig5``).
 * Figure V.6: per-model latency distributions at fixed loads (RN 800 + BB 200 QPS,
-  MN 7530 + BL 470 QPS), with the share of requests past the deadline (``fig6``).
+  MN 7530 + BL 470 QPS), 60 s of arrivals each (MLPerf's server minimum), with the share of
+  requests past the deadline; and the same at our operating point, Layerweaver+ (approx)'s
+  capacity at the same pair and ratio (figure ``"V.6-ours"``, with ``load_ratio``).
 * Figure V.7: the capacity of each scheduler as one deadline varies, normalized to the
   baseline at the default deadlines (``fig7``).
 
@@ -14,8 +21,10 @@ over a process pool (``jobs``) and reports each finished point to a callback (pr
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from npuweave.errors import ConfigError, InfeasibleError, unknown_name
@@ -31,9 +40,13 @@ VISION = {"IC": "inceptionv3", "MN": "mobilenetv2", "RN": "resnet50"}
 NLP = {"BB": "bert-base", "BL": "bert-large", "XL": "xlnet"}
 DEADLINE_VISION_S = 15e-3
 DEADLINE_NLP_S = 130e-3
-#: NLP : vision arrival ratios of Figure V.5, left (NLP-heavy) to right.
-RATIOS = tuple((2.0 ** k, 1.0) if k >= 0 else (1.0, 2.0 ** -k) for k in range(6, -7, -1))
+#: tokens per NLP request: MLPerf's BERT server query (SQuAD v1.1 at 384), docs/REPRODUCTION.md
+SEQ_LEN = 384
+#: vision : NLP arrival ratios of Figure V.5, left (NLP-heavy, the thesis's 64:1 tick) to right.
+RATIOS = tuple((2.0 ** k, 1.0) if k >= 0 else (1.0, 2.0 ** -k) for k in range(-6, 7))
 FIG6 = (("RN", "BB", (800.0, 200.0)), ("MN", "BL", (7530.0, 470.0)))
+#: seconds of arrivals per Figure V.6 run: MLPerf's minimum server-scenario run
+FIG6_DURATION_S = 60.0
 #: Figure V.7's cases: (vision, NLP, NLP : vision ratio), as the thesis labels them.
 FIG7_CASES = (("RN", "BB", (4.0, 1.0)), ("RN", "BB", (1.0, 1.0)), ("MN", "BL", (1.0, 4.0)))
 FIG7_VISION_S = (5e-3, 10e-3, 15e-3, 20e-3, 30e-3)
@@ -74,21 +87,21 @@ def parse_pairs(spec: str | None) -> list[tuple[str, str]]:
     return out
 
 
-def parse_ratios(spec: str | None) -> list[tuple[float, float]]:
-    """``"64:1..1:64"`` (2x steps, either direction) or a comma list ``"4:1,1:1"``.
-
-    Ratios are NLP : vision, as on Figure V.5's axis.
+def parse_ratios(spec: str | None, flag: str = "--vision-nlp-ratios",
+                 order: str = "vision:NLP") -> list[tuple[float, float]]:
+    """``"1:64..64:1"`` (2x steps, either direction) or a comma list ``"1:4,1:1"``, each
+    ``A:B`` in ``order`` (the pair's: vision first for ``RN+BB``).
 
     Examples
     --------
-    >>> parse_ratios("4:1..1:2")
-    [(4.0, 1.0), (2.0, 1.0), (1.0, 1.0), (1.0, 2.0)]
+    >>> parse_ratios("1:2..4:1")
+    [(1.0, 2.0), (1.0, 1.0), (2.0, 1.0), (4.0, 1.0)]
     """
     from functools import partial
 
     from npuweave.experiments.lwplus import parse_ratio as parse_one
 
-    parse_ratio = partial(parse_one, flag="--ratios", order="NLP:vision")
+    parse_ratio = partial(parse_one, flag=flag, order=order)
     if spec is None or spec == "all":
         return list(RATIOS)
     if ".." in spec:
@@ -97,11 +110,21 @@ def parse_ratios(spec: str | None) -> list[tuple[float, float]]:
         c, d = parse_ratio(hi_text)
         k0, k1 = math.log2(a / b), math.log2(c / d)
         if abs(k0 - round(k0)) > 1e-9 or abs(k1 - round(k1)) > 1e-9:
-            raise ConfigError(f"--ratios: {spec!r}; a range needs powers of two (64:1..1:64)")
+            raise ConfigError(f"{flag}: {spec!r}; a range needs powers of two (1:64..64:1)")
         step = -1 if k1 < k0 else 1
         ks = range(round(k0), round(k1) + step, step)
         return [(2.0 ** k, 1.0) if k >= 0 else (1.0, 2.0 ** -k) for k in ks]
     return [parse_ratio(s) for s in spec.split(",") if s.strip()]
+
+
+def nlp_first(ratios: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The old ``--ratios`` (NLP : vision) as vision : NLP: ``[(4, 1)] -> [(1, 4)]``."""
+    return [(b, a) for a, b in ratios]
+
+
+def specs(v: str, n: str, seq_len: int = SEQ_LEN) -> tuple[str, str]:
+    """Zoo specs of a pair: ``("RN", "BB") -> ("resnet50", "bert-base:seq_len=384")``."""
+    return VISION[v], f"{NLP[n]}:seq_len={seq_len}"
 
 
 def check_schedulers(names: Iterable[str]) -> list[str]:
@@ -118,21 +141,24 @@ Task = tuple[str, dict[str, Any]]
 
 
 def fig5_tasks(pairs: Sequence[tuple[str, str]], ratios: Sequence[tuple[float, float]],
-               schedulers: Sequence[str], setup: ServeSetup) -> list[Task]:
+               schedulers: Sequence[str], setup: ServeSetup, seq_len: int = SEQ_LEN,
+               deadlines: tuple[float, float] = (DEADLINE_VISION_S, DEADLINE_NLP_S)
+               ) -> list[Task]:
+    """Capacity searches of Figure V.5; ``ratios`` are vision : NLP."""
     tasks = []
     for v, n in pairs:
-        for nlp_share, vis_share in ratios:
+        for vis_share, nlp_share in ratios:
             for s in schedulers:
                 tasks.append(("capacity", {
-                    "figure": "V.5", "pair": f"{v}+{n}", "models": (VISION[v], NLP[n]),
-                    "ratio": (vis_share, nlp_share), "label": f"{nlp_share:g}:{vis_share:g}",
-                    "deadlines": (DEADLINE_VISION_S, DEADLINE_NLP_S), "scheduler": s,
-                    "setup": setup}))
+                    "figure": "V.5", "pair": f"{v}+{n}", "models": specs(v, n, seq_len),
+                    "ratio": (vis_share, nlp_share), "label": f"{vis_share:g}:{nlp_share:g}",
+                    "deadlines": deadlines, "scheduler": s, "setup": setup}))
     return tasks
 
 
 def fig7_tasks(schedulers: Sequence[str], setup: ServeSetup,
-               cases: Sequence[tuple[str, str, tuple[float, float]]] = FIG7_CASES) -> list[Task]:
+               cases: Sequence[tuple[str, str, tuple[float, float]]] = FIG7_CASES,
+               seq_len: int = SEQ_LEN) -> list[Task]:
     tasks = []
     for v, n, (nlp_share, vis_share) in cases:
         sweeps = [(d, DEADLINE_NLP_S, "vision") for d in FIG7_VISION_S]
@@ -140,17 +166,37 @@ def fig7_tasks(schedulers: Sequence[str], setup: ServeSetup,
         for dv, dn, which in sweeps:
             for s in schedulers:
                 tasks.append(("capacity", {
-                    "figure": "V.7", "pair": f"{n}+{v}", "models": (VISION[v], NLP[n]),
+                    "figure": "V.7", "pair": f"{n}+{v}", "models": specs(v, n, seq_len),
                     "ratio": (vis_share, nlp_share), "label": f"{nlp_share:g}:{vis_share:g}",
                     "deadlines": (dv, dn), "varied": which, "scheduler": s, "setup": setup}))
     return tasks
 
 
-def fig6_tasks(schedulers: Sequence[str], setup: ServeSetup) -> list[Task]:
-    return [("fixed", {"figure": "V.6", "pair": f"{v}+{n}", "models": (VISION[v], NLP[n]),
-                       "qps": qps, "deadlines": (DEADLINE_VISION_S, DEADLINE_NLP_S),
-                       "scheduler": s, "setup": setup})
-            for v, n, qps in FIG6 for s in schedulers]
+def fig6_tasks(schedulers: Sequence[str], setup: ServeSetup, seq_len: int = SEQ_LEN,
+               deadlines: tuple[float, float] = (DEADLINE_VISION_S, DEADLINE_NLP_S),
+               ours: bool = True) -> list[Task]:
+    """Fixed-load runs at the thesis's loads (``"V.6"``) and, with ``ours``, at our operating
+    point (``"V.6-ours"``), each ``FIG6_DURATION_S`` of arrivals."""
+    kinds = ("fixed", "ours") if ours else ("fixed",)
+    return [(kind, {"figure": "V.6" if kind == "fixed" else "V.6-ours", "pair": f"{v}+{n}",
+                    "models": specs(v, n, seq_len), "qps": qps, "deadlines": deadlines,
+                    "scheduler": s, "setup": setup})
+            for kind in kinds for v, n, qps in FIG6 for s in schedulers]
+
+
+@functools.cache
+def operating_point(models: tuple[str, str], ratio: tuple[float, float],
+                    deadlines: tuple[float, float], setup: ServeSetup) -> float:
+    """Our counterpart of a thesis V.6 load: Layerweaver+ (approx)'s capacity (total QPS) at
+    the same pair and ratio (docs/REPRODUCTION.md)."""
+    return float(capacity_row(models, ratio, deadlines, "lwplus-approx", setup)["qps"])
+
+
+def _fixed(a: dict[str, Any], qps: tuple[float, float]) -> dict[str, Any]:
+    setup = replace(a["setup"], requests=max(100, math.ceil(FIG6_DURATION_S * sum(qps))))
+    if a["scheduler"] == "baseline":
+        return best_baseline_fixed(a["models"], qps, a["deadlines"], setup)
+    return serve_fixed(a["models"], qps, a["deadlines"], a["scheduler"], setup)
 
 
 def run_task(task: Task) -> dict[str, Any]:
@@ -159,12 +205,19 @@ def run_task(task: Task) -> dict[str, Any]:
     meta = {k: v for k, v in a.items() if k not in ("setup", "models")}
     meta["deadlines"] = "/".join(f"{d * 1e3:g}ms" for d in a["deadlines"])
     if kind == "fixed":
-        fn = best_baseline_fixed if a["scheduler"] == "baseline" else None
-        if fn is not None:
-            row = fn(a["models"], a["qps"], a["deadlines"], a["setup"])
-        else:
-            row = serve_fixed(a["models"], a["qps"], a["deadlines"], a["scheduler"], a["setup"])
+        row = _fixed(a, a["qps"])
         return {**meta, **row, "qps": "+".join(f"{q:g}" for q in a["qps"])}
+    if kind == "ours":
+        thesis = sum(a["qps"])
+        try:
+            total = operating_point(a["models"], a["qps"], a["deadlines"], a["setup"])
+        except InfeasibleError as err:
+            return {**meta, "qps": "0+0", "load_ratio": 0.0, "note": str(err)}
+        qps = (total * a["qps"][0] / thesis, total * a["qps"][1] / thesis)
+        row = _fixed(a, qps)
+        return {**meta, **row, "qps": "+".join(f"{q:.0f}" for q in qps),
+                "thesis_qps": "+".join(f"{q:g}" for q in a["qps"]),
+                "load_ratio": total / thesis}
     try:
         row = capacity_row(a["models"], a["ratio"], a["deadlines"], a["scheduler"], a["setup"])
     except InfeasibleError as err:

@@ -147,3 +147,33 @@ def test_a_passing_load_above_a_valley_is_found() -> None:
     assert 100 * 0.99 <= cap.first_crossing <= 100
     assert 400 * 0.99 <= cap.load <= 400 < cap.failed_load and not cap.monotone
     assert search_capacity(run, start=150.0, rel_tol=0.01, scan=0).load == cap.first_crossing
+
+
+def test_valley_keeps_the_first_failing_load() -> None:
+    """Misses 10% from 200 to 400 QPS and above 800 QPS, none elsewhere: the capacity is
+    ~800 QPS and the first failing load met going up is ~200 QPS."""
+    def run(load: float, seed: int) -> tuple[int, int]:
+        return (100 if 200 <= load < 400 or load > 800 else 0), 1000
+
+    cap = search_capacity(run, start=100.0, rel_tol=0.02)
+    assert 780 < cap.load <= 800 < cap.failed_load
+    assert 195 < cap.first_crossing < 200 <= cap.first_failed <= 204
+    # 0 of 1000 missed: Wilson upper 0.38% < 1%, a sure pass at the capacity itself; the
+    # failing load misses 10% (lower end 8.3%): a sure failure
+    assert cap.sure_load == cap.load and cap.fail_sure_load == cap.failed_load
+    assert not cap.straddles
+
+
+def test_bracket_probes_below_until_a_sure_pass() -> None:
+    """8 of 1000 missed up to 100 QPS (interval [0.41%, 1.57%] straddles 1%), none below 90,
+    20 of 1000 above 100 (interval [1.30%, 3.07%]: a sure failure). Probing 1.05x apart below
+    100 QPS: 95.24 and 90.70 still miss 8, 100/1.05^3 = 86.384 misses none."""
+    def run(load: float, seed: int) -> tuple[int, int]:
+        return (0 if load < 90 else 8 if load <= 100 else 20), 1000
+
+    cap = search_capacity(run, start=100.0, rel_tol=0.02, scan=0)
+    assert cap.load == 100.0 and cap.straddles
+    assert cap.sure_load == pytest.approx(100 / 1.05 ** 3)
+    assert cap.fail_sure_load == cap.failed_load
+    none = search_capacity(run, start=100.0, rel_tol=0.02, scan=0, probes=0)
+    assert math.isnan(none.sure_load) and len(none.trials) == len(cap.trials) - 3
