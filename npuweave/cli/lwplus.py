@@ -66,6 +66,21 @@ def _table(rows: list[dict[str, Any]], cols: list[str], title: str) -> None:
     console().print(t)
 
 
+def _by_column(rows: list[dict[str, Any]], cols: list[str], title: str) -> None:
+    """One line per column and one column per row (scheduler): names never truncate."""
+    from rich.table import Table
+
+    from npuweave.cli._console import console
+
+    t = Table(title=title)
+    t.add_column(cols[0], justify="left")
+    for r in rows:
+        t.add_column(_fmt(r.get(cols[0])), justify="right")
+    for c in cols[1:]:
+        t.add_row(c, *[_fmt(r.get(c)) for r in rows])
+    console().print(t)
+
+
 def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
@@ -193,7 +208,7 @@ def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: s
     cols = ["scheduler", "qps", "qps_a", "qps_b", "stp", "miss_rate", "miss_ci_low",
             "miss_ci_high", "significant", "qps_sure", "failed_qps", "qps_fail_sure",
             "first_failed_qps", "window_s", "trials"]
-    _table(rows, cols, f"capacity: {names[0]}:{names[1]} = {ratio} on {npu_spec} "
+    _by_column(rows, cols, f"capacity: {names[0]}:{names[1]} = {ratio} on {npu_spec} "
            f"({cost_model}), deadlines {deadline}, < {100 * share:g}% missed, {requests} "
            f"requests x {len(seed_list)} seed(s)")
     _legend(share)

@@ -261,7 +261,7 @@ def test_capacity_row_equals_capacity_row_directly():
         "scheduler": "lwplus-approx"}})
     row = run_point(spec.points[0])
     direct = capacity_row(("resnet50", "bert-base"), (4.0, 1.0), (0.015, 0.13), "lwplus-approx",
-                          ServeSetup(requests=300))
+                          ServeSetup(requests=300, cost_model="systolic-ws"))  # sweep's default
     assert row["status"] == "ok"
     for key in ("qps", "stp", "miss_rate", "trials"):
         assert row[key] == direct[key], key
