@@ -259,3 +259,14 @@ def phase_layers(spec_name: str, params: Mapping[str, object],
     title = (f"{cfg.name} prefill of {new} tokens after {past}" if params.get("phase", "prefill")
              == "prefill" else f"{cfg.name} decode step, batch {len(items)}, context {past + 1}")
     return layers, layer_formats(layers, wbits, kbits), title
+
+
+def llm_layers_for(spec: str, default_bits: int) -> tuple[list[Layer], dict[str, int], str] | None:
+    """``phase_layers`` for ``name:phase=...`` when ``name`` is an LLM config, else None."""
+    name, _, rest = str(spec).partition(":")
+    if name not in CONFIGS:
+        return None
+    from npuweave.workload import parse_model_spec
+
+    _, params = parse_model_spec(spec)
+    return phase_layers(name, params, default_bits)

@@ -1,0 +1,235 @@
+"""LLM serving on the command line: the option text parsers and the LLM branches of
+``models --family llm``, ``profile <llm>:phase=...``, ``serve --llm-scheduler`` and
+``capacity --llm-scheduler``. The existing commands call in here, so their own modules carry
+only a few lines for LLMs."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+
+from npuweave.errors import ConfigError
+
+LLM_OPTIONS = (
+    click.option("--llm-scheduler", default=None,
+                 help="LLM batching: orca | vllm | sarathi:chunk=N | layerweaver | disagg:P+D "
+                      "(LLM models only)."),
+    click.option("--prompt-len", default="lognormal:mean=512,sigma=1", show_default=True,
+                 help="LLM prompt tokens: fixed:N | uniform:lo=A,hi=B | lognormal:mean=M,sigma=S."),
+    click.option("--output-len", default="lognormal:mean=256,sigma=1", show_default=True,
+                 help="LLM output tokens (same forms as --prompt-len)."),
+    click.option("--slo", default=None,
+                 help="LLM SLOs, e.g. ttft=1s,tbt=100ms; add :pNN to check a percentile."),
+    click.option("--kv-preempt", default="recompute", show_default=True,
+                 type=click.Choice(["recompute", "swap"]), help="LLM KV preemption."),
+)
+
+
+def llm_options(fn: Any) -> Any:
+    """Add the LLM options to a command (``serve``, ``capacity``)."""
+    for opt in reversed(LLM_OPTIONS):
+        fn = opt(fn)
+    return fn
+
+
+def is_llm(models: str) -> bool:
+    """Whether ``--models`` names one built-in LLM config."""
+    from npuweave.workload.llm import CONFIGS
+
+    return models.split(":")[0].strip() in CONFIGS
+
+
+def llm_branch(models: str, opts: dict[str, Any], arrivals: str = "poisson") -> bool:
+    """Whether a serve/capacity call is an LLM run; LLM options on other models are refused."""
+    if is_llm(models):
+        if "," in models:
+            raise ConfigError(f"--models {models!r}: serve one LLM at a time")
+        if arrivals != "poisson":
+            raise ConfigError(f"--arrivals {arrivals!r}: LLM serving takes poisson arrivals")
+        return True
+    if opts.get("llm_scheduler") or opts.get("slo"):
+        raise ConfigError(f"--llm-scheduler/--slo need an LLM in --models, got {models!r}; "
+                          f"see 'npuweave models --family llm'")
+    return False
+
+
+def parse_lengths(text: str, flag: str) -> Any:
+    """``fixed:512``, ``uniform:lo=16,hi=512`` or ``lognormal:mean=512,sigma=1``.
+
+    Examples
+    --------
+    >>> parse_lengths("lognormal:mean=512,sigma=1", "--prompt-len").sigma
+    1.0
+    """
+    from npuweave.sim.llm.serve import Lengths
+
+    kind, _, rest = text.strip().partition(":")
+    args: dict[str, float] = {}
+    for part in filter(None, rest.split(",")):
+        key, sep, val = part.partition("=")
+        try:
+            args[key.strip() if sep else "mean"] = float(val if sep else key)
+        except ValueError:
+            raise ConfigError(f"{flag}: {part!r} is not key=number") from None
+    need = {"fixed": {"mean"}, "uniform": {"lo", "hi"}, "lognormal": {"mean", "sigma"}}
+    if kind not in need or set(args) != need[kind]:
+        raise ConfigError(f"{flag}: {text!r}; write fixed:N, uniform:lo=A,hi=B or "
+                          f"lognormal:mean=M,sigma=S")
+    if any(not math.isfinite(v) or v <= 0 for k, v in args.items() if k != "sigma") or \
+            not 0 <= args.get("sigma", 0) <= 5:
+        raise ConfigError(f"{flag}: {text!r}; lengths must be positive (and 0 <= sigma <= 5)")
+    if kind == "uniform":
+        lo, hi = int(args["lo"]), int(args["hi"])
+        if lo < 1 or hi < lo:
+            raise ConfigError(f"{flag}: {text!r}; need 1 <= lo <= hi")
+        return Lengths("uniform", (lo + hi) / 2, lo=lo, hi=hi)
+    return Lengths(kind, args["mean"], args.get("sigma", 0.0))
+
+
+def parse_slo(text: str | None, need_pct: bool = False) -> Any:
+    """``ttft=1s,tbt=100ms[:p99]``; with ``need_pct`` a TBT bound must carry its percentile.
+
+    Examples
+    --------
+    >>> parse_slo("ttft=1s:p50,tbt=100ms:p99").tbt_pct
+    99.0
+    """
+    from npuweave.metrics.llm import SLO
+    from npuweave.sim.options import parse_seconds
+
+    if not text:
+        return SLO()
+    out: dict[str, Any] = {}
+    for item in text.split(","):
+        key, sep, val = item.strip().partition("=")
+        if key not in ("ttft", "tbt") or not sep:
+            raise ConfigError(f"--slo: {item!r}; write ttft=1s,tbt=100ms (optionally :p99)")
+        val, _, pct = val.partition(":")
+        out[f"{key}_s"] = parse_seconds(val, f"--slo {key}")
+        if not out[f"{key}_s"] > 0:
+            raise ConfigError(f"--slo {key}: give a time > 0, got {val!r}")
+        if pct:
+            try:
+                q = float(pct.lstrip("pP"))
+            except ValueError:
+                q = -1.0
+            if not (pct[:1] in "pP" and 0 < q <= 100):
+                raise ConfigError(f"--slo {key}: percentile {pct!r}; write e.g. :p99")
+            out[f"{key}_pct"] = q
+    if need_pct and "tbt_s" in out and "tbt_pct" not in out:
+        raise ConfigError("--slo: the TBT bound needs a percentile here, e.g. tbt=100ms:p99")
+    if need_pct and "ttft_s" in out and "ttft_pct" not in out:
+        out["ttft_pct"] = out.get("tbt_pct", 99.0)
+    return SLO(**out)
+
+
+def build_spec(models: str, npu_spec: str, qps: str | None, duration: float, seed: int,
+               opts: dict[str, Any], cost_model: str | None, need_pct: bool = False) -> Any:
+    """An ``LLMServeSpec`` from the shared serve/capacity options (validated, no work done)."""
+    from npuweave.sim.llm.costs import DEFAULT_COST_MODEL
+    from npuweave.sim.llm.serve import LLMServeSpec, check_spec
+    from npuweave.workload import parse_model_spec
+
+    name, params = parse_model_spec(models.strip())
+    extra = set(params) - {"weights", "kv"}
+    if extra:
+        raise ConfigError(f"--models {models!r}: unknown parameter(s) {sorted(extra)}; an LLM "
+                          f"takes :weights=FORMAT and :kv=FORMAT")
+    try:
+        rate = float(qps) if qps is not None else 1.0
+    except ValueError:
+        raise ConfigError(f"--qps: {qps!r} is not a number") from None
+    spec = LLMServeSpec(
+        model=name, npu=npu_spec, qps=rate, duration_s=duration,
+        prompt=parse_lengths(opts["prompt_len"], "--prompt-len"),
+        output=parse_lengths(opts["output_len"], "--output-len"),
+        scheduler=opts.get("llm_scheduler") or "sarathi:chunk=512", seed=seed,
+        preempt=opts["kv_preempt"], cost_model=cost_model or DEFAULT_COST_MODEL,
+        weights=params.get("weights"), kv=params.get("kv"),  # type: ignore[arg-type]
+        slo=parse_slo(opts.get("slo"), need_pct))
+    check_spec(spec)
+    return spec
+
+
+def serve_llm_cli(spec: Any, json_path: str | None, csv_path: str | None) -> None:
+    """Run one LLM serving spec; print the summary, write ``--json``/``--csv`` rows."""
+    from npuweave import report
+    from npuweave.cli._console import console
+    from npuweave.sim.llm import serve_llm
+
+    res = serve_llm(spec)
+    row = res.row
+    title = (f"{row['model']} on {spec.npu}, {row['scheduler']}, {row['requests']} requests "
+             f"at {spec.qps:g}/s over {spec.duration_s:g} s")
+    if csv_path == "-":
+        click.echo(report.to_csv([row]), nl=False)
+    else:
+        keys = ("ttft_p50_s", "ttft_p99_s", "tbt_p50_s", "tbt_p99_s", "e2e_p99_s",
+                "tokens_per_s", "goodput_rps", "preemptions", "kv_peak")
+        console().print(report.rich_table([{k: row[k] for k in ("scheduler", *keys)}],
+                                          title=title, fmt=_fmt))
+        util = [{"phase": p, "PE": row[f"{p}_pe_util"], "DRAM": row[f"{p}_dram_util"]}
+                for p in ("prefill", "decode", "mixed")]
+        console().print(report.rich_table(util, title="utilization per phase",
+                                          fmt=_pct_fmt))
+        for note in res.notes:
+            console().print(f"[yellow]note[/]: {note}")
+    if json_path:
+        kv = {"t_s": res.trace.kv_t[::max(1, len(res.trace.kv_t) // 1000)],
+              "blocks": res.trace.kv_blocks[::max(1, len(res.trace.kv_t) // 1000)],
+              "total_blocks": res.kv_total_blocks}
+        report.write_rows_json(json_path, {"rows": [row], "requests": res.request_rows(),
+                                           "kv_occupancy": kv, "notes": res.notes})
+        click.echo(f"wrote json: {json_path}", err=csv_path == "-")
+    if csv_path and csv_path != "-":
+        report.write_csv(csv_path, [row])
+        click.echo(f"wrote csv: {csv_path}")
+
+
+def _fmt(key: str, value: Any) -> str:
+    if key.endswith("_s") and not key.endswith("per_s") and isinstance(value, float):
+        return f"{1e3 * value:.1f} ms"
+    if key == "kv_peak" and isinstance(value, float):
+        return f"{100 * value:.1f}%"
+    return "-" if value is None else (f"{value:.3f}" if isinstance(value, float) else str(value))
+
+
+def _pct_fmt(key: str, value: Any) -> str:
+    return "-" if value is None else (f"{100 * value:.1f}%" if isinstance(value, float)
+                                      else str(value))
+
+
+def capacity_cli(spec: Any, json_path: str | None) -> None:
+    """``capacity --llm-scheduler``: the goodput search, one row per probe."""
+    from npuweave import report
+    from npuweave.cli._console import console
+    from npuweave.experiments.llm_capacity import capacity_llm
+
+    out = capacity_llm(spec)
+    rows = [{k: p[k] for k in ("qps", "meets_slo", "ttft_p99_s", "tbt_p99_s", "goodput_rps")}
+            for p in out["probes"]]
+    console().print(report.rich_table(rows, title=f"{spec.model}, {spec.scheduler}: probes"))
+    console().print(f"capacity: {out['capacity_qps']:.4g} requests/s {out['note']}")
+    if json_path:
+        report.write_rows_json(json_path, out)
+        click.echo(f"wrote json: {json_path}")
+
+
+def models_table() -> Any:
+    """``models --family llm``: the LLM configs with sizes and KV bytes per token."""
+    from rich.table import Table
+
+    from npuweave.workload.llm import CONFIGS
+
+    table = Table(title="npuweave LLM configs (decoder-only)")
+    for col in ("model", "layers", "hidden", "heads", "KV heads", "FFN", "vocab", "max ctx",
+                "params (B)", "weights GiB@16b", "KV KiB/token@16b"):
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for c in CONFIGS.values():
+        table.add_row(c.name, str(c.layers), str(c.hidden), str(c.heads), str(c.kv_heads),
+                      str(c.ffn), str(c.vocab), str(c.max_context),
+                      f"{c.weight_elems / 1e9:.2f}", f"{c.weight_bytes(16) / 2**30:.2f}",
+                      f"{c.kv_bytes_per_token(16) / 2**10:g}")
+    return table
