@@ -233,3 +233,29 @@ def models_table() -> Any:
                       f"{c.weight_elems / 1e9:.2f}", f"{c.weight_bytes(16) / 2**30:.2f}",
                       f"{c.kv_bytes_per_token(16) / 2**10:g}")
     return table
+
+
+@click.command("sarathi", epilog="""\b
+Example:
+  npuweave reproduce sarathi --duration 60s
+""")
+@click.option("--duration", default="60s", show_default=True,
+              help="Simulated time of each capacity probe.")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON.")
+def reproduce_sarathi_cmd(duration: str, seed: int, json_path: str | None) -> None:
+    """Sarathi-Serve's capacity gain over vLLM (Mistral-7B, A100-like NPU), ours beside theirs.
+
+    Assumptions: docs/LLM_SERVING.md, "Sarathi-Serve reproduction".
+    """
+    from npuweave import report
+    from npuweave.cli._console import console
+    from npuweave.experiments.llm_repro import reproduce_sarathi
+    from npuweave.sim.options import parse_duration
+
+    rows = reproduce_sarathi(parse_duration(duration), seed)
+    console().print(report.rich_table(rows, title="Sarathi-Serve: capacity under P99 TBT "
+                                                  "<= 100 ms, Mistral-7B, a100-like"))
+    if json_path:
+        report.write_rows_json(json_path, rows)
+        click.echo(f"wrote json: {json_path}")
