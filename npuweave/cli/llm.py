@@ -34,6 +34,25 @@ def llm_options(fn: Any) -> Any:
     return fn
 
 
+def llm_capacity_options(fn: Any) -> Any:
+    """The LLM options plus each probe's length and the first load tried (``capacity``)."""
+    fn = click.option("--probe-duration", default="60s", show_default=True,
+                      help="LLM: simulated time of each capacity probe.")(fn)
+    fn = click.option("--start-qps", default="1", show_default=True,
+                      help="LLM: the first load tried (doubled or halved from there).")(fn)
+    return llm_options(fn)
+
+
+def llm_capacity(models: str, npu_spec: str, opts: dict[str, Any],
+                 json_path: str | None) -> None:
+    """``capacity`` for an LLM: validate everything, then search (see ``capacity_cli``)."""
+    from npuweave.sim.options import parse_duration
+
+    span = parse_duration(opts["probe_duration"])
+    spec = build_spec(models, npu_spec, opts["start_qps"], span, 0, opts, None, need_pct=True)
+    capacity_cli(spec, json_path)
+
+
 def is_llm(models: str) -> bool:
     """Whether ``--models`` names one built-in LLM config."""
     from npuweave.workload.llm import CONFIGS

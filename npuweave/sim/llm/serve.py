@@ -141,6 +141,12 @@ def check_spec(spec: LLMServeSpec) -> tuple[LLMConfig, NPU, LLMScheduler]:
         raise ConfigError(f"preempt must be recompute or swap, got {spec.preempt!r}")
     for name in ("max_tokens", "max_seqs", "block"):
         check_tokens(getattr(spec, name), name)
+    longest = [x.mean if x.kind == "fixed" else x.hi if x.kind == "uniform" else 0
+               for x in (spec.prompt, spec.output)]
+    if all(longest) and sum(longest) > cfg.max_context:
+        raise ConfigError(f"prompt {longest[0]:g} + output {longest[1]:g} tokens is longer "
+                          f"than {cfg.name}'s maximum context {cfg.max_context}; give at most "
+                          f"{cfg.max_context} tokens in all")
     for name in ("swap_bw", "kv_link_bw"):
         if not getattr(spec, name) > 0:
             raise ConfigError(f"{name} must be a positive bandwidth, got {getattr(spec, name)}")
