@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.table import Table
@@ -144,6 +145,7 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, pa
     from npuweave.workload.llm import llm_layers_for
 
     llm = llm_layers_for(model, npu.precision_bits)  # None unless MODEL is an LLM config
+    fmt: Any
     if llm is not None:
         if batch is not None or formats:
             raise click.UsageError("an LLM phase sets its own batch and formats: write "
@@ -151,8 +153,10 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, pa
         layers, fmt, name = llm
         batch = 1
         src = click.get_current_context().get_parameter_source("cost_model")
-        if src == click.core.ParameterSource.DEFAULT:
-            from npuweave.sim.llm.costs import DEFAULT_COST_MODEL as cost_model
+        if src == click.core.ParameterSource.DEFAULT:  # LLMs default to double-buffered
+            from npuweave.sim.llm.costs import DEFAULT_COST_MODEL
+
+            cost_model = DEFAULT_COST_MODEL
     else:
         graph = load_graph(model)
         batch, name = batch or int(graph.meta.get("batch", 1) or 1), graph.name

@@ -80,10 +80,9 @@ class StepCosts:
         self.interleaved: dict[tuple[int, ...], tuple[float, float]] = {}
         buckets = np.arange(0, self.cfg.max_context + 2 * block, block)
         table = [self._attention(1, max(0, int(b) - 1)) for b in buckets]
-        #: decode attention per request, all blocks, by ``ceil(context / block)``
-        self.dec_compute = np.array([t[0] for t in table])
-        self.dec_memory = np.array([t[1] for t in table])
-        self.dec_bytes = np.array([t[2] for t in table], dtype=np.int64)
+        #: decode attention per request, all blocks, by ``ceil(context / block)``: rows of
+        #: (compute s, memory s, DRAM bytes); bytes stay exact in float64 below 2**53
+        self.dec_table = np.array(table, dtype=np.float64)
 
     def _cost(self, layer: Any, bits: int) -> tuple[float, float, int]:
         c = layer_cost(layer, self.npu, 1, bits, self.cost_model)
@@ -139,9 +138,8 @@ class StepCosts:
 
     def decode_attention(self, contexts: np.ndarray) -> tuple[float, float, int]:
         """``(compute, memory, bytes)`` of one decode token for each context (after the token)."""
-        idx = (contexts + (self.block - 1)) // self.block
-        return (float(self.dec_compute[idx].sum()), float(self.dec_memory[idx].sum()),
-                int(self.dec_bytes[idx].sum()))
+        c, m, nbytes = self.dec_table[(contexts + (self.block - 1)) // self.block].sum(axis=0)
+        return float(c), float(m), int(nbytes)
 
     def combine(self, tokens: int, outputs: int, att: tuple[float, float, int]) -> StepCost:
         """An iteration of ``tokens`` tokens, ``outputs`` emitting a token, attention ``att``."""

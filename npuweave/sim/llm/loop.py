@@ -19,7 +19,6 @@ from npuweave.sim.llm.interleave import interleave
 from npuweave.sim.llm.policies import LLMScheduler, Plan, plan
 from npuweave.sim.llm.state import LLMState
 
-_EMPTY = np.zeros(0, dtype=np.int64)
 PHASES = ("prefill", "decode", "mixed")
 
 
@@ -47,32 +46,36 @@ class Trace:
         return np.concatenate(self.gaps) if self.gaps else np.zeros(0)
 
 
-def _make_room(st: LLMState, ids: np.ndarray, swap: bool, kv_bytes_token: int,
-               swap_bw: float) -> tuple[np.ndarray, int, float]:
-    """Preempt until the decode step's new blocks fit; ``(ids, new blocks, swap seconds)``."""
-    need = int(np.count_nonzero(st.kv[ids] % st.block == 0)) if len(ids) else 0
+def _make_room(st: LLMState, decode: bool, swap: bool, kv_bytes_token: int,
+               swap_bw: float) -> tuple[int, int, float]:
+    """Preempt until the decode step's new blocks fit; ``(batch size, new blocks, swap s)``."""
+    dec = st.decoding
     stall = 0.0
-    while need > st.free_blocks and st.decoding:
+    while decode:
+        need = int(np.count_nonzero(dec.kv[:dec.n] % st.block == 0))
+        if need <= st.free_blocks or not dec.n:
+            return dec.n, need, stall
         r = st.preempt_last(swap)
         if swap:
             stall += int(st.kv[r]) * kv_bytes_token / swap_bw
-        ids = st.decode_ids()
-        need = int(np.count_nonzero(st.kv[ids] % st.block == 0)) if len(ids) else 0
-    return ids, need, stall
+    return 0, 0, stall
 
 
-def _decode(st: LLMState, ids: np.ndarray, need: int, t: float, trace: Trace) -> None:
-    st.kv[ids] += 1
+def _decode(st: LLMState, n: int, need: int, t: float, trace: Trace) -> None:
+    dec = st.decoding
+    dec.kv[:n] += 1
     st.free_blocks -= need
-    st.gen[ids] += 1
-    gaps = t - st.last_s[ids]
-    st.last_s[ids] = t
-    st.max_gap[ids] = np.maximum(st.max_gap[ids], gaps)
+    gen = dec.gen[:n]
+    gen += 1
+    last = dec.last[:n]
+    gaps = t - last
+    last[:] = t
+    np.maximum(dec.maxgap[:n], gaps, out=dec.maxgap[:n])
     trace.gaps.append(gaps)
     if trace.tokens is not None:
-        trace.tokens.extend((t, int(r), int(g) - 1) for r, g in zip(ids, st.gen[ids]))
-    done = ids[st.gen[ids] >= st.output[ids]]
-    if len(done):
+        trace.tokens.extend((t, int(r), int(g) - 1) for r, g in zip(dec.ids[:n], gen))
+    done = gen >= dec.out[:n]
+    if done.any():
         st.finish_decoded(done, t)
 
 
@@ -95,12 +98,12 @@ def _account(trace: Trace, name: str, wall: float, cost: StepCost) -> None:
     acc[3] += 1
 
 
-def _price(costs: StepCosts, st: LLMState, p: Plan, ids: np.ndarray,
+def _price(costs: StepCosts, st: LLMState, p: Plan, n: int,
            sched: LLMScheduler) -> tuple[float, float, float, StepCost]:
     """``(wall, prefill end, decode end, combined cost)`` of the planned iteration."""
-    pre = [(n, int(st.done[r])) for r, n in p.prefill]
-    att_ctx = st.kv[ids] + 1 if len(ids) else _EMPTY
-    if sched.name == "layerweaver" and pre and len(ids):
+    pre = [(k, int(st.done[r])) for r, k in p.prefill]
+    att_ctx = st.decoding.kv[:n] + 1
+    if sched.name == "layerweaver" and pre and n:
         cp, cd = costs.iteration(pre, []), costs.iteration([], att_ctx)
         end_p, end_d = interleave(costs, cp, cd)
         both = StepCost(max(end_p, end_d), cp.compute_s + cd.compute_s,
@@ -119,24 +122,23 @@ def run(st: LLMState, costs: StepCosts, sched: LLMScheduler, max_tokens: int = 4
     while st.finished < st.n:
         st.arrive(now)
         p = plan(sched, st, max_tokens)
-        ids = st.decode_ids() if p.decode else _EMPTY
-        ids, need, stall = _make_room(st, ids, swap, kv_tok, swap_bw)
+        n, need, stall = _make_room(st, p.decode, swap, kv_tok, swap_bw)
         stall += st.swap_in_tokens * kv_tok / swap_bw
         st.swap_in_tokens = 0
-        if not p.prefill and not len(ids):
+        if not p.prefill and not n:
             if st.next_arrival >= st.n:
                 raise AssertionError("LLM serving loop stalled with requests left")
             now = max(now, float(st.arrival_s[st.next_arrival]))
             continue
-        wall, end_p, end_d, cost = _price(costs, st, p, ids, sched)
+        wall, end_p, end_d, cost = _price(costs, st, p, n, sched)
         start = now + stall
         now = start + wall
         trace.stall_s += stall
         trace.iterations += 1
-        _account(trace, "mixed" if p.prefill and len(ids) else
+        _account(trace, "mixed" if p.prefill and n else
                  "prefill" if p.prefill else "decode", wall, cost)
-        if len(ids):
-            _decode(st, ids, need, start + end_d, trace)
+        if n:
+            _decode(st, n, need, start + end_d, trace)
         _prefill(st, p.prefill, start + end_p, trace)
         trace.kv_t.append(now)
         trace.kv_blocks.append(st.used_blocks())

@@ -18,6 +18,7 @@ from collections import deque
 import numpy as np
 
 from npuweave.errors import ConfigError
+from npuweave.sim.llm.batch import DecodeBatch
 
 
 class LLMState:
@@ -55,8 +56,7 @@ class LLMState:
         self.next_arrival = 0
         self.waiting: deque[int] = deque()
         self.prefilling: list[int] = []   # admitted, prefill unfinished, admission order
-        self.decoding: list[int] = []     # admitted, prefill finished, admission order
-        self._ids: np.ndarray | None = None
+        self.decoding = DecodeBatch(max_seqs)  # admitted, prefill finished, admission order
         self.finished = 0
         most = int((self.prompt + self.output).max()) if n else 0
         if self.blocks(most) > kv_blocks:
@@ -74,12 +74,6 @@ class LLMState:
             self.waiting.append(i)
             i += 1
         self.next_arrival = i
-
-    def decode_ids(self) -> np.ndarray:
-        """The decoding requests as an array (rebuilt only after the set changes)."""
-        if self._ids is None:
-            self._ids = np.array(self.decoding, dtype=np.int64)
-        return self._ids
 
     def running(self) -> int:
         return len(self.prefilling) + len(self.decoding)
@@ -103,8 +97,14 @@ class LLMState:
         return True
 
     def _add_decoding(self, r: int) -> None:
-        self.decoding.append(r)
-        self._ids = None
+        self.decoding.add(r, int(self.kv[r]), int(self.gen[r]), int(self.output[r]),
+                          float(self.last_s[r]), float(self.max_gap[r]))
+
+    def _leave(self, row: tuple[int, int, int, float, float]) -> int:
+        """Write a request's decode columns back to the per-request arrays."""
+        r, kv, gen, last, gap = row
+        self.kv[r], self.gen[r], self.last_s[r], self.max_gap[r] = kv, gen, last, gap
+        return r
 
     def prefilled(self, r: int, now: float) -> float:
         """``r``'s prefill ended at ``now``: it emits a token and decodes from the next step.
@@ -131,17 +131,14 @@ class LLMState:
         self.kv[r] = 0
         self.finished += 1
 
-    def finish_decoded(self, ids: np.ndarray, now: float) -> None:
-        """Free the decoding requests in ``ids`` that have produced their last token."""
-        for r in ids.tolist():
-            self.decoding.remove(r)
-            self.finish(r, now)
-        self._ids = None
+    def finish_decoded(self, done: np.ndarray, now: float) -> None:
+        """Free the decoding requests where ``done`` (a mask over the batch) is set."""
+        for row in self.decoding.drop(done):
+            self.finish(self._leave(row), now)
 
     def preempt_last(self, swap: bool) -> int:
         """Preempt the most recently admitted decoding request; returns its id."""
-        r = self.decoding.pop()
-        self._ids = None
+        r = self._leave(self.decoding.pop())
         self.free_blocks += self.blocks(int(self.kv[r]))
         self.preemptions[r] += 1
         if swap:
