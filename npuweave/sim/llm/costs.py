@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -167,3 +168,11 @@ class StepCosts:
         scheduling units for interleaving two iterations."""
         n = self.cfg.layers
         return [cost.compute_s / n] * n, [cost.dram_bytes // n] * n
+
+
+@lru_cache(maxsize=16)
+def step_costs(model: LLMConfig, npu: NPU, cost_model: str, weights: str | int | None,
+               kv: str | int | None, block: int) -> StepCosts:
+    """A shared ``StepCosts`` per setting, so repeated runs (capacity probes, sweeps) reuse
+    its price tables."""
+    return StepCosts(model, npu, cost_model, weights, kv, block)

@@ -25,7 +25,7 @@ from npuweave.errors import ConfigError
 from npuweave.hardware import NPU, get_npu
 from npuweave.metrics.llm import SLO, llm_summary
 from npuweave.sim.arrivals import poisson
-from npuweave.sim.llm.costs import DEFAULT_COST_MODEL, StepCosts
+from npuweave.sim.llm.costs import DEFAULT_COST_MODEL, StepCosts, step_costs
 from npuweave.sim.llm.loop import PHASES, Trace, run
 from npuweave.sim.llm.policies import LLMScheduler, parse_llm_scheduler
 from npuweave.sim.llm.state import LLMState
@@ -156,7 +156,7 @@ def check_spec(spec: LLMServeSpec) -> tuple[LLMConfig, NPU, LLMScheduler]:
 def serve_llm(spec: LLMServeSpec) -> LLMResult:
     """Run ``spec`` to the last token of every request (see the module docstring)."""
     cfg, npu, sched = check_spec(spec)
-    costs = StepCosts(cfg, npu, spec.cost_model, spec.weights, spec.kv, spec.block)
+    costs = step_costs(cfg, npu, spec.cost_model, spec.weights, spec.kv, spec.block)
     blocks = kv_capacity_blocks(cfg, npu, costs.weight_bits, costs.kv_bits, spec.block)
     times, prompt, output = make_requests(spec, cfg)
     if len(times) == 0:
