@@ -5,7 +5,9 @@ unit per transformer block: the unit's PE seconds and DRAM bytes are the iterati
 divided evenly over the blocks. The weight buffer holds two units of the larger stream (the
 unit computing and the one being fetched), so DMA and PE overlap across the two streams as
 Layerweaver's greedy orders them. Each stream fetches its own weights: nothing is shared, which
-is the price of running them as separate batches. Results are cached by the two costs rounded
+is the price of running them as separate batches. When interleaving would not beat running
+the prefill and then the decode (both streams on the same side of the ridge: Layerweaver's
+failsafe), they run one after the other. Results are cached by the two costs rounded
 to 0.5 % (a relative error of at most that on the interleaved times).
 """
 
@@ -49,10 +51,13 @@ def _interleave(costs: StepCosts, prefill: StepCost, decode: StepCost) -> tuple[
     buffer = 2 * max(max(b) for _, b in units)
     tenants = [make_tenant(label, comp, nbytes, buffer)
                for label, (comp, nbytes) in zip(("prefill", "decode"), units)]
-    sched = plan("layerweaver", tenants, buffer, bw, requests=1, reading="npuweave",
-                 failsafe=False)
+    sched = plan("layerweaver", tenants, buffer, bw, requests=1, reading="npuweave")
     ends = [0.0, 0.0]
     for (t, _, _), end in zip(sched.order, sched.compute_end_s):
         ends[t] = max(ends[t], end)
     # an iteration is never faster than its own standalone time (latency and per-layer max)
-    return max(ends[0], prefill.time_s), max(ends[1], decode.time_s)
+    ends = [max(ends[0], prefill.time_s), max(ends[1], decode.time_s)]
+    serial = prefill.time_s + decode.time_s
+    if max(ends) >= serial:  # interleaving does not pay: prefill, then decode
+        return prefill.time_s, serial
+    return ends[0], ends[1]
