@@ -4,7 +4,8 @@ capacity in under 60 s, >= 10k decode iterations per second).
 Rows: Mistral-7B on ``a100-like``, Poisson at ``--qps`` (default 4.0 requests/s; our
 ``reproduce sarathi`` capacities are 2.8 for vllm and 4.75 for sarathi:chunk=512), lognormal
 prompts (mean 1730) and outputs (mean 415), one row per scheduler: wall seconds, iterations,
-iterations per second. Then Llama-3-8B on ``tpuv5e-like``. A reference row times a fixed
+iterations per second, each in wall time and in CPU time of this process (the CPU time is what
+an idle machine would take; the shared box's wall time follows its load). Then Llama-3-8B on ``tpuv5e-like``. A reference row times a fixed
 numpy workload (50-element add) in the same run, so a loaded machine shows as a slow reference.
 
 Run: ``python benchmarks/bench_llm_serve.py [--duration 3600] [--repeats 1] [--quick]``
@@ -50,7 +51,7 @@ def main() -> None:
     scheds = ["sarathi:chunk=512"] if args.quick else args.schedulers.split(",")
     print(f"reference: 50-element numpy add {_reference_us():.2f} us (about 0.5 us when idle)")
     print(f"{'model':12} {'npu':12} {'scheduler':18} {'qps':>5} {'sim s':>6} {'wall s':>7} "
-          f"{'iters':>8} {'iters/s':>8} {'tokens':>9}")
+          f"{'CPU s':>7} {'iters':>8} {'iters/s':>8} {'iters/CPU s':>11} {'tokens':>9}")
     for model, npu, qps, prompt, output in CASES:
         for sched in scheds:
             spec = LLMServeSpec(model, npu, qps, duration, prompt, output, sched)
@@ -59,12 +60,15 @@ def main() -> None:
             def once(spec: LLMServeSpec = spec, box: dict[str, object] = box) -> None:
                 box["row"] = serve_llm(spec).row
 
+            cpu0 = time.process_time()
             wall = median_seconds(once, args.repeats)
+            cpu = (time.process_time() - cpu0) / args.repeats
             row = box["row"]
             assert isinstance(row, dict)
             tokens = row["tokens_per_s"] * duration
             print(f"{model:12} {npu:12} {sched:18} {qps:5g} {duration:6g} {wall:7.2f} "
-                  f"{row['iterations']:8d} {row['iterations'] / wall:8.0f} {tokens:9.0f}")
+                  f"{cpu:7.2f} {row['iterations']:8d} {row['iterations'] / wall:8.0f} "
+                  f"{row['iterations'] / cpu:11.0f} {tokens:9.0f}", flush=True)
 
 
 if __name__ == "__main__":
