@@ -5,6 +5,7 @@ only a few lines for LLMs."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -172,13 +173,15 @@ def build_spec(models: str, npu_spec: str, qps: str | None, duration: float, see
     return spec
 
 
-def serve_llm_cli(spec: Any, json_path: str | None, csv_path: str | None) -> None:
-    """Run one LLM serving spec; print the summary, write ``--json``/``--csv`` rows."""
+def serve_llm_cli(spec: Any, json_path: str | None, csv_path: str | None,
+                  timeline: str | None = None, trace: str | None = None) -> None:
+    """Run one LLM serving spec; print the summary, write ``--json``/``--csv`` rows and the
+    ``--timeline``/``--trace`` of its iterations (phases as tenants)."""
     from npuweave import report
     from npuweave.cli._console import console
     from npuweave.sim.llm import serve_llm
 
-    res = serve_llm(spec)
+    res = serve_llm(dataclasses.replace(spec, log=bool(timeline or trace)))
     row = res.row
     title = (f"{row['model']} on {spec.npu}, {row['scheduler']}, {row['requests']} requests "
              f"at {spec.qps:g}/s over {spec.duration_s:g} s")
@@ -205,6 +208,12 @@ def serve_llm_cli(spec: Any, json_path: str | None, csv_path: str | None) -> Non
     if csv_path and csv_path != "-":
         report.write_csv(csv_path, [row])
         click.echo(f"wrote csv: {csv_path}")
+    if timeline:
+        report.plot_timeline({row["scheduler"]: res.intervals()}, timeline, title=title)
+        click.echo(f"wrote timeline: {timeline}", err=csv_path == "-")
+    if trace:
+        report.write_trace(trace, {row["scheduler"]: res.intervals()})
+        click.echo(f"wrote trace: {trace} (open in ui.perfetto.dev)", err=csv_path == "-")
 
 
 def _fmt(key: str, value: Any) -> str:

@@ -148,7 +148,7 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, durati
         span = 60.0 if src == click.core.ParameterSource.DEFAULT else parse_duration(duration)
         serve_llm_cli(build_spec(models, npu_spec, qps, span, seed, llm,
                                  None if cost_model == "systolic-ws" else cost_model),
-                      json_path, csv_path)
+                      json_path, csv_path, timeline, trace)
         return
     from npuweave import report
     from npuweave.hardware import get_npu

@@ -72,3 +72,13 @@ def test_bad_input_is_one_line_exit_2(args, words, capsys):
     assert code == 2, out
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and words in lines[0], err
+
+
+def test_trace_shows_phases(capsys, tmp_path):
+    path = tmp_path / "t.json"
+    code, _, err = run_cli([*SERVE, "--llm-scheduler", "sarathi:chunk=16", "--trace",
+                            str(path)], capsys)
+    assert code == 0, err
+    events = json.loads(path.read_text())["traceEvents"]
+    cats = {e.get("cat") for e in events if e.get("ph") == "X"}
+    assert {"prefill", "decode"} & cats and cats <= {"prefill", "decode", "mixed"}

@@ -40,6 +40,8 @@ class Trace:
     iterations: int = 0
     tokens: list[tuple[float, int, int]] | None = None
     span_s: float = 0.0
+    #: when logging, one ``(start, wall, phase, PE seconds, DRAM seconds)`` per iteration
+    iters: list[tuple[float, float, str, float, float]] | None = None
 
     def tbt(self) -> np.ndarray:
         """Every gap between consecutive tokens of one request, in seconds."""
@@ -116,7 +118,7 @@ def _price(costs: StepCosts, st: LLMState, p: Plan, n: int,
 def run(st: LLMState, costs: StepCosts, sched: LLMScheduler, max_tokens: int = 4096,
         swap: bool = False, swap_bw: float = 32e9, log: bool = False) -> Trace:
     """Serve every request of ``st`` to its last token; returns the ``Trace``."""
-    trace = Trace(tokens=[] if log else None)
+    trace = Trace(tokens=[] if log else None, iters=[] if log else None)
     kv_tok = costs.cfg.kv_bytes_per_token(costs.kv_bits)
     now = 0.0
     while st.finished < st.n:
@@ -135,8 +137,10 @@ def run(st: LLMState, costs: StepCosts, sched: LLMScheduler, max_tokens: int = 4
         now = start + wall
         trace.stall_s += stall
         trace.iterations += 1
-        _account(trace, "mixed" if p.prefill and n else
-                 "prefill" if p.prefill else "decode", wall, cost)
+        phase = "mixed" if p.prefill and n else "prefill" if p.prefill else "decode"
+        _account(trace, phase, wall, cost)
+        if trace.iters is not None:
+            trace.iters.append((start, wall, phase, cost.compute_s, cost.memory_s))
         if n:
             _decode(st, n, need, start + end_d, trace)
         _prefill(st, p.prefill, start + end_p, trace)

@@ -29,6 +29,7 @@ from npuweave.sim.llm.costs import DEFAULT_COST_MODEL, StepCosts, step_costs
 from npuweave.sim.llm.loop import PHASES, Trace, run
 from npuweave.sim.llm.policies import LLMScheduler, parse_llm_scheduler
 from npuweave.sim.llm.state import LLMState
+from npuweave.sim.records import Interval
 from npuweave.workload.llm import LLMConfig, check_tokens, get_llm
 
 MAX_REQUESTS = 5_000_000
@@ -93,6 +94,16 @@ class LLMResult:
     trace: Trace
     kv_total_blocks: int
     notes: list[str]
+
+    def intervals(self) -> list[Interval]:
+        """PE and DRAM busy time per iteration (``log=True`` runs), tenant = phase, for
+        ``report.write_trace`` and ``report.plot_timeline``. Within an iteration the two
+        overlap from its start (the cost model's overlap), so a lane shows how busy it was."""
+        out: list[Interval] = []
+        for i, (start, _, phase, pe, dram) in enumerate(self.trace.iters or ()):
+            out.append(Interval("PE", phase, i, f"iter{i}", start, start + pe))
+            out.append(Interval("DRAM", phase, i, f"iter{i}", start, start + dram))
+        return out
 
     def request_rows(self) -> list[dict[str, Any]]:
         keys = list(self.records)
