@@ -66,13 +66,48 @@ def llm_branch(models: str, opts: dict[str, Any], arrivals: str = "poisson") -> 
     if is_llm(models):
         if "," in models:
             raise ConfigError(f"--models {models!r}: serve one LLM at a time")
-        if arrivals != "poisson":
-            raise ConfigError(f"--arrivals {arrivals!r}: LLM serving takes poisson arrivals")
+        if arrivals != "poisson" and not arrivals.startswith("trace:"):
+            raise ConfigError(f"--arrivals {arrivals!r}: LLM serving takes poisson or "
+                              f"trace:FILE (CSV: time_s,prompt,output)")
         return True
     if opts.get("llm_scheduler") or opts.get("slo"):
         raise ConfigError(f"--llm-scheduler/--slo need an LLM in --models, got {models!r}; "
                           f"see 'npuweave models --family llm'")
     return False
+
+
+def read_llm_trace(path: str) -> tuple[tuple[float, int, int], ...]:
+    """An LLM request trace: CSV with a header naming ``time_s``, ``prompt``, ``output``.
+
+    Examples
+    --------
+    >>> read_llm_trace("requests.csv")  # doctest: +SKIP
+    ((0.0, 512, 128), (0.25, 64, 32))
+    """
+    import csv
+    import io
+
+    from npuweave.fileio import read_user_text
+
+    rows = list(csv.reader(io.StringIO(read_user_text(path, "LLM request trace"))))
+    if not rows:
+        raise ConfigError(f"{path}: empty trace; write a header time_s,prompt,output and rows")
+    head = [h.strip() for h in rows[0]]
+    try:
+        cols = [head.index(k) for k in ("time_s", "prompt", "output")]
+    except ValueError:
+        raise ConfigError(f"{path}: header {head}; it must name time_s, prompt and "
+                          f"output") from None
+    out = []
+    for n, row in enumerate(rows[1:], start=2):
+        try:
+            out.append((float(row[cols[0]]), int(row[cols[1]]), int(row[cols[2]])))
+        except (ValueError, IndexError):
+            raise ConfigError(f"{path}: line {n}: {row}; need a time in seconds and two "
+                              f"integer lengths") from None
+    if not out:
+        raise ConfigError(f"{path}: no request rows after the header")
+    return tuple(out)
 
 
 def parse_lengths(text: str, flag: str) -> Any:
@@ -168,7 +203,8 @@ def build_spec(models: str, npu_spec: str, qps: str | None, duration: float, see
         scheduler=opts.get("llm_scheduler") or "sarathi:chunk=512", seed=seed,
         preempt=opts["kv_preempt"], cost_model=cost_model or DEFAULT_COST_MODEL,
         weights=params.get("weights"), kv=params.get("kv"),  # type: ignore[arg-type]
-        slo=parse_slo(opts.get("slo"), need_pct))
+        slo=parse_slo(opts.get("slo"), need_pct),
+        requests=read_llm_trace(opts["trace_file"]) if opts.get("trace_file") else None)
     check_spec(spec)
     return spec
 
@@ -183,8 +219,9 @@ def serve_llm_cli(spec: Any, json_path: str | None, csv_path: str | None,
 
     res = serve_llm(dataclasses.replace(spec, log=bool(timeline or trace)))
     row = res.row
-    title = (f"{row['model']} on {spec.npu}, {row['scheduler']}, {row['requests']} requests "
-             f"at {spec.qps:g}/s over {spec.duration_s:g} s")
+    load = ("from a trace" if spec.requests is not None
+            else f"at {spec.qps:g}/s over {spec.duration_s:g} s")
+    title = f"{row['model']} on {spec.npu}, {row['scheduler']}, {row['requests']} requests {load}"
     if csv_path == "-":
         click.echo(report.to_csv([row]), nl=False)
     else:

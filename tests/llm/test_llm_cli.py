@@ -82,3 +82,33 @@ def test_trace_shows_phases(capsys, tmp_path):
     events = json.loads(path.read_text())["traceEvents"]
     cats = {e.get("cat") for e in events if e.get("ph") == "X"}
     assert {"prefill", "decode"} & cats and cats <= {"prefill", "decode", "mixed"}
+
+
+def test_request_trace(capsys, tmp_path):
+    trace = tmp_path / "req.csv"
+    trace.write_text("time_s,prompt,output\n0,64,4\n0.001,32,2\n")
+    out_json = tmp_path / "o.json"
+    code, _, err = run_cli(["serve", "--models", "llm-tiny", "--npu", "tpuv5e-like",
+                            "--arrivals", f"trace:{trace}", "--llm-scheduler", "orca",
+                            "--json", str(out_json)], capsys)
+    assert code == 0, err
+    reqs = json.loads(out_json.read_text())["requests"]
+    assert [(r["arrival_s"], r["prompt"], r["output"]) for r in reqs] == [(0.0, 64, 4),
+                                                                         (0.001, 32, 2)]
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("time_s,prompt,output\n0,600,4\n", "maximum context"),
+    ("time_s,prompt,output\n0,0,4\n", "lengths >= 1"),
+    ("time_s,prompt,output\n1,8,4\n0,8,4\n", "non-decreasing"),
+    ("time_s,prompt\n0,8\n", "header"),
+    ("time_s,prompt,output\n0,x,4\n", "line 2"),
+    ("", "empty"),
+])
+def test_bad_trace_is_one_line(text, words, capsys, tmp_path):
+    trace = tmp_path / "req.csv"
+    trace.write_text(text)
+    code, _, err = run_cli(["serve", "--models", "llm-tiny", "--npu", "tpuv5e-like",
+                            "--arrivals", f"trace:{trace}"], capsys)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and words in lines[0], err

@@ -83,6 +83,9 @@ class LLMServeSpec:
     kv: str | None = None
     slo: SLO = field(default_factory=SLO)
     log: bool = False
+    #: explicit requests ``(arrival s, prompt, output)`` (a trace); ``qps``, ``duration_s``,
+    #: ``prompt`` and ``output`` are then unused
+    requests: tuple[tuple[float, int, int], ...] | None = None
 
 
 @dataclass(slots=True)
@@ -129,7 +132,10 @@ def kv_capacity_blocks(cfg: LLMConfig, npu: NPU, weight_bits: int, kv_bits: int,
 
 
 def make_requests(spec: LLMServeSpec, cfg: LLMConfig) -> tuple[np.ndarray, ...]:
-    """Poisson arrival times and clamped prompt and output lengths (their own seeded stream)."""
+    """Poisson arrival times and clamped prompt and output lengths (their own seeded stream),
+    or the spec's explicit requests."""
+    if spec.requests is not None:
+        return _trace_requests(spec.requests, cfg)
     arrivals = poisson((cfg.name,), (spec.qps,), spec.duration_s, spec.seed)
     n = len(arrivals)
     if n > MAX_REQUESTS:
@@ -139,6 +145,27 @@ def make_requests(spec: LLMServeSpec, cfg: LLMConfig) -> tuple[np.ndarray, ...]:
     prompt = np.minimum(spec.prompt.sample(rng, n), cfg.max_context - 1)
     output = np.minimum(spec.output.sample(rng, n), cfg.max_context - prompt)
     return arrivals.time_s, prompt, output
+
+
+def _trace_requests(reqs: tuple[tuple[float, int, int], ...],
+                    cfg: LLMConfig) -> tuple[np.ndarray, ...]:
+    """Validate a trace: times finite, >= 0 and sorted; lengths >= 1 within the context."""
+    if len(reqs) > MAX_REQUESTS:
+        raise ConfigError(f"trace: {len(reqs)} requests are over the limit {MAX_REQUESTS}")
+    times = np.array([r[0] for r in reqs], dtype=np.float64)
+    prompt = np.array([r[1] for r in reqs], dtype=np.int64)
+    output = np.array([r[2] for r in reqs], dtype=np.int64)
+    bad = np.flatnonzero(~np.isfinite(times) | (times < 0) | (prompt < 1) | (output < 1)
+                         | (prompt + output > cfg.max_context))
+    if len(bad):
+        i = int(bad[0])
+        raise ConfigError(f"trace request {i} (row {i + 1}): time {reqs[i][0]}, prompt "
+                          f"{reqs[i][1]}, output {reqs[i][2]}: need a finite time >= 0 and "
+                          f"lengths >= 1 with prompt + output <= {cfg.name}'s maximum context "
+                          f"{cfg.max_context}")
+    if np.any(np.diff(times) < 0):
+        raise ConfigError("trace: arrival times must be non-decreasing; sort the file by time")
+    return times, prompt, output
 
 
 def check_spec(spec: LLMServeSpec) -> tuple[LLMConfig, NPU, LLMScheduler]:
