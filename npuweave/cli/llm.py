@@ -25,6 +25,9 @@ LLM_OPTIONS = (
                  help="LLM SLOs, e.g. ttft=1s,tbt=100ms; add :pNN to check a percentile."),
     click.option("--kv-preempt", default="recompute", show_default=True,
                  type=click.Choice(["recompute", "swap"]), help="LLM KV preemption."),
+    click.option("--max-tokens", default=4096, show_default=True, type=int,
+                 help="LLM: most prompt tokens in one orca/vllm/layerweaver/disagg prefill "
+                      "batch."),
 )
 
 
@@ -202,6 +205,7 @@ def build_spec(models: str, npu_spec: str, qps: str | None, duration: float, see
         output=parse_lengths(opts["output_len"], "--output-len"),
         scheduler=opts.get("llm_scheduler") or "sarathi:chunk=512", seed=seed,
         preempt=opts["kv_preempt"], cost_model=cost_model or DEFAULT_COST_MODEL,
+        max_tokens=opts["max_tokens"],
         weights=params.get("weights"), kv=params.get("kv"),  # type: ignore[arg-type]
         slo=parse_slo(opts.get("slo"), need_pct),
         requests=read_llm_trace(opts["trace_file"]) if opts.get("trace_file") else None)

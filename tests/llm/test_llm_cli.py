@@ -112,3 +112,8 @@ def test_bad_trace_is_one_line(text, words, capsys, tmp_path):
                             "--arrivals", f"trace:{trace}"], capsys)
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and words in lines[0], err
+
+
+def test_max_tokens_is_checked(capsys):
+    code, _, err = run_cli([*SERVE, "--max-tokens", "0"], capsys)
+    assert code == 2 and "max_tokens" in err

@@ -9,6 +9,7 @@ from npuweave.sim.llm import StepCosts
 from npuweave.sim.llm.loop import run
 from npuweave.sim.llm.policies import parse_llm_scheduler
 from npuweave.sim.llm.state import LLMState
+from npuweave.workload.llm import get_llm
 from tests.llm.conftest import toy_npu
 
 
@@ -72,3 +73,20 @@ def test_properties_of_random_runs(n, seed, blocks, sched, swap):
     # the KV cache never holds more blocks than it has, and everything is returned at the end
     assert max(trace.kv_blocks) <= blocks
     assert s.free_blocks == blocks
+
+
+@settings(max_examples=30, deadline=None)
+@given(new=st.integers(1, 2048), batch=st.integers(1, 64), ctx=st.integers(1, 4000))
+def test_interleaving_is_never_worse_than_serial(new, batch, ctx):
+    """Layerweaver on phases: both streams end no later than prefill-then-decode, and no
+    stream ends before its own standalone time."""
+    from npuweave.hardware import preset
+    from npuweave.sim.llm.costs import step_costs
+    from npuweave.sim.llm.interleave import interleave
+
+    sc = step_costs(get_llm("llama-3-8b"), preset("tpuv5e-like"), "systolic-ws-db", None, None,
+                    16)
+    p, d = sc.iteration([(new, 0)], []), sc.iteration([], [ctx] * batch)
+    end_p, end_d = interleave(sc, p, d)
+    assert max(end_p, end_d) <= p.time_s + d.time_s + 1e-12
+    assert end_p >= p.time_s - 1e-12 and end_d >= d.time_s - 1e-12

@@ -42,7 +42,13 @@ def interleave(costs: StepCosts, prefill: StepCost, decode: StepCost) -> tuple[f
     hit = costs.interleaved.get(key)
     if hit is None:
         hit = costs.interleaved[key] = _interleave(costs, prefill, decode)
-    return hit
+    # a cached plan is for costs within 0.5 %: hold the bounds for these exact costs.
+    # An iteration is never faster than its own standalone time (latency, per-layer max)
+    end_p, end_d = max(hit[0], prefill.time_s), max(hit[1], decode.time_s)
+    serial = prefill.time_s + decode.time_s
+    if max(end_p, end_d) >= serial:  # interleaving does not pay: prefill, then decode
+        return prefill.time_s, serial
+    return end_p, end_d
 
 
 def _interleave(costs: StepCosts, prefill: StepCost, decode: StepCost) -> tuple[float, float]:
@@ -55,9 +61,4 @@ def _interleave(costs: StepCosts, prefill: StepCost, decode: StepCost) -> tuple[
     ends = [0.0, 0.0]
     for (t, _, _), end in zip(sched.order, sched.compute_end_s):
         ends[t] = max(ends[t], end)
-    # an iteration is never faster than its own standalone time (latency and per-layer max)
-    ends = [max(ends[0], prefill.time_s), max(ends[1], decode.time_s)]
-    serial = prefill.time_s + decode.time_s
-    if max(ends) >= serial:  # interleaving does not pay: prefill, then decode
-        return prefill.time_s, serial
     return ends[0], ends[1]
