@@ -64,9 +64,9 @@ def is_llm(models: str) -> bool:
     return models.split(":")[0].strip() in CONFIGS
 
 
-def llm_branch(models: str, opts: dict[str, Any], arrivals: str = "poisson") -> bool:
+def llm_branch(models: str | None, opts: dict[str, Any], arrivals: str = "poisson") -> bool:
     """Whether a serve/capacity call is an LLM run; LLM options on other models are refused."""
-    if is_llm(models):
+    if models and is_llm(models):
         if "," in models:
             raise ConfigError(f"--models {models!r}: serve one LLM at a time")
         if arrivals != "poisson" and not arrivals.startswith("trace:"):
@@ -183,7 +183,7 @@ def parse_slo(text: str | None, need_pct: bool = False) -> Any:
     return SLO(**out)
 
 
-def build_spec(models: str, npu_spec: str, qps: str | None, duration: float, seed: int,
+def build_spec(models: str, npu_spec: str, qps: str | None, duration: float, seed: int | str,
                opts: dict[str, Any], cost_model: str | None, need_pct: bool = False) -> Any:
     """An ``LLMServeSpec`` from the shared serve/capacity options (validated, no work done)."""
     from npuweave.sim.llm.costs import DEFAULT_COST_MODEL
@@ -199,6 +199,10 @@ def build_spec(models: str, npu_spec: str, qps: str | None, duration: float, see
         rate = float(qps) if qps is not None else 1.0
     except ValueError:
         raise ConfigError(f"--qps: {qps!r} is not a number") from None
+    try:
+        seed = int(seed)
+    except ValueError:
+        raise ConfigError(f"--seed: {seed!r} is not an integer") from None
     spec = LLMServeSpec(
         model=name, npu=npu_spec, qps=rate, duration_s=duration,
         prompt=parse_lengths(opts["prompt_len"], "--prompt-len"),
