@@ -13,7 +13,7 @@ from tests.llm.conftest import toy_npu
 
 MODULES = ["npuweave.workload.llm", "npuweave.sim.llm.costs", "npuweave.sim.llm.interleave",
            "npuweave.sim.llm.policies", "npuweave.sim.llm.serve", "npuweave.metrics.llm",
-           "npuweave.cli.llm", "npuweave.experiments.llm_capacity"]
+           "npuweave.sim.llm.options", "npuweave.experiments.llm_capacity"]
 
 
 @pytest.mark.parametrize("module", MODULES)
