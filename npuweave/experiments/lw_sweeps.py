@@ -30,48 +30,55 @@ from npuweave.experiments.layerweaver import (
 Step = Callable[[dict[str, Any]], None]
 
 
-def aimt_grid(lows: Sequence[float] | None = None,
-              highs: Sequence[float] | None = None) -> list[tuple[float, float]]:
-    """Every ``low < high`` setting of the sweep (the engine's default grid when not given)."""
-    from npuweave.sim.sweep import HIGHS, LOWS
+def aimt_grid(mems: Sequence[float] | None = None,
+              dists: Sequence[float] | None = None) -> list[tuple[float, float]]:
+    """Every ``(mem, dist)`` setting of the sweep (``sim.sweep``'s grid when not given)."""
+    from npuweave.sim.sweep import DISTS, MEMS
 
-    return [(lo, hi) for lo in lows or LOWS for hi in highs or HIGHS if lo < hi]
+    return [(m, d) for m in mems or MEMS for d in dists or DISTS]
 
 
 def sweep_aimt_thresholds(
     pairs: str | Iterable[str] | None,
     scenario: str,
     requests: int = 10,
-    lows: Sequence[float] | None = None,
-    highs: Sequence[float] | None = None,
+    mems: Sequence[float] | None = None,
+    dists: Sequence[float] | None = None,
     seed: int = 0,
     cost_model: str | None = None,
     on_step: Step | None = None,
     seq_len: int | None = None,
     config: str = "thesis",
-    ncf: str = "gather",
+    ncf: str = "tables",
     jobs: int = 1,
     dask: str | None = None,
+    merge: dict[str, float] | None = None,
 ) -> dict[str, Any]:
-    """One AI-MT setting for a whole scenario: the ``(low, high)`` with the best geomean STP.
+    """One AI-MT setting for a whole scenario: the ``(mem, dist)`` with the best geomean STP.
 
     As in the thesis (IV.5.B), the thresholds are swept in 2D and the single setting with the
-    best overall throughput over all pairs is kept (not a different setting per pair).
-    Returns ``{"low", "high", "stp_geomean", "grid": [(low, high, stp_geomean), ...]}``.
+    best overall throughput over all pairs is kept (not a different setting per pair; ties:
+    the first in grid order). Returns ``{"mem", "dist", "stp_geomean", "edge", "grid": [(mem,
+    dist, stp_geomean), ...]}``; ``edge`` names the grid's outer edges the best lies on.
+    ``merge`` (``{"merge": cap}`` or empty) is passed to every AI-MT run.
     """
     model, seq = resolve_physics(config, cost_model, seq_len)
     chosen, _ = check_options(pairs, [scenario], ["aimt"], requests, model, seq, ncf, jobs)
     phys = Physics(model, seq, ncf, seed)
-    grid = aimt_grid(lows, highs)
-    tasks = [t for lo, hi in grid for t in make_tasks(
-        chosen, [scenario], ["aimt"], requests, phys, {"aimt": {"low": lo, "high": hi}},
+    grid = aimt_grid(mems, dists)
+    tasks = [t for m, d in grid for t in make_tasks(
+        chosen, [scenario], ["aimt"], requests, phys, {"aimt": {**(merge or {}), "mem": m,
+                                                                 "dist": d}},
         stp_only=True)]
     rows = run_tasks(tasks, jobs, on_step, dask)
     n = len(chosen)
-    scored = [(lo, hi, _geomean(r["stp"] for r in rows[i * n:(i + 1) * n]))
-              for i, (lo, hi) in enumerate(grid)]
-    lo, hi, best = max(scored, key=lambda g: g[2] or 0.0)
-    return {"low": lo, "high": hi, "stp_geomean": best, "grid": scored}
+    scored = [(m, d, _geomean(r["stp"] for r in rows[i * n:(i + 1) * n]))
+              for i, (m, d) in enumerate(grid)]
+    m, d, best = max(scored, key=lambda g: g[2] or 0.0)
+    edge = [name for name, v, axis in (("mem", m, [g[0] for g in grid]),
+                                       ("dist", d, [g[1] for g in grid]))
+            if v == max(axis) and len(set(axis)) > 1]
+    return {"mem": m, "dist": d, "stp_geomean": best, "edge": edge, "grid": scored}
 
 
 def check_seq_lens(spec: str | Sequence[int]) -> list[int]:
@@ -106,7 +113,7 @@ def sweep_seq_len(
     seed: int = 0,
     cost_model: str | None = None,
     config: str = "thesis",
-    ncf: str = "gather",
+    ncf: str = "tables",
     jobs: int = 1,
     dask: str | None = None,
     on_step: Step | None = None,

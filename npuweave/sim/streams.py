@@ -55,6 +55,9 @@ def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
     _check_run(tenants, requests, window_s)
     policy = (get_scheduler(scheduler, seed=seed, **scheduler_opts)
               if isinstance(scheduler, str) else scheduler)
+    units = getattr(policy, "units", None)  # a policy with its own units (AI-MT's sub-layers)
+    if units is not None:
+        tenants = units(tenants, buffer_bytes, dram_bw)
     mode = closed_loop_mode(fast)
     if mode != "engine":
         loop = ClosedLoop(requests, window_s)
