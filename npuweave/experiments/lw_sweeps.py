@@ -59,7 +59,8 @@ def sweep_aimt_thresholds(
     As in the thesis (IV.5.B), the thresholds are swept in 2D and the single setting with the
     best overall throughput over all pairs is kept (not a different setting per pair; ties:
     the first in grid order). Returns ``{"mem", "dist", "stp_geomean", "edge", "grid": [(mem,
-    dist, stp_geomean), ...]}``; ``edge`` names the grid's outer edges the best lies on.
+    dist, stp_geomean), ...]}``; ``edge`` names the grid's outer edges the best lies on (an edge
+    at the option's own limit, ``mem = 1``, is not one).
     ``merge`` (``{"merge": cap}`` or empty) is passed to every AI-MT run.
     """
     model, seq = resolve_physics(config, cost_model, seq_len)
@@ -75,9 +76,12 @@ def sweep_aimt_thresholds(
     scored = [(m, d, _geomean(r["stp"] for r in rows[i * n:(i + 1) * n]))
               for i, (m, d) in enumerate(grid)]
     m, d, best = max(scored, key=lambda g: g[2] or 0.0)
-    edge = [name for name, v, axis in (("mem", m, [g[0] for g in grid]),
-                                       ("dist", d, [g[1] for g in grid]))
-            if v == max(axis) and len(set(axis)) > 1]
+    from npuweave.schedule.aimt import MAX_DIST
+
+    # an outer edge below the option's own limit (mem 1, dist MAX_DIST) is the grid's, not the rule's
+    edge = [name for name, v, axis, limit in (("mem", m, [g[0] for g in grid], 1.0),
+                                              ("dist", d, [g[1] for g in grid], MAX_DIST))
+            if v == max(axis) < limit and len(set(axis)) > 1]
     return {"mem": m, "dist": d, "stp_geomean": best, "edge": edge, "grid": scored}
 
 
