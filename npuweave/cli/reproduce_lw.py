@@ -232,7 +232,7 @@ def _seq_len_sweep(config: dict[str, Any], names: list[str], lens: list[int], pn
     total = len(lens) * len(config["scenarios"]) * len(parse_pairs(config["pairs"])) * len(names)
     rows = _with_progress(total, lambda step: sweep_seq_len(
         lens, config["pairs"], config["scenarios"], names, config["requests"],
-        on_step=step, **_common(config)))
+        {"aimt": dict(config["aimt"])}, on_step=step, **_common(config)))
     keys = ("seq_len", "scenario", "stp_gain_vs_baselines", "stp_gain_vs_aimt",
             "pe_utilization", "dram_utilization", "antt", "max_slowdown", "bound_share")
     _console().print(report.rich_table([{k: r.get(k) for k in keys} for r in rows],
@@ -240,7 +240,7 @@ def _seq_len_sweep(config: dict[str, Any], names: list[str], lens: list[int], pn
     refs = [{"seq_len": "thesis", "scenario": s, **{k: v.get(k) for k in keys[2:]}}
             for s, v in THESIS.items()]
     _console().print(report.rich_table(refs, title="Thesis"))
-    _console().print(f"wrote png: {plot_seq_len_sweep(rows, png_path)}")
+    _console().print(f"wrote png: {plot_seq_len_sweep(rows, png_path, config['aimt'])}")
     if csv_path:
         report.write_csv(csv_path, rows)
         _wrote("csv", csv_path)

@@ -10,7 +10,7 @@ the whole sweep.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from npuweave.errors import ConfigError
@@ -147,18 +147,35 @@ def sweep_seq_len(
     return out
 
 
-def plot_seq_len_sweep(rows: Sequence[dict[str, Any]], path: str) -> str:
-    """PNG of the headline STP gains against the sequence length, thesis values as lines."""
+def aimt_label(opts: Mapping[str, float] | None = None) -> str:
+    """``"AI-MT mem=0.5, dist=0.01"``: AI-MT's thresholds as run (its defaults when not given).
+
+    Examples
+    --------
+    >>> aimt_label({"mem": 0.5, "dist": 0.01})
+    'AI-MT mem=0.5, dist=0.01'
+    """
+    from npuweave.schedule.aimt import AIMT
+
+    p = AIMT(**(opts or {}))
+    merge = "" if "merge" not in (opts or {}) else f", merge={p.merge:g}"
+    return f"AI-MT mem={p.mem:g}, dist={p.dist:g}{merge}"
+
+
+def plot_seq_len_sweep(rows: Sequence[dict[str, Any]], path: str,
+                       aimt: Mapping[str, float] | None = None) -> str:
+    """PNG of the headline STP gains against the sequence length, thesis values as lines; the
+    legend names AI-MT's thresholds (``aimt``: its options as run)."""
     from npuweave.report import curves_png
 
     series, refs = {}, {}
     for key, label in (("stp_gain_vs_baselines", "vs baselines"),
-                       ("stp_gain_vs_aimt", "vs AI-MT")):
+                       ("stp_gain_vs_aimt", f"vs {aimt_label(aimt)}")):
         for scenario in dict.fromkeys(r["scenario"] for r in rows):
             pts = [(r["seq_len"], 100 * r[key]) for r in rows
                    if r["scenario"] == scenario and key in r]
             if pts:
                 series[f"{scenario}, {label}"] = pts
-                refs[f"thesis {scenario}, {label}"] = 100 * THESIS[scenario][key]
+                refs[f"thesis {scenario}, {label.split(' mem=')[0]}"] = 100 * THESIS[scenario][key]
     return curves_png(path, series, refs, xlabel="tokens per request (BB, BL, XL)",
                       ylabel="Layerweaver STP gain (%)", title="Layerweaver gain vs sequence length")
