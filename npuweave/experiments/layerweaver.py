@@ -273,7 +273,7 @@ def run_task(task: Task) -> dict[str, Any]:
     opts = dict(task.opts)
     result = run_streams(specs, preset(sc.npu), batch=sc.batch, scheduler=task.scheduler,
                          requests=task.requests, seed=phys.seed, cost_model=phys.cost_model,
-                         intervals=not task.stp_only, **opts)
+                         **opts)
     alone = {(s if isinstance(s, str) else s[0]): standalone(a, task.scenario, phys)
              for a, s in zip(task.pair, specs, strict=True)}
     row: dict[str, Any] = {"scenario": sc.name, "npu": sc.npu, "batch": sc.batch,

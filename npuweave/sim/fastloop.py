@@ -89,13 +89,11 @@ def fast_path_refusal(tenants: Sequence[Tenant], dram_bw: float, policy: object,
 
 
 def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, policy: Policy,
-             loop: ClosedLoop, intervals: bool = True) -> SimResult | None:
+             loop: ClosedLoop) -> SimResult | None:
     """The engine's ``SimResult`` of closed-loop ``tenants`` under ``policy``, from the plan.
 
     Call only where ``fast_path_refusal`` is None; returns None (run the engine) when a
     replayed fetch does not end at its predicted time, which the tests say never happens.
-    ``intervals=False`` returns the requests and the makespan only (no intervals, DRAM busy
-    time NaN): what a threshold sweep that ranks by STP needs.
 
     Examples
     --------
@@ -113,23 +111,20 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     counts = [len(x.weight_bytes) for x in tenants]
     off = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     flat = np.array([b for x in tenants for b in x.weight_bytes] or [0], np.int64)
+    size = flat[off[t] + i]
+    parts = fetch_parts(size, fs, fe, ce, board.buf, board.bw)
+    if parts is None:
+        return None
+    pj, ps, pe, _ = parts
     labels = tuple(x.label for x in tenants)
-    units = [x.units for x in tenants]
-    if intervals:
-        parts = fetch_parts(flat[off[t] + i], fs, fe, ce, board.buf, board.bw)
-        if parts is None:
-            return None
-        pj, ps, pe, _ = parts
-        cols = interval_columns(labels, units, (t, r, i, cs, ce), (t[pj], r[pj], i[pj], ps, pe))
-        dram_busy = running_sum(pe - ps)
-    else:
-        none = (t[:0], r[:0], i[:0], cs[:0], ce[:0])
-        cols, dram_busy = interval_columns(labels, units, none, none), float("nan")
+    intervals = interval_columns(labels, [x.units for x in tenants], (t, r, i, cs, ce),
+                                 (t[pj], r[pj], i[pj], ps, pe))
     makespan = float(ce[-1]) if len(ce) else 0.0
     if left:
         notes.append(NEVER_RUN.format(left))
-    return SimResult(cols, _records(tenants, t, i, cs, ce, counts), makespan,
-                     running_sum(ce - cs), dram_busy, tuple(notes), policy.name, labels)
+    return SimResult(intervals, _records(tenants, t, i, cs, ce, counts), makespan,
+                     running_sum(ce - cs), running_sum(pe - ps), tuple(notes), policy.name,
+                     labels)
 
 
 def running_sum(x: np.ndarray) -> float:

@@ -35,8 +35,7 @@ from npuweave.sim.tenants import ModelSpec, tenants_for
 def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
                 scheduler: str | Policy = "layerweaver", requests: int = 10,
                 window_s: float | None = None, seed: int = 0, max_events: int = MAX_EVENTS,
-                fast: bool | None = None, intervals: bool = True,
-                **scheduler_opts: object) -> SimResult:
+                fast: bool | None = None, **scheduler_opts: object) -> SimResult:
     """Closed-loop streams of already-costed tenants on the engine (the core of
     ``run_streams``; no zoo, no cost model).
 
@@ -45,7 +44,6 @@ def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
     field. ``fast=None`` chooses by itself (or as the environment variable
     ``NPUWEAVE_CLOSED_LOOP`` says: ``auto``, ``fast``, ``engine``); ``fast=True`` insists
     (a ``ConfigError`` where it is not valid); ``fast=False`` always runs the engine.
-    ``intervals=False`` lets the fast path skip the intervals (requests and makespan only).
 
     Examples
     --------
@@ -68,7 +66,7 @@ def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
             raise ConfigError(f"the closed-loop fast path cannot run this: {why}; "
                               "use fast=False (or NPUWEAVE_CLOSED_LOOP=engine)")
         if why is None:
-            result = run_fast(tenants, buffer_bytes, dram_bw, policy, loop, intervals)
+            result = run_fast(tenants, buffer_bytes, dram_bw, policy, loop)
             if result is not None:
                 return result
     sim = Simulator(tenants, buffer_bytes, dram_bw, policy,
@@ -121,7 +119,7 @@ def _columns(rows: list[tuple[int, int, int, float, float]]) -> tuple[np.ndarray
 def run_streams(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,
                 batch: int | list[int] = 1, scheduler: str = "layerweaver", requests: int = 10,
                 window_s: float | None = None, seed: int = 0, cost_model: str = "systolic-ws",
-                intervals: bool = True, **scheduler_opts: object) -> SimResult:
+                **scheduler_opts: object) -> SimResult:
     """Run one closed-loop stream per model on ``npu``, ordered by ``scheduler``.
 
     Parameters
@@ -134,7 +132,6 @@ def run_streams(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,
     requests : requests per stream (ignored when ``window_s`` is given).
     window_s : issue requests only before this time instead of counting them.
     seed : seed of randomized policies (``aimt``, ``random``).
-    intervals : False skips building intervals where the fast path runs (STP-only sweeps).
 
     Examples
     --------
@@ -150,7 +147,7 @@ def run_streams(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,
     """
     tenants = tenants_for(models, npu, batch, cost_model)
     return run_tenants(tenants, npu.weight_buffer, npu.dram_bw, scheduler, requests, window_s,
-                       seed, intervals=intervals, **scheduler_opts)  # type: ignore[arg-type]
+                       seed, **scheduler_opts)  # type: ignore[arg-type]
 
 
 def standalone_time(model: ModelSpec, npu: NPU, batch: int = 1,
