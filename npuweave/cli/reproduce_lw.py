@@ -40,7 +40,7 @@ def _split(text: str) -> list[str]:
 @click.option("--aimt", "aimt_opts", default=None, metavar="KEY=V,...",
               help="AI-MT's options without a sweep: mem (fraction of the buffer, 0-1), dist "
                    "(fraction of the fill time, 0-10), merge (block cap, fraction of the "
-                   "buffer, >0-1). Default: mem=0.0625,dist=0.05,merge=0.03125.")
+                   "buffer, 1/2048-1). Default: mem=0.0625,dist=0.05,merge=0.03125.")
 @click.option("--config", "config_name", default="thesis", show_default=True,
               help="thesis (maestro, derived seq_len: the reproduction) or systolic "
                    "(SCALE-Sim-exact cycles, 128 tokens: a sensitivity study).")

@@ -39,15 +39,18 @@ from npuweave.schedule.protocol import LayerBase
 MERGE = 1 / 32
 #: Upper limit of the distance threshold, in buffer fill times.
 MAX_DIST = 10.0
+#: Smallest merged-block cap: 1/2048 of the buffer (24 KiB of 48 MiB, below AI-MT's own
+#: one-array-fill sub-layer of 32 KiB); smaller blocks only multiply the decisions.
+MIN_MERGE = 1 / 2048
 
 
-def _fraction(name: str, value: object, lo: float, hi: float, lo_open: bool = False) -> float:
-    """``value`` as a float in ``[lo, hi]`` (``(lo, hi]`` with ``lo_open``), else ConfigError."""
+def _fraction(name: str, value: object, lo: float, hi: float, lo_text: str = "") -> float:
+    """``value`` as a float in ``[lo, hi]``, else a one-line ConfigError."""
     ok = isinstance(value, (int, float)) and not isinstance(value, bool)
     v = float(value) if ok else math.nan  # type: ignore[arg-type]
-    if not (math.isfinite(v) and (lo < v if lo_open else lo <= v) and v <= hi):
-        span = f"{'(' if lo_open else '['}{lo:g}, {hi:g}]"
-        raise ConfigError(f'aimt option "{name}" must be a number in {span}, got {value!r}')
+    if not (math.isfinite(v) and lo <= v <= hi):
+        raise ConfigError(f'aimt option "{name}" must be a number in [{lo_text or f"{lo:g}"}, '
+                          f"{hi:g}], got {value!r}")
     return v
 
 
@@ -98,7 +101,7 @@ class AIMT(LayerBase):
                  seed: int = 0) -> None:
         self.mem = _fraction("mem", mem, 0.0, 1.0)
         self.dist = _fraction("dist", dist, 0.0, MAX_DIST)
-        self.merge = _fraction("merge", merge, 0.0, 1.0, lo_open=True)
+        self.merge = _fraction("merge", merge, MIN_MERGE, 1.0, "1/2048")
         self.seed = seed
         self.rng = random.Random(seed)
         self.low_free = self.min_d = 0.0
@@ -106,7 +109,7 @@ class AIMT(LayerBase):
     def units(self, tenants: Sequence[Tenant], buffer_bytes: int,
               dram_bw: float) -> list[Tenant]:
         """The tenants as merged sub-layer blocks (called before a closed-loop run)."""
-        cap = int(self.merge * buffer_bytes)
+        cap = max(1, int(self.merge * buffer_bytes))
         return [sub_layers(t, cap) for t in tenants]
 
     def start(self, board: Board) -> list[str]:

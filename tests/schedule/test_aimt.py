@@ -90,7 +90,8 @@ def test_short_distance_without_compute_intensive_candidate_takes_largest_margin
     ({"mem": 1.5}, '"mem" must be a number in \\[0, 1\\]'),
     ({"mem": -0.1}, '"mem"'),
     ({"dist": float("inf")}, '"dist" must be a number in \\[0, 10\\]'),
-    ({"merge": 0}, '"merge" must be a number in \\(0, 1\\]'),
+    ({"merge": 0}, '"merge" must be a number in \\[1/2048, 1\\]'),
+    ({"merge": 1e-9}, '"merge"'),
     ({"mem": True}, '"mem"'),
     ({"dist": "0.1"}, '"dist"'),
 ])
