@@ -157,7 +157,8 @@ def aimt_label(opts: Mapping[str, float] | None = None) -> str:
     """
     from npuweave.schedule.aimt import AIMT
 
-    p = AIMT(**(opts or {}))
+    given: dict[str, Any] = dict(opts or {})
+    p = AIMT(**given)
     merge = "" if "merge" not in (opts or {}) else f", merge={p.merge:g}"
     return f"AI-MT mem={p.mem:g}, dist={p.dist:g}{merge}"
 
