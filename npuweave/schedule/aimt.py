@@ -90,7 +90,23 @@ def sub_layers(tenant: Tenant, cap_bytes: int) -> Tenant:
                   tenant.batch)
 
 
-class AIMT(LayerBase):
+class _Seeded(LayerBase):
+    """A layer-wise policy with a seeded ``rng``, reset at ``start``; ``prepare`` scales its
+    thresholds to the board."""
+
+    seed = 0
+    rng = random.Random(0)
+
+    def start(self, board: Board) -> list[str]:
+        self.rng = random.Random(self.seed)
+        self.prepare(board)
+        return []
+
+    def prepare(self, board: Board) -> None:
+        """Scale the policy's thresholds to ``board`` (nothing by default)."""
+
+
+class AIMT(_Seeded):
     """AI-MT: merged sub-layer blocks, thresholds ``mem`` (fraction of the buffer) and
     ``dist`` (fraction of the buffer fill time); ``merge`` caps a merged block (fraction of
     the buffer)."""
@@ -112,11 +128,9 @@ class AIMT(LayerBase):
         cap = max(1, int(self.merge * buffer_bytes))
         return [sub_layers(t, cap) for t in tenants]
 
-    def start(self, board: Board) -> list[str]:
+    def prepare(self, board: Board) -> None:
         self.low_free = self.mem * board.buf
         self.min_d = self.dist * board.buf / board.bw
-        self.rng = random.Random(self.seed)
-        return []
 
     def select(self, board: Board) -> int:
         act = board.active
@@ -154,7 +168,7 @@ def _most_ahead(act: list[int], pos: list[int], comp: list[list[float]],
     return best
 
 
-class AimtFetchAhead(LayerBase):
+class AimtFetchAhead(_Seeded):
     """The former ``aimt``: whole layers, the distance kept in ``[low, high]`` (fractions of
     the fill time); above: least compute; below: largest ``compute - fetch``; inside: random."""
 
@@ -170,11 +184,9 @@ class AimtFetchAhead(LayerBase):
         self.rng = random.Random(seed)
         self.lo_s = self.hi_s = 0.0
 
-    def start(self, board: Board) -> list[str]:
+    def prepare(self, board: Board) -> None:
         fill = board.buf / board.bw
         self.lo_s, self.hi_s = self.low * fill, self.high * fill
-        self.rng = random.Random(self.seed)
-        return []
 
     def select(self, board: Board) -> int:
         act = board.active
@@ -189,7 +201,7 @@ class AimtFetchAhead(LayerBase):
         return self.rng.choice(act)
 
 
-class RandomInterleaver(LayerBase):
+class RandomInterleaver(_Seeded):
     """Each decision picks one of the candidates uniformly at random (``random.Random(seed)``)."""
 
     name = "random"
@@ -197,10 +209,6 @@ class RandomInterleaver(LayerBase):
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
-
-    def start(self, board: Board) -> list[str]:
-        self.rng = random.Random(self.seed)
-        return []
 
     def select(self, board: Board) -> int:
         act = board.active
