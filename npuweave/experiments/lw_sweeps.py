@@ -76,13 +76,31 @@ def sweep_aimt_thresholds(
     scored = [(m, d, _geomean(r["stp"] for r in rows[i * n:(i + 1) * n]))
               for i, (m, d) in enumerate(grid)]
     m, d, best = max(scored, key=lambda g: g[2] or 0.0)
+    return {"mem": m, "dist": d, "stp_geomean": best, "edge": grid_edges(m, d, grid),
+            "grid": scored}
+
+
+def grid_edges(mem: float, dist: float, grid: Sequence[tuple[float, float]]) -> list[str]:
+    """The grid's outer edges that ``(mem, dist)`` lies on: its largest ``mem`` or ``dist``,
+    unless that is the option's own limit (``mem = 1``, ``dist = MAX_DIST``), where the rule
+    itself ends and a wider grid would not help.
+
+    Examples
+    --------
+    >>> g = [(m, d) for m in (0.0, 0.5) for d in (0.0, 0.1)]
+    >>> grid_edges(0.5, 0.0, g), grid_edges(0.0, 0.1, g), grid_edges(0.0, 0.0, g)
+    (['mem'], ['dist'], [])
+    >>> grid_edges(1.0, 0.0, [(m, 0.0) for m in (0.5, 1.0)])
+    []
+    """
     from npuweave.schedule.aimt import MAX_DIST
 
-    # an outer edge below the option's own limit (mem 1, dist MAX_DIST) is the grid's, not the rule's
-    edge = [name for name, v, axis, limit in (("mem", m, [g[0] for g in grid], 1.0),
-                                              ("dist", d, [g[1] for g in grid], MAX_DIST))
-            if v == max(axis) < limit and len(set(axis)) > 1]
-    return {"mem": m, "dist": d, "stp_geomean": best, "edge": edge, "grid": scored}
+    out = []
+    for name, v, axis, limit in (("mem", mem, [g[0] for g in grid], 1.0),
+                                 ("dist", dist, [g[1] for g in grid], MAX_DIST)):
+        if len(set(axis)) > 1 and v == max(axis) < limit:
+            out.append(name)
+    return out
 
 
 def check_seq_lens(spec: str | Sequence[int]) -> list[int]:

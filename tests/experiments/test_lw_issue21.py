@@ -56,3 +56,15 @@ def test_bad_aimt_and_ncf_options_exit_2_with_one_line(args, match):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and match in lines[0]
     assert proc.stdout == ""  # nothing ran, no header
+
+
+def test_grid_edges_report_where_the_best_lands():
+    from npuweave.experiments.lw_sweeps import aimt_grid, grid_edges
+
+    grid = aimt_grid()
+    assert len(grid) == 49
+    assert grid_edges(0.5, 0.01, grid) == []            # inside: the issue-21 result
+    assert grid_edges(0.5, 0.5, grid) == ["dist"]       # largest dist tried, below its limit
+    assert grid_edges(1.0, 0.02, grid) == []            # mem = 1 is the rule's own limit
+    small = aimt_grid([0.0, 0.25], [0.0, 0.1])
+    assert grid_edges(0.25, 0.1, small) == ["mem", "dist"]
