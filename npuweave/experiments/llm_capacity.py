@@ -21,7 +21,7 @@ from typing import Any
 
 from npuweave.errors import ConfigError
 from npuweave.metrics.llm import slo_met
-from npuweave.sim.llm.serve import LLMServeSpec, serve_llm
+from npuweave.sim.llm.serve import MAX_REQUESTS, LLMServeSpec, serve_llm
 
 
 def _probe(spec: LLMServeSpec, qps: float, probes: list[dict[str, Any]]) -> bool:
@@ -40,6 +40,9 @@ def capacity_llm(spec: LLMServeSpec, start_qps: float | None = None, steps: int 
     probes: list[dict[str, Any]] = []
     lo, hi = 0.0, start_qps or spec.qps
     for _ in range(max_doublings):
+        if spec.requests is None and hi * spec.duration_s > MAX_REQUESTS:
+            return {"capacity_qps": lo, "probes": probes,
+                    "note": "stopped: the next load is over the request limit"}
         if not _probe(spec, hi, probes):
             break
         lo, hi = hi, 2 * hi

@@ -55,6 +55,7 @@ BAD = [
     ([*SERVE, "--output-len", "lognormal:mean=-1,sigma=1"], "positive"),
     ([*SERVE, "--prompt-len", "fixed:500", "--output-len", "fixed:100"], "maximum context"),
     ([*SERVE, "--qps", "-1"], "qps"),
+    ([*SERVE, "--qps", "1e9", "--duration", "1000s"], "over the limit"),
     ([*SERVE, "--slo", "tbt=fast"], "not a time"),
     (["serve", "--models", "llama-3-70b", "--npu", "tpuv5e-like"], "no room"),
     (["serve", "--models", "mistral-7b", "--npu", "tpuv5e-like", "--prompt-len",

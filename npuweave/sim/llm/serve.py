@@ -175,6 +175,10 @@ def check_spec(spec: LLMServeSpec) -> tuple[LLMConfig, NPU, LLMScheduler]:
         raise ConfigError(f"qps must be a positive number, got {spec.qps}")
     if not (math.isfinite(spec.duration_s) and spec.duration_s > 0):
         raise ConfigError(f"duration must be positive, got {spec.duration_s} s")
+    if spec.requests is None and spec.qps * spec.duration_s > MAX_REQUESTS:
+        raise ConfigError(f"qps {spec.qps:g} over {spec.duration_s:g} s is about "
+                          f"{spec.qps * spec.duration_s:.3g} requests, over the limit "
+                          f"{MAX_REQUESTS}; lower --qps or --duration")
     if spec.preempt not in ("recompute", "swap"):
         raise ConfigError(f"preempt must be recompute or swap, got {spec.preempt!r}")
     for name in ("max_tokens", "max_seqs", "block"):
