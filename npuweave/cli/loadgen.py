@@ -59,9 +59,12 @@ def loadgen(scenario: str, models: str, npu_spec: str, scheduler: str, qps: str 
     LoadGen writes mlperf_log_summary.txt and mlperf_log_detail.txt to --out; npuweave adds
     npuweave_summary.json (its own metrics of the same run).
     """
+    from npuweave.errors import optional_module
+    from npuweave.experiments.loadgen import check_spec, compare_with_replay, run_loadgen
+
+    optional_module("mlperf_loadgen", "loadgen")  # before any output: one line on a plain install
     spec = _spec(scenario, models, npu_spec, scheduler, qps, target_latency, time_scale, mode,
                  min_duration, min_queries, mix, seed, cost_model)
-    from npuweave.experiments.loadgen import check_spec, compare_with_replay, run_loadgen
 
     check_spec(spec)
     if compare_replay and (scenario != "Server" or len(spec.models) != 1):

@@ -185,15 +185,17 @@ def tune(network_path: Path, platform_path: Path, evaluate_ref: str | None, out:
 def demo(margins: tuple[float, ...], network: str, seed: int, out_dir: Path | None) -> None:
     """Tune small networks on scikit-learn's digits data (libnumber vs Ristretto).
 
-    Takes about a minute per network on one core.
+    Takes about a minute per network on one core. Needs scikit-learn:
+    pip install 'npuweave[digits]'.
 
     \b
     Example:
       npuweave numbers demo --margin 0.07 --network mlp
     """
     from npuweave.numbers import write_config
-    from npuweave.numbers.demo import NETWORKS, run_demo
+    from npuweave.numbers.demo import NETWORKS, require_sklearn, run_demo
 
+    require_sklearn()
     for m in margins:
         if not 0 <= m < 1:
             raise ConfigError(f"--margin {m} must lie in [0, 1) (a relative accuracy loss, "
