@@ -42,7 +42,7 @@ Examples (pip install 'npuweave[loadgen]'):
 @click.option("--mix", default=None, help="Share of samples per model, e.g. 4:1 (default even).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
               help="LoadGen's schedule, sample-index and QSL seeds.")
-@click.option("--cost-model", default="systolic-ws", show_default=True, help="Cost model.")
+@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model: systolic-ws | systolic-ws-db | prema | maestro | roofline.")
 @click.option("--compare-replay", is_flag=True,
               help="Server, one model: also replay LoadGen's schedule in virtual time "
                    "(serve --arrivals loadgen-server) and print both.")

@@ -75,7 +75,7 @@ def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, An
 @click.option("--window-s", type=float, default=None,
               help="Stop issuing requests at this simulated time (seconds) instead.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed for random policies.")
-@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model.")
+@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model: systolic-ws | systolic-ws-db | prema | maestro | roofline.")
 @click.option("--timeline", type=click.Path(dir_okay=False), help="Write a PE/DRAM timeline PNG.")
 @click.option("--trace", type=click.Path(dir_okay=False), help="Write a Perfetto/Chrome trace JSON.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, allow_dash=True),

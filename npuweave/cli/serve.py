@@ -118,7 +118,7 @@ class _Bar:
               help="none | window:<time>:max<N> (Triton-style dynamic batching).")
 @click.option("--traffic/--no-traffic", default=True, show_default=True,
               help="Move activation spills and pay DRAM latency per transfer.")
-@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model.")
+@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model: systolic-ws | systolic-ws-db | prema | maestro | roofline.")
 @click.option("--max-events", default=50_000_000, show_default=True, type=int,
               help="Stop a run that fires more simulated events than this.")
 @click.option("--timeline", type=click.Path(dir_okay=False), help="Write a PE/DRAM timeline PNG.")

@@ -15,7 +15,7 @@ _PLOT = re.compile(r"^(?P<metric>.+?)_vs_(?P<axis>.+)$")
 
 EXAMPLE = """\b
 Example experiment.yaml:
-  kind: schedule              # schedule (closed-loop streams) | profile
+  kind: schedule   # schedule (closed-loop streams) | profile | serve (arrivals) | capacity
   fixed: {npu: memory-centric, requests: 10}
   axes:
     models: ["RN,BB", "RN,ncf"]

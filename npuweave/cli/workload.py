@@ -89,7 +89,7 @@ def _load_formats(path: str, layers, model: str, out):
 @click.option("--batch", type=click.IntRange(min=1), default=None,
               help="Batch size (default: the model's, else 1).")
 @click.option("--cost-model", default="systolic-ws", show_default=True,
-              help="systolic-ws | systolic-ws-db | prema | roofline")
+              help="Per-layer cost model: systolic-ws | systolic-ws-db | prema | maestro | roofline.")
 @click.option("--formats", type=click.Path(dir_okay=False), default=None,
               help="libnumber configuration file giving per-layer weight formats.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, allow_dash=True),
