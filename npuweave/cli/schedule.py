@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from npuweave.cli._runconfig import run_config
 from npuweave.cli._suggest import SuggestingGroup
 from npuweave.errors import ConfigError
 
@@ -221,3 +222,6 @@ reproduce.add_command(reproduce_lwplus)
 from npuweave.cli.prema import reproduce_prema  # noqa: E402  (reproduce prema)
 
 reproduce.add_command(reproduce_prema)
+
+
+schedule = run_config(schedule)  # --config run.yaml, --save-config

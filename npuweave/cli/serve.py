@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from npuweave.cli._runconfig import run_config
 from npuweave.errors import ConfigError
 
 TABLES = (("requests", "served", "killed", "throughput_rps", "stp", "antt", "fairness",
@@ -205,3 +206,6 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, durati
         written.append(f"csv: {csv_path}")
     for line in written:
         click.echo(f"wrote {line}", err=csv_path == "-")
+
+
+serve = run_config(serve)  # --config run.yaml, --save-config
