@@ -69,9 +69,9 @@ def plot_sweep(rows: Sequence[Mapping[str, Any]], metric: str, axis: str,
         raise ConfigError(f"--plot: {axis!r} is not a setting of this sweep (settings: "
                           f"{', '.join(settings)})")
     series = sweep_series(rows, metric, axis, settings)
-    from matplotlib.figure import Figure
+    from npuweave.report.figure import new_figure
 
-    fig = ax.figure if ax is not None else Figure(figsize=(7, 4.2))
+    fig = ax.figure if ax is not None else new_figure(figsize=(7, 4.2))
     ax = ax if ax is not None else fig.subplots()
     all_x = sorted({x for pts in series.values() for x, *_ in pts},
                    key=lambda x: (_num(x) is None, _num(x) or 0.0, str(x)))

@@ -83,8 +83,9 @@ def plot_timeline(
     >>> plot_timeline(result.intervals, path="timeline.png")           # doctest: +SKIP
     >>> fig, ax = plt.subplots(); plot_timeline(result.intervals, ax=ax)  # doctest: +SKIP
     """
-    from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
+
+    from npuweave.report.figure import new_figure
 
     source: Mapping[str, Iterable[Any]] = runs if isinstance(runs, Mapping) else {"": runs}
     named: dict[str, list[Any]] = {str(k): list(v) for k, v in source.items()}
@@ -101,7 +102,7 @@ def plot_timeline(
     if ax is None:
         rows = len(named) + (panel is not None)
         per_run = 0.3 + 0.3 * len(lanes)
-        fig = Figure(figsize=(10, 0.9 + per_run * len(named) + (2.5 if panel else 0)))
+        fig = new_figure(figsize=(10, 0.9 + per_run * len(named) + (2.5 if panel else 0)))
         axes = fig.subplots(rows, 1, squeeze=False,
                             height_ratios=[per_run] * len(named) + ([2.5] if panel else []))
         for one, (name, ivs) in zip(axes[:, 0], named.items()):
