@@ -205,7 +205,9 @@ def zoo_export(model: str, path: str, fmt: str | None) -> None:
     ONNX: shapes only, no weight data; ``npuweave profile PATH`` reads it back to the same
     layers. SCALE-Sim: one conv-form row per layer with array work (pooling, elementwise and
     embedding layers have no SCALE-Sim form and are listed); ``npuweave profile PATH`` reads
-    it back to the same products and cycles.
+    it back to the same products and array cycles. The format cannot carry the vector-unit
+    work fused into a layer (batch norm, activations, pooling, residual adds): the note
+    says how much is left out.
 
     \b
     Examples:
@@ -223,9 +225,18 @@ def zoo_export(model: str, path: str, fmt: str | None) -> None:
     if fmt == "scalesim":
         from npuweave.workload.scalesim import write_topology
 
-        skipped = write_topology(path, lower(graph), graph)
-        rows = len(lower(graph)) - len(skipped)
+        layers = lower(graph)
+        skipped = write_topology(path, layers, graph)
+        rows = len(layers) - len(skipped)
         console().print(f"wrote {path} ({graph.name}, {rows} SCALE-Sim layers)")
+        fused = [la for la in layers if la.gemm is not None and la.vector_ops]
+        if fused:
+            ops = sum(la.vector_ops for la in fused)
+            console().print(f"[yellow]note:[/] SCALE-Sim rows carry array work only: the "
+                            f"array cycles read back exactly, but the {ops:,} vector-unit "
+                            f"operations fused into {len(fused)} of them (batch norm, "
+                            "activations, pooling, residual adds) are not in the file, so "
+                            "'profile' of it shows that much less compute")
         if skipped:
             names = ", ".join(n for n, _ in skipped[:5]) + (" ..." if len(skipped) > 5 else "")
             console().print(f"[yellow]note:[/] {len(skipped)} layer(s) without array work have "
