@@ -166,8 +166,16 @@ def _profile_table(rows: list[dict[str, object]], title: str) -> Table:
         table.add_row(str(i), str(r["name"]), str(r["kind"]), f"{r['macs']:,}",
                       f"{r['weight_bytes']:,}", f"{r['act_bytes']:,}", f"{r['compute_us']:.2f}",
                       f"{r['memory_us']:.2f}", "inf" if inten == float("inf") else f"{inten:.1f}",
-                      str(r["bound"]))
+                      _bound_label(r))
     return table
+
+
+def _bound_label(row: dict[str, object]) -> str:
+    """The bound, naming the vector unit when a layer without MACs (an embedding's gather and
+    add, pooling) takes longer to compute than to fetch: it is not bound by the PE array."""
+    if row["macs"] == 0 and row["bound"] == "compute":
+        return "vector"
+    return str(row["bound"])
 
 
 def _print_totals(total, npu, batch: int, out) -> None:

@@ -29,3 +29,27 @@ def test_format_value_units():
     assert format_value("p99_s", 1) == "1000.000 ms"
     assert format_value("requests", 3) == "3"
     assert format_value("flag_s", True) == "True"
+
+
+def test_profile_labels_mac_free_layers_vector_bound(capsys, monkeypatch):
+    from npuweave.cli import main
+
+    monkeypatch.setenv("COLUMNS", "200")
+    main(["profile", "bert-base", "--batch", "16"])
+    rows = {line.split("│")[2].strip(): line for line in capsys.readouterr().out.splitlines()
+            if line.count("│") > 5}
+    token = rows["embeddings/token_type"]      # 0 MACs, vector adds longer than its fetch
+    assert token.split("│")[4].strip() == "0" and token.split("│")[10].strip() == "vector"
+    assert rows["layer0/qkv"].split("│")[10].strip() == "compute"
+
+
+def test_ir_info_says_the_direction_in_words(tmp_path, capsys):
+    from npuweave.cli import main
+
+    ir = tmp_path / "ir.json"
+    main(["compile", "multicore", "ncf", "--npu", "gemini-like", "--cores", "4", "--mesh",
+          "2x2", "--batch", "4", "-o", str(ir)])
+    capsys.readouterr()
+    main(["ir", "info", str(ir)])
+    out = capsys.readouterr().out
+    assert "DRAM -> core (load" in out and "(out)" not in out
