@@ -53,3 +53,40 @@ def test_ir_info_says_the_direction_in_words(tmp_path, capsys):
     main(["ir", "info", str(ir)])
     out = capsys.readouterr().out
     assert "DRAM -> core (load" in out and "(out)" not in out
+
+
+def test_gemini_l2_legend_gives_each_meaning_its_own_colour(tmp_path):
+    from matplotlib.colors import to_hex
+
+    from npuweave.compile import gemini
+    from npuweave.compile.gemini.multicore import compile_multicore, multicore_npu
+    from npuweave.compile.gemini.timeline import _draw_occupancy
+    from npuweave.hardware import preset
+    from npuweave.report.figure import new_figure
+    from npuweave.workload import load_layers
+
+    npu = multicore_npu(preset("gemini-like"), cores=4, mesh=(2, 2))
+    ir = compile_multicore(load_layers("resnet34"), npu, batch=4)
+    assert len(ir.core_ids) == 4 and gemini.validate(ir) == []
+    ax = new_figure().subplots()
+    _draw_occupancy(ax, ir)
+    handles, labels = ax.get_legend_handles_labels()
+    assert labels == ["ifmap", "weight", "ofmap", "buffersize"]  # once each, not per core
+    fills = [to_hex(h.get_facecolor()) for h in handles[:3]]
+    assert len(set(fills)) == 3
+    assert fills[1] == to_hex("tab:red")  # the DRAM lane's weight colour above
+    assert [t.get_text() for t in ax.texts] == ["core 0", "core 1", "core 2", "core 3"]
+
+
+def test_sweep_plot_keeps_coinciding_lines_visible():
+    from npuweave.report.sweep_plot import plot_sweep
+
+    rows = [{"status": "ok", "scheduler": s, "batch": b, "stp": 1.0} for s in ("a", "b")
+            for b in (1, 4)]
+    fig = plot_sweep(rows, "stp", "batch", settings=["scheduler", "batch"])
+    lines = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) == 2]
+    assert len(lines) == 2
+    (a, b) = lines
+    assert a.get_marker() != b.get_marker() and a.get_linestyle() != b.get_linestyle()
+    assert a.get_markersize() > b.get_markersize()   # the first still shows under the second
+    assert list(fig.axes[0].get_xticks()) == [1, 4]
