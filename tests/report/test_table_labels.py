@@ -84,7 +84,7 @@ def test_sweep_plot_keeps_coinciding_lines_visible():
     rows = [{"status": "ok", "scheduler": s, "batch": b, "stp": 1.0} for s in ("a", "b")
             for b in (1, 4)]
     fig = plot_sweep(rows, "stp", "batch", settings=["scheduler", "batch"])
-    lines = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) == 2]
+    lines = [c.lines[0] for c in fig.axes[0].containers]  # each errorbar's data line
     assert len(lines) == 2
     (a, b) = lines
     assert a.get_marker() != b.get_marker() and a.get_linestyle() != b.get_linestyle()
