@@ -193,7 +193,10 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, durati
     written = []
     title = f"{' + '.join(model_list)} on {npu.name}, {res.scheduler}"
     if timeline:
-        report.plot_timeline({res.scheduler: res.intervals}, timeline, title=title)
+        from npuweave.report.timeline import serve_marks
+
+        report.plot_timeline({res.scheduler: res.intervals}, timeline, title=title,
+                             marks={res.scheduler: serve_marks(res.table, res.intervals)})
         written.append(f"timeline: {timeline}")
     if trace:
         report.write_trace(trace, {res.scheduler: res.intervals})

@@ -90,3 +90,31 @@ def test_sweep_plot_keeps_coinciding_lines_visible():
     assert a.get_marker() != b.get_marker() and a.get_linestyle() != b.get_linestyle()
     assert a.get_markersize() > b.get_markersize()   # the first still shows under the second
     assert list(fig.axes[0].get_xticks()) == [1, 4]
+
+
+def test_serve_timeline_marks_misses_and_preemptions_and_names_empty_lanes():
+    import numpy as np
+
+    from npuweave.hardware import preset
+    from npuweave.report import plot_timeline
+    from npuweave.report.timeline import serve_marks
+    from npuweave.sim.arrivals import poisson
+    from npuweave.sim.serving import serve
+
+    arr = poisson(("resnet50", "bert-base"), (300.0, 80.0), 0.2, seed=7, priority=(1, 9),
+                  deadline_s=(0.015, 0.13))
+    res = serve(["resnet50", "bert-base"], preset("memory-centric"), arr, "hpf-p", log=True,
+                mechanism="checkpoint")
+    marks = serve_marks(res.table, res.intervals)
+    t = res.table
+    late = np.isfinite(t.deadline_s) & ~(t.finish_s <= t.deadline_s)
+    assert sum(k == "deadline miss" for _, k in marks) == int(late.sum()) > 0
+    assert sum(k == "preemption" for _, k in marks) == int(t.preemptions.sum()) > 0
+    fig = plot_timeline({"hpf-p": res.intervals}, marks={"hpf-p": marks})
+    legend = [x.get_text() for x in fig.legends[0].get_texts()]
+    assert "deadline miss" in legend and "preemption" in legend
+    # a run where one lane never works says so instead of leaving a blank row
+    assert not any(x.get_text() == "nothing ran" for ax in fig.axes for x in ax.texts)
+    pe_only = [iv for iv in res.intervals if iv.resource == "PE"]
+    empty = plot_timeline({"x": pe_only})
+    assert [x.get_text() for ax in empty.axes for x in ax.texts] == ["nothing ran"]
