@@ -169,6 +169,31 @@ def test_readme_examples_are_self_contained():
             assert name in block.code, f"README line {block.line}: {name} is not written there"
 
 
+# options and shell forms that name a file an example writes
+_WRITES = (re.compile(r"(?:^|\s)(?:-o|--out|--out-dir|--csv|--json|--parquet|--timeline|--trace|"
+                      r"--png|--plots|--plot|--save-config|--log)[ =](\S+)"),
+           re.compile(r"(?<![0-9&])>\s*([^\s&|;]+)"),
+           re.compile(r"zoo export \S+ (\S+)"))
+
+
+def written_files(code: str) -> set[str]:
+    """Names of the files a bash example writes (its output options and redirections)."""
+    code = code.replace("\\\n", " ")
+    names = {n.strip("'\"") for rx in _WRITES for n in rx.findall(code)}
+    return names - {"-", "/dev/null"}
+
+
+def test_examples_do_not_overwrite_one_another():
+    """A reader who runs the examples one after another in one folder keeps every result."""
+    assert written_files("npuweave x --csv a.csv --json - > b.txt 2>/dev/null\n"
+                         "npuweave zoo export m c.onnx\n") == {"a.csv", "b.txt", "c.onnx"}
+    owner: dict[str, str] = {}
+    for block in BLOCKS:
+        for name in written_files(block.code):
+            assert owner.setdefault(name, block.id) == block.id, (
+                f"README line {block.line}: {name} is also written by {owner[name]}")
+
+
 def _shims(folder: Path) -> Path:
     folder.mkdir()
     for name, argv in (("npuweave", f'"{sys.executable}" -m npuweave'),
