@@ -55,7 +55,8 @@ def _draw_lanes(ax: Any, lanes: list[tuple[str, str, list[Any]]],
                 spans.setdefault(colour_key(iv), []).append(
                     (iv.start_s * scale, (iv.end_s - iv.start_s) * scale))
         for key, bars in spans.items():
-            ax.broken_barh(bars, (n - 1 - row + 0.1, 0.8), facecolors=colours[key], linewidth=0)
+            ax.broken_barh(bars, (n - 1 - row + 0.1, 0.8), facecolors=colours[key], linewidth=0,
+                           antialiased=False)  # thousands of bars: ~25% less to render
         if not spans:  # an empty lane is a finding, not a drawing error
             ax.text(0.5, n - 1 - row + 0.5, "nothing ran", transform=ax.get_yaxis_transform(),
                     ha="center", va="center", fontsize=8, color="0.4", style="italic")
@@ -137,7 +138,7 @@ def plot_timeline(
     if title:
         fig.suptitle(title, x=0.02, ha="left")
     if ax is None:
-        fig.tight_layout(rect=(0, 0, 1, 0.93))
+        _margins(fig, named, lanes, panel is not None)
     if path is not None:
         save_figure(fig, path, dpi=120)
     return fig
@@ -186,3 +187,15 @@ def serve_marks(table: Any, intervals: Iterable[Any]) -> list[tuple[float, str]]
             moves.setdefault((iv.tenant, iv.request), []).append(iv.start_s)
     out += sorted((t, "preemption") for ts in moves.values() for t in ts[::2])
     return out
+
+
+def _margins(fig: Any, named: Mapping[str, Any], lanes: tuple[str, ...], panel: bool) -> None:
+    """Fixed margins in inches (room for the run and lane labels, the title and legend row,
+    the time axis), instead of ``tight_layout``, which renders the whole figure once more
+    just to measure it (half the cost of drawing a long run's timeline)."""
+    width, height = fig.get_size_inches()
+    label = max([len(n) for n in named] + [0]) + max(len(la) for la in lanes)
+    left = min(0.45, (0.35 + 0.075 * label) / width)
+    right = (1.5 if panel else 0.15) / width  # the L2 panel's legend sits right of it
+    fig.subplots_adjust(left=left, right=1 - right, top=1 - 0.6 / height,
+                        bottom=0.5 / height, hspace=(0.55 if panel else 0.35))
