@@ -87,20 +87,27 @@ def _yaml_value(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def save_run_config(cmd: click.Command, path: str, params: dict[str, Any]) -> None:
-    """Write ``params`` (this run's option values) as a run config ``--config`` reads."""
+def save_run_config(cmd: click.Command, path: str, params: dict[str, Any],
+                    skip: tuple[str, ...] = ()) -> None:
+    """Write ``params`` (this run's option values) as a run config ``--config`` reads;
+    ``skip`` names parameters left out (those whose default depends on other options)."""
     import yaml
 
     from npuweave.fileio import write_text
 
     doc = {_key(p): _yaml_value(params[p.name]) for p in cmd.params
-           if isinstance(p, click.Option) and params.get(p.name) not in (None, ())}
+           if isinstance(p, click.Option) and p.name not in skip
+           and params.get(p.name) not in (None, ())}
     head = f"# npuweave {cmd.name} run config: npuweave {cmd.name} --config {path}\n"
     write_text(path, head + yaml.safe_dump(doc, sort_keys=False, default_flow_style=False))
 
 
-def run_config(cmd: click.Command) -> click.Command:
-    """Give a command ``--config FILE`` (flags override it) and ``--save-config FILE``."""
+def run_config(cmd: click.Command, derived_defaults: tuple[str, ...] = ()) -> click.Command:
+    """Give a command ``--config FILE`` (flags override it) and ``--save-config FILE``.
+
+    ``derived_defaults`` names options whose default the command works out from other
+    options (``serve --duration``: 60 s for an LLM); they are saved only when given.
+    """
 
     def load(ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
         if value is not None:
@@ -122,7 +129,10 @@ def run_config(cmd: click.Command) -> click.Command:
     def callback(*args: Any, config: str | None = None, save_config: str | None = None,
                  **kwargs: Any) -> Any:
         if save_config:
-            save_run_config(cmd, save_config, kwargs)
+            ctx = click.get_current_context()
+            skip = tuple(n for n in derived_defaults
+                         if ctx.get_parameter_source(n) == click.core.ParameterSource.DEFAULT)
+            save_run_config(cmd, save_config, kwargs, skip)
         return inner(*args, **kwargs)
 
     cmd.callback = callback

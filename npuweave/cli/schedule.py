@@ -223,5 +223,8 @@ from npuweave.cli.prema import reproduce_prema  # noqa: E402  (reproduce prema)
 
 reproduce.add_command(reproduce_prema)
 
+from npuweave.cli.llm import reproduce_sarathi_cmd  # noqa: E402  (reproduce sarathi)
+
+reproduce.add_command(reproduce_sarathi_cmd)
 
 schedule = run_config(schedule)  # --config run.yaml, --save-config
