@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from npuweave.cli._console import cost_model_help
 from npuweave.errors import ConfigError
 
 EXAMPLE = """\b
@@ -42,7 +43,7 @@ Examples (pip install 'npuweave[loadgen]'):
 @click.option("--mix", default=None, help="Share of samples per model, e.g. 4:1 (default even).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
               help="LoadGen's schedule, sample-index and QSL seeds.")
-@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model: systolic-ws | systolic-ws-db | prema | maestro | roofline.")
+@click.option("--cost-model", default="systolic-ws", show_default=True, help=cost_model_help())
 @click.option("--compare-replay", is_flag=True,
               help="Server, one model: also replay LoadGen's schedule in virtual time "
                    "(serve --arrivals loadgen-server) and print both.")

@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from npuweave.cli._console import cost_model_help
 from npuweave.cli._runconfig import run_config
 from npuweave.cli._suggest import SuggestingGroup
 from npuweave.errors import ConfigError
@@ -76,7 +77,7 @@ def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, An
 @click.option("--window-s", type=float, default=None,
               help="Stop issuing requests at this simulated time (seconds) instead.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed for random policies.")
-@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model: systolic-ws | systolic-ws-db | prema | maestro | roofline.")
+@click.option("--cost-model", default="systolic-ws", show_default=True, help=cost_model_help())
 @click.option("--timeline", type=click.Path(dir_okay=False), help="Write a PE/DRAM timeline PNG.")
 @click.option("--trace", type=click.Path(dir_okay=False), help="Write a Perfetto/Chrome trace JSON.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, allow_dash=True),

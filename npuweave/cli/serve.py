@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from npuweave.cli._console import cost_model_help
 from npuweave.cli._runconfig import run_config
 from npuweave.cli.llm import llm_branch, llm_options
 from npuweave.errors import ConfigError
@@ -120,7 +121,7 @@ class _Bar:
               help="none | window:<time>:max<N> (Triton-style dynamic batching).")
 @click.option("--traffic/--no-traffic", default=True, show_default=True,
               help="Move activation spills and pay DRAM latency per transfer.")
-@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model: systolic-ws | systolic-ws-db | prema | maestro | roofline.")
+@click.option("--cost-model", default="systolic-ws", show_default=True, help=cost_model_help())
 @click.option("--max-events", default=50_000_000, show_default=True, type=int,
               help="Stop a run that fires more simulated events than this.")
 @click.option("--timeline", type=click.Path(dir_okay=False), help="Write a PE/DRAM timeline PNG.")

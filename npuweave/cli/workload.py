@@ -9,7 +9,7 @@ import click
 from rich.table import Table
 
 from npuweave.cli import _console
-from npuweave.cli._console import console
+from npuweave.cli._console import console, cost_model_help
 from npuweave.cli._suggest import SuggestingGroup
 
 
@@ -99,7 +99,7 @@ def _load_formats(path: str, layers, model: str, out):
 @click.option("--batch", type=click.IntRange(min=1), default=None,
               help="Batch size (default: the model's, else 1).")
 @click.option("--cost-model", default="systolic-ws", show_default=True,
-              help="Per-layer cost model: systolic-ws | systolic-ws-db | prema | maestro | roofline.")
+              help=cost_model_help())
 @click.option("--formats", type=click.Path(dir_okay=False), default=None,
               help="libnumber configuration file giving per-layer weight formats.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, allow_dash=True),
