@@ -86,8 +86,10 @@ def plot_sweep(rows: Sequence[Mapping[str, Any]], metric: str, axis: str,
         ax.errorbar(xs, means, yerr=err, capsize=3, label=label, **_style(i, len(series)))
     if not numeric:
         ax.set_xticks(range(len(all_x)), [str(x) for x in all_x], rotation=20)
-    elif all(float(x).is_integer() for x in pos.values()):
-        ax.set_xticks(sorted(pos.values()))  # batch 1 and 4, not 1.5, 2.5
+    else:
+        ticks = sorted(float(v) for v in pos.values() if v is not None)
+        if all(t.is_integer() for t in ticks):
+            ax.set_xticks(ticks)  # batch 1 and 4, not 1.5, 2.5
     ax.set_xlabel(axis)
     ax.set_ylabel(metric)
     ax.set_title(title or f"{metric} vs {axis}")
