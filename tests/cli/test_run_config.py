@@ -7,19 +7,7 @@ import json
 
 import pytest
 import yaml
-
-from npuweave.cli import main
-
-
-def run(args, capsys):
-    code = 0
-    try:
-        main(args)
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
+from test_schedule_cli import run_cli as run  # (exit code, stdout, stderr) of one CLI call
 
 SERVE = """\
 models: [ncf, mobilenetv2]     # a list or the flag's comma text
