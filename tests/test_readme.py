@@ -58,7 +58,8 @@ def readme_blocks(text: str) -> list[Block]:
         before = head.rstrip().splitlines()
         marker = _SKIP.search(before[-1]) if before else None
         check = _INTERLEAVES.search(before[-1]) if before else None
-        headings = re.findall(r"^#+\s+(.+)$", head, re.M)
+        prose = re.sub(r"^```.*?^```[ \t]*$", "", head, flags=re.S | re.M)  # not comments
+        headings = re.findall(r"^#+\s+(.+)$", prose, re.M)
         section = re.sub(r"[^a-z0-9]+", "-", (headings[-1] if headings else "top").lower())
         section = section.strip("-")
         counts[section] = counts.get(section, 0) + 1
