@@ -70,6 +70,11 @@ def read_run_config(cmd: click.Command, ctx: click.Context, path: str) -> dict[s
             valid = sorted(k for k in keys if "_" not in k)
             problems.append(f"unknown field {key!r}{did_you_mean(str(key), valid)}")
             continue
+        if isinstance(raw, dict) or (isinstance(raw, list)
+                                     and any(isinstance(v, dict | list) for v in raw)):
+            problems.append(f"field {key!r}: give a value or a list of values, as on the "
+                            f"command line (got {type(raw).__name__} {raw!r:.40})")
+            continue
         value = _as_flag_value(param, raw)
         try:
             param.type_cast_value(ctx, value)

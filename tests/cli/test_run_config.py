@@ -50,12 +50,12 @@ def test_save_config_repeats_the_run_exactly(tmp_path, capsys, monkeypatch):
 def test_every_bad_field_is_reported_at_once(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bad.yaml").write_text("modles: ncf\nseed: abc\nrequests: 2\nbatch: two\n"
-                                       "colour: red\n")
+                                       "colour: red\nnpu: {a: 1}\n")
     code, out, err = run(["schedule", "--config", "bad.yaml", "--json", "x.json"], capsys)
     lines = err.strip().splitlines()
     assert code == 2 and out == "" and len(lines) == 1, err
     for word in ("bad.yaml", "'modles'", "did you mean 'models'", "'seed'", "'batch'",
-                 "'colour'"):
+                 "'colour'", "'npu'"):
         assert word in lines[0], (word, lines[0])
     assert "'requests'" not in lines[0]
     assert list(tmp_path.iterdir()) == [tmp_path / "bad.yaml"]  # nothing ran
