@@ -19,6 +19,7 @@ from typing import Any
 
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.fileio import load_yaml, read_user_text
+from npuweave.hardware.energy import energy_from_dict, fold_dotted
 from npuweave.hardware.npu import NPU
 
 _PRESET_DIR = "presets"
@@ -167,7 +168,11 @@ def npu_from_dict(raw: Any, source: str = "<dict>") -> NPU:
                           "'pe_rows: 128' (see the README's NPU spec example)")
     problems: list[str] = []
     values: dict[str, Any] = {}
+    raw = fold_dotted(raw)
     for key, value in raw.items():
+        if key == "energy":
+            values[key] = energy_from_dict(value, problems)
+            continue
         if key not in _FIELDS:
             problems.append(f"unknown field {key!r} (allowed: {', '.join(sorted(_FIELDS))})")
             continue
