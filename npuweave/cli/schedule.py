@@ -139,7 +139,10 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
     elif json_path != "-":
         title = f"{' + '.join(model_list)} on {npu.name}, batch {batch}, {requests} requests/stream"
         console = _console()
-        console.print(report.rich_table(rows, title=title))
+        from npuweave.cli._energy import energy_rows, without_energy
+
+        console.print(report.rich_table(without_energy(rows), title=title))
+        console.print(report.rich_table(energy_rows(rows, "scheduler"), title="energy"))
         for name, result in results.items():
             for note in result.notes:
                 console.print(f"[yellow]note[/] ({name}): {note}")
