@@ -10,7 +10,9 @@ per GEMM (checked by ``benchmarks/scalesim_energy_crosscheck.py``):
 * ``ofmap_sram_writes = m * n * rf`` (every row fold writes its partial sums);
 * ``dram_ifmap_reads = roundup(m * rf * R, W)``: its prefetcher streams the ifmap operand
   matrix fold by fold, im2col duplicates and the null padding of a ragged last fold included,
-  in lines of ``W`` words (``W`` = DRAM words per cycle, ``dram_bw / clock / element bytes``);
+  in lines of ``W`` words (``W`` = DRAM words per cycle, ``dram_bw / clock / element bytes``;
+  SCALE-Sim v3 itself takes this line from ``[layout] IfmapSRAMBankBandwidth`` and
+  ``FilterSRAMBankBandwidth``, so a config compared with npuweave sets them to ``Bandwidth``);
 * ``dram_filter_reads = roundup(k * cf * C, W)``, likewise for the filter;
 * ``dram_ofmap_writes = m * n * rf`` (every partial sum drains to DRAM).
 
