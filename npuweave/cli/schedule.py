@@ -45,7 +45,7 @@ def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, An
         written.append(f"timeline: {timeline}")
     if trace:
         report.write_trace(trace, {n: r.intervals for n, r in results.items()},
-                           dram_bw=info.get("dram_bw"))
+                           dram_bw=info.get("dram_bw"), extra=info.get("power", ()))
         written.append(f"trace: {trace} (open in ui.perfetto.dev)")
     if json_path:
         notes = {n: list(r.notes) for n, r in results.items()}
@@ -149,6 +149,11 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
     paths = {"timeline": timeline, "trace": trace, "json": json_path, "csv": csv_path,
              "parquet": parquet_path}
     trace_info = {**info, "dram_bw": npu.dram_bw}
+    if trace:
+        from npuweave.experiments.energy import power_track
+
+        trace_info["power"] = power_track({n: r.intervals for n, r in results.items()}, npu,
+                                          batch, cost_model)
     for line in _write_outputs(rows, results, trace_info, paths):
         click.echo(f"wrote {line}", err=piped)
 

@@ -230,7 +230,10 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, durati
         report.plot_timeline({res.scheduler: res.intervals}, timeline, title=title)
         written.append(f"timeline: {timeline}")
     if trace:
-        report.write_trace(trace, {res.scheduler: res.intervals})
+        from npuweave.experiments.energy import power_track
+
+        report.write_trace(trace, {res.scheduler: res.intervals},
+                           extra=power_track({res.scheduler: res.intervals}, npu, 1, cost_model))
         written.append(f"trace: {trace} (open in ui.perfetto.dev)")
     if json_path:
         report.write_rows_json(json_path, {**info, "rows": rows})

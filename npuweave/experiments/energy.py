@@ -12,7 +12,7 @@ largest dynamic power of any one layer running alone (its dynamic energy over it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -20,6 +20,7 @@ import numpy as np
 
 from npuweave.cost.energy import LayerEnergy, energy_spec
 from npuweave.cost.profiles import profile_model
+from npuweave.errors import NpuweaveError
 from npuweave.hardware.npu import NPU
 from npuweave.metrics.energy import busy_union, energy_row, static_energy
 
@@ -109,3 +110,40 @@ def serve_energy(models: Sequence[str], table: Any, span_s: float, npu: NPU,
     whole = energy_row(total_dyn, static, span_s, n, mean_lat,
                        spec.static_power_w + max((p[1] for p in per), default=0.0))
     return [whole, *rows]
+
+
+def unit_power(npu: NPU, batch: int = 1, cost_model: str = "systolic-ws"
+               ) -> Callable[[str, str], float]:
+    """``(tenant, unit) -> dynamic watts`` of a layer running alone (0 for unknown units).
+
+    A tenant label ``"model#2"`` is the model ``"model"``; a unit is one of its layers.
+    """
+    def watts(tenant: str, unit: str) -> float:
+        model = tenant.split("#", 1)[0]
+        try:
+            return _layer_watts(model, npu, batch, cost_model).get(unit, 0.0)
+        except NpuweaveError:
+            return 0.0
+    return watts
+
+
+@cache
+def _layer_watts(model: str, npu: NPU, batch: int, cost_model: str) -> dict[str, float]:
+    prof = profile_model(model, npu, batch=batch, cost_model=cost_model)
+    energies, _ = prof.energies()
+    return {la.name: e.dynamic_j / c.time_s for la, e, c
+            in zip(prof.layers, energies, prof.costs, strict=True) if c.time_s > 0}
+
+
+def power_track(runs: dict[str, Any], npu: NPU, batch: int = 1,
+                cost_model: str = "systolic-ws") -> list[dict[str, Any]]:
+    """Power counter events for ``runs`` (name -> intervals), one process id per run in order,
+    as ``npuweave.report.chrome_trace`` numbers them."""
+    from npuweave.report.power import power_counter
+
+    spec, _ = energy_spec(npu)
+    watts = unit_power(npu, batch, cost_model)
+    out: list[dict[str, Any]] = []
+    for pid, intervals in enumerate(runs.values(), start=1):
+        out += power_counter(intervals, watts, spec.static_power_w, pid)
+    return out
