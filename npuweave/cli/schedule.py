@@ -229,3 +229,7 @@ reproduce.add_command(reproduce_lwplus)
 from npuweave.cli.prema import reproduce_prema  # noqa: E402  (reproduce prema)
 
 reproduce.add_command(reproduce_prema)
+
+from npuweave.cli.reproduce_energy import reproduce_scalesim_energy  # noqa: E402
+
+reproduce.add_command(reproduce_scalesim_energy)
