@@ -141,11 +141,12 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, pa
     fmt = _load_formats(formats, layers, graph.name, out) if formats else None
     prof = profile_model(layers, npu, batch=batch, formats=fmt, cost_model=cost_model,
                          name=graph.name)
-    rows = prof.rows()
+    energies, note = prof.energies()
+    rows = prof.rows(energies)
     if not quiet:
         out.print(_profile_table(rows, f"{graph.name} on {npu.name}, batch {batch}"))
     _print_totals(prof.total, npu, batch, out)
-    _print_energy(prof, out)
+    _print_energy(prof.energy_summary(energies, note), out)
     for name, why in unschedulable(layers, npu, batch, fmt):
         out.print(f"[yellow]note:[/] layer {name!r} cannot be scheduled whole: {why}")
     for path, write in ((csv_path, lambda p: write_csv(p, rows, COLUMNS)),
@@ -171,9 +172,8 @@ def _profile_table(rows: list[dict[str, object]], title: str) -> Table:
     return table
 
 
-def _print_energy(prof, out) -> None:
+def _print_energy(summary: dict, out) -> None:
     """Energy of the model run alone, its split, and the default-table note."""
-    summary = prof.to_dict()["energy"]
     if summary["note"]:
         out.print(f"[yellow]note:[/] {summary['note']}")
     total = summary["total_j"]

@@ -93,7 +93,7 @@ class Profile:
         return [layer_energy(la, c, a, self.npu, spec, self.batch) for la, c, a
                 in zip(self.layers, self.costs, self.accesses(), strict=True)], note
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self, energies: Sequence[LayerEnergy] | None = None) -> list[dict[str, Any]]:
         """One plain dict per layer with the ``COLUMNS`` (times in microseconds).
 
         Examples
@@ -104,7 +104,8 @@ class Profile:
         True
         """
         out = []
-        energies, _ = self.energies()
+        if energies is None:
+            energies = self.energies()[0]
         for layer, c, en, acc in zip(self.layers, self.costs, energies, self.accesses(),
                                      strict=True):
             out.append({
@@ -135,16 +136,23 @@ class Profile:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain document: model, NPU, batch, cost model, per-layer rows and the total."""
-        rows = self.rows()
         energies, note = self.energies()
+        rows = self.rows(energies)
         for row, en in zip(rows, energies, strict=True):
             row["accesses"] = {k: row[k] for k in Accesses.__dataclass_fields__}
             row["energy_j"] = en.total_j
         return {"model": self.model, "npu": self.npu.to_dict(), "batch": self.batch,
                 "cost_model": self.cost_model, "layers": rows,
-                "total": self.total.to_dict(),
-                "energy": energy_summary(sum(energies, LayerEnergy()),
-                                         sum(c.time_s for c in self.costs), self.batch, note)}
+                "total": self.total.to_dict(), "energy": self.energy_summary(energies, note)}
+
+    def energy_summary(self, energies: Sequence[LayerEnergy] | None = None,
+                       note: str | None = None) -> dict[str, Any]:
+        """The model alone (its layers back to back): joules by kind, per inference, average
+        power, EDP, and the default-table note (None when the NPU has an energy section)."""
+        if energies is None:
+            energies, note = self.energies()
+        return energy_summary(sum(energies, LayerEnergy()), sum(c.time_s for c in self.costs),
+                              self.batch, note)
 
 
 

@@ -23,6 +23,7 @@ from npuweave.cost.profiles import profile_model
 from npuweave.errors import NpuweaveError
 from npuweave.hardware.npu import NPU
 from npuweave.metrics.energy import busy_union, energy_row, static_energy
+from npuweave.workload import load_layers
 
 
 @cache
@@ -38,7 +39,8 @@ def model_energy(model: str, npu: NPU, batch: int = 1,
     >>> dyn.static_j == 0 and peak_w > 0 and alone_s > 0
     True
     """
-    prof = profile_model(model, npu, batch=batch, cost_model=cost_model)
+    prof = profile_model(load_layers(model), npu, batch=batch, cost_model=cost_model,
+                         name=model)
     energies, _ = prof.energies()
     dyn = sum((LayerEnergy(e.compute_j, e.sram_j, e.dram_j) for e in energies), LayerEnergy())
     peak = max((e.dynamic_j / c.time_s for e, c in zip(energies, prof.costs, strict=True)
@@ -129,7 +131,8 @@ def unit_power(npu: NPU, batch: int = 1, cost_model: str = "systolic-ws"
 
 @cache
 def _layer_watts(model: str, npu: NPU, batch: int, cost_model: str) -> dict[str, float]:
-    prof = profile_model(model, npu, batch=batch, cost_model=cost_model)
+    prof = profile_model(load_layers(model), npu, batch=batch, cost_model=cost_model,
+                         name=model)
     energies, _ = prof.energies()
     return {la.name: e.dynamic_j / c.time_s for la, e, c
             in zip(prof.layers, energies, prof.costs, strict=True) if c.time_s > 0}
