@@ -188,12 +188,12 @@ def layer_energy(layer: Layer, cost: LayerCost, acc: Accesses, npu: NPU, spec: E
     """
     e = npu.element_bytes
     d_if, d_filt, d_of = _dram_bytes(acc, cost, spec, e)
-    sram_pj = (acc.ifmap_sram_reads * e * spec.sram_pj("ifmap", "read")
-               + d_if * spec.sram_pj("ifmap", "write")
-               + acc.filter_sram_reads * e * spec.sram_pj("filter", "read")
-               + d_filt * spec.sram_pj("filter", "write")
-               + acc.ofmap_sram_writes * e * spec.sram_pj("ofmap", "write")
-               + d_of * spec.sram_pj("ofmap", "read"))
+    sram_pj = (e * (acc.ifmap_sram_reads * spec.ifmap_sram_read_pj_per_byte
+                    + acc.filter_sram_reads * spec.filter_sram_read_pj_per_byte
+                    + acc.ofmap_sram_writes * spec.ofmap_sram_write_pj_per_byte)
+               + d_if * spec.ifmap_sram_write_pj_per_byte
+               + d_filt * spec.filter_sram_write_pj_per_byte
+               + d_of * spec.ofmap_sram_read_pj_per_byte)
     compute_pj = cost.macs * spec.mac_pj + batch * layer.vector_ops * spec.vector_op_pj
     return LayerEnergy(compute_pj * PJ, sram_pj * PJ, (d_if + d_filt + d_of) * spec.dram_pj_per_byte * PJ,
                        spec.static_power_w * cost.time_s)
