@@ -27,48 +27,25 @@ import tempfile
 from pathlib import Path
 
 from npuweave.cost import profile_model
+from npuweave.hardware import NPU
+from npuweave.hardware.scalesim import scalesim_cfg_text
 from npuweave.workload import load_graph, lower
 from npuweave.workload.scalesim import TopologyRow, topology_rows, topology_text
 
-CONFIG = """[general]
-run_name = x
+#: The NPU the config describes: 128x128, 8 MiB per SRAM, 160 one-byte words per cycle of DRAM.
+NPU_SPEC = NPU("x", 128, 128, clock_hz=1e9, dram_bw=160e9, weight_buffer=8 << 20,
+               act_buffer=16 << 20, precision_bits=8)
 
-[architecture_presets]
-ArrayHeight: 128
-ArrayWidth: 128
-IfmapSramSzkB: 8192
-FilterSramSzkB: 8192
-OfmapSramSzkB: 8192
-IfmapOffset: 0
-FilterOffset: 10000000
-OfmapOffset: 20000000
-Bandwidth: 160
-Dataflow: ws
-MemoryBanks: 1
-ReadRequestBuffer: 32
-WriteRequestBuffer: 32
 
-[layout]
-IfmapCustomLayout: False
-IfmapSRAMBankBandwidth: 160
-IfmapSRAMBankNum: 10
-IfmapSRAMBankPort: 2
-FilterCustomLayout: False
-FilterSRAMBankBandwidth: 160
-FilterSRAMBankNum: 10
-FilterSRAMBankPort: 2
+def config_text() -> str:
+    """npuweave's own SCALE-Sim writer, with the SRAM-bank bandwidth (SCALE-Sim v3's DRAM line
+    for ifmap and filter) set to the DRAM words per cycle, as npuweave counts lines."""
+    text = scalesim_cfg_text(NPU_SPEC)
+    for operand in ("Ifmap", "Filter"):
+        text = text.replace(f"{operand}SRAMBankBandwidth: 10\n", f"{operand}SRAMBankBandwidth: 160\n")
+    return text
 
-[sparsity]
-SparsitySupport: false
-SparseRep: ellpack_block
-OptimizedMapping: false
-BlockSize: 8
-RandomNumberGeneratorSeed: 40
 
-[run_presets]
-InterfaceBandwidth: USER
-UseRamulatorTrace: False
-"""
 DRIVER = """import sys
 from scalesim.scale_sim import scalesim
 s = scalesim(save_disk_space=True, verbose=False, config=sys.argv[1], topology=sys.argv[2],
@@ -131,7 +108,7 @@ def main() -> int:
     print(f"{'row':<22} {'counter':<18} {'scalesim':>10} {'npuweave':>10}")
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
-        (tmp / "x.cfg").write_text(CONFIG)
+        (tmp / "x.cfg").write_text(config_text())
         (tmp / "layout.csv").write_text("Layer name, x,\n")
         (tmp / "drive.py").write_text(DRIVER)
         for i, row in enumerate(rows):
