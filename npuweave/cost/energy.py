@@ -156,7 +156,11 @@ def layer_accesses(layer: Layer, npu: NPU, batch: int = 1,
 def energy_spec(npu: NPU) -> tuple[EnergySpec, str | None]:
     """The NPU's energy spec, and a note when it had none and the default table is used."""
     if npu.energy is not None:
-        return npu.energy, None
+        if not npu.energy.defaulted:
+            return npu.energy, None
+        return npu.energy, (f"NPU {npu.name!r}: 'energy:' leaves out "
+                            f"{', '.join(npu.energy.defaulted)}; those take the default table "
+                            f"(npuweave.hardware.energy.default_energy)")
     note = (f"NPU {npu.name!r} has no 'energy:' section; using the default "
             f"{npu.precision_bits}-bit table (Horowitz ISSCC 2014 at 45 nm, HBM2 3.9 pJ/bit, "
             f"static power scaled from TPUv1's idle die; npuweave.hardware.energy)")

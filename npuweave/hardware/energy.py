@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 #: Components that draw static power (``static_mw`` keys, ``gating`` entries).
@@ -72,6 +72,8 @@ class EnergySpec:
     wake_up_s: float = 0.0
     dram_counts: str = "traffic"
     source: str = ""
+    #: fields the YAML left out, taken from ``default_energy`` (not compared, not written out)
+    defaulted: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def static_power_w(self) -> float:
@@ -88,7 +90,8 @@ class EnergySpec:
         return float(getattr(self, f"{buffer}_sram_{action}_pj_per_byte"))
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
+        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)
+                               if f.name != "defaulted"}
         out["static_mw"] = dict(self.static_mw)
         out["gating"] = list(self.gating)
         return out
@@ -223,14 +226,18 @@ def _convert(key: str, value: Any, problems: list[str]) -> Any:
             raise ValueError(f"must be one of {', '.join(DRAM_COUNTS)}, got {value!r}")
         return value
     if kind == "text":
-        return str(value)
+        if not isinstance(value, str):
+            raise ValueError(f"must be text (the paper or tool and its technology node), "
+                             f"got {value!r}")
+        return value
     if kind == "time":
         return parse_time(value, key)
     return parse_energy(value, key, per_byte=kind == "per_byte")
 
 
-def energy_from_dict(raw: Any, problems: list[str]) -> EnergySpec | None:
-    """Validate an ``energy:`` mapping; append one message per bad field to ``problems``.
+def energy_from_dict(raw: Any, problems: list[str]) -> dict[str, Any] | None:
+    """Validate an ``energy:`` mapping into converted fields (``complete_energy`` fills the
+    rest); append one message per bad field to ``problems``.
 
     Examples
     --------
@@ -256,7 +263,25 @@ def energy_from_dict(raw: Any, problems: list[str]) -> EnergySpec | None:
             problems.append(f"field 'energy.{key}': {exc}")
     if len(problems) > before:
         return None
-    return EnergySpec(**values)
+    return values
+
+
+def complete_energy(given: dict[str, Any], precision_bits: int, macs_per_cycle: int) -> EnergySpec:
+    """The spec with ``given`` fields over the default table; the rest are listed in
+    ``defaulted`` (the energy code prints them in its note).
+
+    Examples
+    --------
+    >>> spec = complete_energy({"mac_pj": 0.2}, 16, 16384)
+    >>> spec.mac_pj, spec.dram_pj_per_byte, "mac_pj" in spec.defaulted
+    (0.2, 31.2, False)
+    """
+    base = default_energy(precision_bits, macs_per_cycle)
+    missing = tuple(f.name for f in fields(EnergySpec)
+                    if f.name not in given and f.name not in ("defaulted", "source", "gating",
+                                                                  "wake_up_s", "dram_counts"))
+    return replace(base, **{"source": base.source if missing else "", **given,
+                            "defaulted": missing})
 
 
 def fold_dotted(raw: dict[str, Any]) -> dict[str, Any]:

@@ -125,3 +125,20 @@ def test_profile_json_contract_in_an_empty_dir(tmp_path):
     total = doc["energy"]["total_j"]
     assert total == pytest.approx(sum(layer["energy_j"] for layer in doc["layers"]))
     assert "energy" in done.stdout
+
+
+def test_a_partial_section_takes_the_rest_from_the_default_table_and_says_so():
+    from npuweave.cost.energy import energy_spec
+    from npuweave.hardware.energy import default_energy
+
+    npu = npu_with({"mac_pj": "0.2 pJ"})
+    spec, note = energy_spec(npu)
+    table = default_energy(16, 16)  # 4x4 array, 16-bit
+    assert spec.mac_pj == 0.2 and spec.dram_pj_per_byte == table.dram_pj_per_byte
+    assert spec.static_mw == table.static_mw
+    assert note is not None and "dram_pj_per_byte" in note and "mac_pj" not in note
+
+
+def test_source_must_be_text():
+    with pytest.raises(ConfigError, match="energy.source"):
+        npu_with({"source": ["Horowitz"]})
