@@ -5,8 +5,8 @@ Source: ``scalesim==3.0.0`` in a scratch venv (not a dependency), run on 2026-11
 SRAM, 160 words per cycle of DRAM and SRAM-bank bandwidth), one topology row per distinct layer
 shape as ``topology_rows`` writes it; the six numbers are the columns of SCALE-Sim's
 ``DETAILED_ACCESS_REPORT.csv``, summed over the per-head layers SCALE-Sim makes of a ``DP`` row.
-The early ResNet-50 layers (56x56 and larger) are not here: SCALE-Sim simulates every access in
-Python and needs many minutes per layer on this machine.
+Rows not here (conv1, layer1, layer2.0, layer2.1/conv1) are those SCALE-Sim had not finished
+when this was committed: it simulates every access in Python, minutes per layer here.
 """
 
 from __future__ import annotations
@@ -33,8 +33,15 @@ InterfaceBandwidth: USER
 # layer -> (ifmap_sram_reads, filter_sram_reads, ofmap_sram_writes,
 #           dram_ifmap_reads, dram_filter_reads, dram_ofmap_writes)
 RESNET50 = {
+    "layer2.1/conv2": (903168, 147456, 903168, 903200, 147520, 903168),
+    "layer3.0/conv1": (802816, 131072, 802816, 401440, 131200, 802816),
+    "layer3.0/conv2": (903168, 589824, 903168, 451680, 589920, 903168),
+    "layer3.0/conv3": (401408, 262144, 401408, 50240, 262240, 401408),
+    "layer3.0/downsample": (802816, 524288, 802816, 100480, 524320, 802816),
     "layer3.1/conv1": (401408, 262144, 401408, 200800, 262240, 401408),
     "layer3.1/conv2": (903168, 589824, 903168, 451680, 589920, 903168),
+    "layer4.0/conv1": (802816, 524288, 802816, 200800, 524320, 802816),
+    "layer4.0/conv2": (903168, 2359296, 903168, 225920, 2359360, 903168),
     "layer4.0/conv3": (401408, 1048576, 401408, 25120, 1048640, 401408),
     "layer4.0/downsample": (802816, 2097152, 802816, 50240, 2097280, 802816),
     "layer4.1/conv1": (401408, 1048576, 401408, 100480, 1048640, 401408),
