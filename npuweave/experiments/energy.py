@@ -55,7 +55,8 @@ def _split(dyn: LayerEnergy) -> dict[str, float]:
 def run_static(npu: NPU, span_s: float, intervals: Any = ()) -> float:
     """Static joules of a run over ``span_s``; gating needs the run's busy ``intervals``."""
     spec, _ = energy_spec(npu)
-    if spec.gated_power_w <= 0:
+    if spec.gated_power_w <= 0 or (span_s > 0 and not intervals):
+        # without a timeline the gated parts are priced as always on (an upper bound)
         return static_energy([], span_s, spec.static_power_w)
     busy = busy_union((iv.start_s, iv.end_s) for iv in intervals)
     return static_energy(busy, span_s, spec.static_power_w, spec.gated_power_w, spec.wake_up_s)
