@@ -177,7 +177,6 @@ def _json(obj: Any) -> str:
 
 def _run_profile(params: Mapping[str, Any],
                  standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
-    from npuweave.cost import profile
     from npuweave.workload import load_layers
 
     if len(params["models"]) != 1:
@@ -207,10 +206,9 @@ def _serve_arrivals_of(params: Mapping[str, Any]) -> Any:
 
 def _run_serve(params: Mapping[str, Any],
                standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
+    from npuweave.cost.energy import energy_spec
     from npuweave.sim import options as o
     from npuweave.sim.serving import serve
-
-    from npuweave.cost.energy import energy_spec
 
     npu = npu_of(params)
     result = serve(list(params["models"]), npu, _serve_arrivals_of(params),
