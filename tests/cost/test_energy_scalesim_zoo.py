@@ -3,10 +3,9 @@
 Source: ``scalesim==3.0.0`` in a scratch venv (not a dependency), run on 2026-11-27 by
 ``benchmarks/scalesim_energy_crosscheck.py`` on its 128x128 weight-stationary config (8 MiB per
 SRAM, 160 words per cycle of DRAM and SRAM-bank bandwidth), one topology row per distinct layer
-shape as ``topology_rows`` writes it; the six numbers are the columns of SCALE-Sim's
-``DETAILED_ACCESS_REPORT.csv``, summed over the per-head layers SCALE-Sim makes of a ``DP`` row.
-Rows not here (conv1, layer1, layer2.0, layer2.1/conv1) are those SCALE-Sim had not finished
-when this was committed: it simulates every access in Python, minutes per layer here.
+shape as ``topology_rows`` writes it (all 31 distinct shapes of the two models); the six
+numbers are the columns of SCALE-Sim's ``DETAILED_ACCESS_REPORT.csv``, summed over the
+per-head layers SCALE-Sim makes of a ``DP`` row.
 """
 
 from __future__ import annotations
@@ -33,6 +32,16 @@ InterfaceBandwidth: USER
 # layer -> (ifmap_sram_reads, filter_sram_reads, ofmap_sram_writes,
 #           dram_ifmap_reads, dram_filter_reads, dram_ofmap_writes)
 RESNET50 = {
+    "conv1": (1843968, 9408, 1605632, 3211360, 18880, 1605632),
+    "layer1.0/conv1": (200704, 4096, 200704, 401440, 8320, 200704),
+    "layer1.0/conv2": (1806336, 36864, 1003520, 2007040, 73760, 1003520),
+    "layer1.0/conv3": (401408, 16384, 802816, 401440, 16480, 802816),
+    "layer1.1/conv1": (802816, 16384, 401408, 802880, 32800, 401408),
+    "layer2.0/conv1": (802816, 32768, 802816, 802880, 32800, 802816),
+    "layer2.0/conv2": (903168, 147456, 903168, 903200, 147520, 903168),
+    "layer2.0/conv3": (401408, 65536, 401408, 100480, 65600, 401408),
+    "layer2.0/downsample": (802816, 131072, 802816, 200800, 131200, 802816),
+    "layer2.1/conv1": (401408, 65536, 401408, 401440, 65600, 401408),
     "layer2.1/conv2": (903168, 147456, 903168, 903200, 147520, 903168),
     "layer3.0/conv1": (802816, 131072, 802816, 401440, 131200, 802816),
     "layer3.0/conv2": (903168, 589824, 903168, 451680, 589920, 903168),
