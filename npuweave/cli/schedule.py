@@ -233,3 +233,7 @@ reproduce.add_command(reproduce_prema)
 from npuweave.cli.reproduce_energy import reproduce_scalesim_energy  # noqa: E402
 
 reproduce.add_command(reproduce_scalesim_energy)
+
+from npuweave.cli.llm import reproduce_sarathi_cmd  # noqa: E402  (reproduce sarathi)
+
+reproduce.add_command(reproduce_sarathi_cmd)
