@@ -4,9 +4,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import click
+
 from npuweave.errors import ConfigError
+from npuweave.fileio import values
 from npuweave.fileio.values import MAX_NUMBER_CHARS
 
 #: Policies that never read a request's priority (it still groups the result rows by level).
@@ -76,3 +80,27 @@ def priority_note(scheduler: str, priority: Any) -> str | None:
         return None
     return (f"{scheduler} does not rank requests by priority: --priority only groups the "
             "result rows by level (use hpf, hpf-p or a PREMA policy to act on it)")
+
+
+class Value(click.ParamType):
+    """A click type that parses with one of ``npuweave.fileio.values``' parsers, so a flag
+    gets the same bounds and error wherever that kind of value is typed."""
+
+    def __init__(self, name: str, parse: Callable[[Any, str], Any]) -> None:
+        self.name = name
+        self._parse = parse
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+                ) -> Any:
+        what = f"--{param.name.replace('_', '-')}" if param is not None and param.name else self.name
+        return self._parse(value, what)  # a ConfigError: one 'error:' line, exit 2
+
+
+def count(low: int, high: int) -> Value:
+    """A whole-number flag in ``[low, high]``."""
+    return Value("integer", lambda v, what: values.parse_int(v, what, low=low, high=high))
+
+
+SEED = Value("seed", values.parse_seed)
+#: A finite positive multiplier (``--span``, ``--time-scale``).
+FACTOR = Value("number", lambda v, what: values.parse_ratio(v, what, 1)[0])

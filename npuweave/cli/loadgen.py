@@ -102,30 +102,17 @@ def _spec(scenario: str, models: str, npu_spec: str, scheduler: str, qps: str | 
     from npuweave.experiments.loadgen import LoadgenSpec
     from npuweave.hardware import get_npu
     from npuweave.schedule import schedulers
-    from npuweave.sim.options import parse_seconds
+    from npuweave.fileio.values import parse_rate, parse_ratio, parse_time
 
     names = tuple(m.strip() for m in models.split(",") if m.strip())
     if not names:
         raise ConfigError("--models: name at least one model")
     if scheduler not in schedulers("all"):
         raise ConfigError(f"--scheduler {scheduler!r}: unknown; see 'npuweave schedulers'")
-    rate = None
-    if qps is not None:
-        try:
-            rate = float(qps)
-        except ValueError:
-            raise ConfigError(f"--qps {qps!r}: give one number (queries per NPU second)") \
-                from None
-    lat = parse_seconds(target_latency, "--target-latency") if target_latency else None
-    weights: tuple[float, ...] = ()
-    if mix:
-        try:
-            weights = tuple(float(w) for w in mix.split(":"))
-        except ValueError:
-            raise ConfigError(f"--mix {mix!r}: write weights like 4:1") from None
-    duration = parse_seconds(min_duration, "--min-duration")
-    if not 0 < duration < float("inf"):
-        raise ConfigError(f"--min-duration: {min_duration!r}; give a finite time > 0 (e.g. 1s)")
+    rate = None if qps is None else parse_rate(qps, "--qps", high=1e12)
+    lat = parse_time(target_latency, "--target-latency", high=3600.0) if target_latency else None
+    weights = parse_ratio(mix, "--mix", len(names)) if mix else ()
+    duration = parse_time(min_duration, "--min-duration", high=3600.0)
     return LoadgenSpec(scenario, names, get_npu(npu_spec), scheduler, rate, lat, time_scale,
                        mode, duration, min_queries, seed, weights, cost_model=cost_model)
 

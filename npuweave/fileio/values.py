@@ -41,7 +41,7 @@ _DEC = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _BIN = {"": 1, "k": 1024, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
 _SIZE = re.compile(r"^([kKMGT]?i?)([Bb])$")
 _BW = re.compile(r"^([kKMGT]?i?)([Bb])(?:/s|ps)$")
-_HZ = re.compile(r"^([kKMGT]?)(?:hz|Hz|HZ)$")
+_HZ = re.compile(r"^([kKmMgGtT]?)(?:hz|Hz|HZ|hZ)$")  # 1ghz: a frequency has no milli
 SIZE_FORMS = "a size with a unit, e.g. '48 MiB', '2.3 MB', '4096 B'"
 BW_FORMS = "a bandwidth with a unit, e.g. '225 GB/s', '16GiB/s', '800 Gb/s'"
 HZ_FORMS = "a frequency with a unit, e.g. '700 MHz', '1 GHz'"
@@ -122,6 +122,8 @@ def _scaled(value: Any, what: str, forms: str, pattern: re.Pattern[str], *, bina
     if not m:
         raise ConfigError(f"{what}: unit {unit!r} of {value!r} is not of this kind; give {forms}")
     prefix = m.group(1)
+    if pattern is _HZ and prefix not in ("k", ""):
+        prefix = prefix.upper()
     if prefix.endswith("i"):
         scale = _BIN[prefix[:-1]]
     else:

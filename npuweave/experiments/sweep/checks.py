@@ -1,6 +1,6 @@
 """Checks of sweep settings: each returns ``None`` for a good value or a one-line problem.
 
-The per-flag parsers of ``npuweave serve`` (``npuweave.sim.options``) and the registries
+The per-flag parsers of ``npuweave serve`` (``npuweave.fileio.flags``) and the registries
 (models, presets, schedulers, cost models) decide; nothing is run here but cheap validation
 (a model is loaded once, cached, to prove it exists).
 """
@@ -154,31 +154,31 @@ def cost_models() -> list[str]:
 
 
 def qps_item(text: str, n: int) -> Any:
-    from npuweave.sim.options import parse_qps
+    from npuweave.fileio.flags import parse_qps
 
     return parse_qps(text, n)
 
 
 def deadline_item(text: str, n: int) -> Any:
-    from npuweave.sim.options import parse_deadlines
+    from npuweave.fileio.flags import parse_deadlines
 
     return parse_deadlines(text, n)
 
 
 def priority_item(text: str, n: int) -> Any:
-    from npuweave.sim.options import parse_priorities
+    from npuweave.fileio.flags import parse_priorities
 
     return parse_priorities(text, n)
 
 
 def duration(text: str) -> Any:
-    from npuweave.sim.options import parse_duration
+    from npuweave.fileio.flags import parse_duration
 
     return parse_duration(text)
 
 
 def batching(text: str) -> Any:
-    from npuweave.sim.options import parse_batching
+    from npuweave.fileio.flags import parse_batching
 
     return parse_batching(text)
 

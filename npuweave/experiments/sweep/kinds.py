@@ -187,19 +187,21 @@ def _run_profile(params: Mapping[str, Any],
 
 
 def _serve_arrivals_of(params: Mapping[str, Any]) -> Any:
+    from npuweave.fileio.flags import parse_arrival_flags
     from npuweave.sim.options import build_arrivals
 
     def text(key: str) -> str | None:
         return None if params[key] is None else checks.text_list(params[key])
 
-    return build_arrivals(params["arrivals"], list(params["models"]), text("qps"),
-                          str(params["duration"]), params["seed"], text("deadline"),
-                          text("priority"))
+    models = list(params["models"])
+    flags = parse_arrival_flags(params["arrivals"], len(models), text("qps"),
+                                str(params["duration"]), text("deadline"), text("priority"))
+    return build_arrivals(flags, models, params["seed"])
 
 
 def _run_serve(params: Mapping[str, Any],
                standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
-    from npuweave.sim import options as o
+    from npuweave.fileio import flags as o
     from npuweave.sim.serving import serve
 
     result = serve(list(params["models"]), npu_of(params), _serve_arrivals_of(params),
@@ -238,7 +240,7 @@ def _serve_combo(params: Mapping[str, Any]) -> str | None:
 def _run_capacity(params: Mapping[str, Any],
                   standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
     from npuweave.experiments.lwplus import ServeSetup, capacity_row, parse_ratio
-    from npuweave.sim.options import parse_deadlines
+    from npuweave.fileio.flags import parse_deadlines
 
     models = tuple(params["models"])
     if len(models) != 2:
