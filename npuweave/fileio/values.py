@@ -99,6 +99,8 @@ def parse_time(value: Any, what: str, *, bare: str | None = None, low: float = 0
     npuweave.errors.ConfigError: --deadline: '15' has no unit; write 15ms, 15s or 15us (units: ns, us, ms, s)
     """
     number, unit = _split(value, what, TIME_FORMS)
+    if unit == "" and number == 0:
+        unit = "s"  # zero is zero in any unit
     if unit == "":
         if bare is None:
             raise ConfigError(f"{what}: {value!r} has no unit; write {value}ms, {value}s or "
@@ -115,7 +117,7 @@ def _scaled(value: Any, what: str, forms: str, pattern: re.Pattern[str], *, bina
             bare: str | None) -> float:
     number, unit = _split(value, what, forms)
     if unit == "":
-        if bare is None:
+        if bare is None and number != 0:
             raise ConfigError(f"{what}: {value!r} has no unit; give {forms}")
         return number
     m = pattern.match(unit)
