@@ -100,9 +100,9 @@ def _spec(scenario: str, models: str, npu_spec: str, scheduler: str, qps: str | 
           target_latency: str | None, time_scale: float, mode: str, min_duration: str,
           min_queries: int, mix: str | None, seed: int, cost_model: str) -> Any:
     from npuweave.experiments.loadgen import LoadgenSpec
+    from npuweave.fileio.values import parse_rate, parse_ratio, parse_time
     from npuweave.hardware import get_npu
     from npuweave.schedule import schedulers
-    from npuweave.fileio.values import parse_rate, parse_ratio, parse_time
 
     names = tuple(m.strip() for m in models.split(",") if m.strip())
     if not names:

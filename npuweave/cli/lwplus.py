@@ -115,11 +115,11 @@ def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: s
              json_path: str | None, csv_path: str | None) -> None:
     """Largest load (QPS at a fixed ratio) sustained with few deadline misses, per scheduler."""
     from npuweave.experiments.lwplus import ServeSetup, capacity_row, parse_ratio
-    from npuweave.hardware import get_npu
-    from npuweave.schedule.standalone import standalone_mode
     from npuweave.fileio import check_outputs
     from npuweave.fileio.flags import parse_deadlines
     from npuweave.fileio.values import parse_seed, parse_time
+    from npuweave.hardware import get_npu
+    from npuweave.schedule.standalone import standalone_mode
 
     names = [m.strip() for m in models.split(",") if m.strip()]
     if len(names) != 2:

@@ -11,7 +11,6 @@ from typing import Any
 import click
 
 from npuweave.cli._checks import FACTOR, SEED, count
-
 from npuweave.errors import ConfigError
 
 

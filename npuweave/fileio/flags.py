@@ -16,11 +16,11 @@ from npuweave.errors import ConfigError
 from npuweave.fileio.values import (
     MAX_BATCH,
     MAX_TIME_S,
-    per_model,
     parse_int,
     parse_priority,
     parse_rate,
     parse_time,
+    per_model,
 )
 
 ARRIVAL_KINDS = ("poisson", "trace", "loadgen-server", "closed")

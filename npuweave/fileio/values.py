@@ -126,6 +126,7 @@ def _scaled(value: Any, what: str, forms: str, pattern: re.Pattern[str], *, bina
     prefix = m.group(1)
     if pattern is _HZ and prefix not in ("k", ""):
         prefix = prefix.upper()
+    scale: float
     if prefix.endswith("i"):
         scale = _BIN[prefix[:-1]]
     else:

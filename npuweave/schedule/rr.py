@@ -14,7 +14,6 @@ from npuweave.errors import ConfigError
 from npuweave.schedule.protocol import IDLE, Decision, Preempt, Run, TaskBase, View
 from npuweave.schedule.task import task_mechanism
 
-
 #: Shortest quantum: every quantum is a timer event, and no layer is shorter than 1 us.
 MIN_QUANTUM_S = 1e-6
 

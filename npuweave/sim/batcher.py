@@ -47,8 +47,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from npuweave.fileio.values import MAX_BATCH as VALUE_MAX_BATCH
 from npuweave.errors import ConfigError
+from npuweave.fileio.values import MAX_BATCH as VALUE_MAX_BATCH
 from npuweave.schedule.layerweaver_plus import check_grouping
 
 #: Per-request values: a sequence or a 1-d array.

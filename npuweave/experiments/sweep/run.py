@@ -16,9 +16,9 @@ from npuweave.experiments.sweep.spec import Point, SweepSpec
 from npuweave.experiments.sweep.store import (
     CsvStore,
     ParquetStore,
+    check_fingerprint,
     columns,
     flat_row,
-    check_fingerprint,
     lock_store,
     open_store,
     unlock_store,
