@@ -64,6 +64,9 @@ def loadgen(scenario: str, models: str, npu_spec: str, scheduler: str, qps: str 
     from npuweave.experiments.loadgen import check_spec, compare_with_replay, run_loadgen
 
     check_spec(spec)
+    from npuweave.fileio import check_output_dir
+
+    check_output_dir(out_dir, "--out")
     if compare_replay and (scenario != "Server" or len(spec.models) != 1):
         raise ConfigError("--compare-replay needs --scenario Server and one model")
     console = _console()

@@ -21,6 +21,18 @@ CAP_SCHEDULERS = ("baseline", "layerweaver", "layerweaver-plus")
 MAX_RUN_REQUESTS = 1_000_000
 
 
+#: Most seeds or batching windows one run takes (each multiplies the whole search).
+MAX_LIST = 64
+
+
+def _few(text: str, flag: str) -> list[str]:
+    items = str(text).split(",")
+    if len(items) > MAX_LIST:
+        raise ConfigError(f"{flag}: {len(items)} values; give at most {MAX_LIST} (each one "
+                          "repeats the whole search)")
+    return items
+
+
 def _percent(text: str) -> float:
     from npuweave.fileio.values import parse_share
 
@@ -138,9 +150,9 @@ def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: s
     from npuweave.sim.batcher import check_max_batch
 
     check_max_batch(max_batch)
-    seed_list = tuple(parse_seed(s.strip(), "--seeds") for s in seeds.split(",")[:1000])
+    seed_list = tuple(parse_seed(s.strip(), "--seeds") for s in _few(seeds, "--seeds"))
     wins = tuple(parse_time(w, "--windows", low=0.0, low_open=False, high=0.999999)
-                 for w in windows.split(",")[:1000])
+                 for w in _few(windows, "--windows"))
     from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 
     LayerweaverPlus(grouping=grouping, max_inflight=max_inflight)  # checks both options
@@ -218,7 +230,7 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
         raise ConfigError(f"--figures: {figures!r}; choose among 5, 6, 7")
     names = rp.check_schedulers(s.strip() for s in sched.split(",") if s.strip())
     wins = tuple(parse_time(w, "--windows", low=0.0, low_open=False, high=0.999999)
-                 for w in windows.split(",")[:1000])
+                 for w in _few(windows, "--windows"))
     if not 100 <= requests <= MAX_RUN_REQUESTS or not 1 <= jobs <= 1024:
         raise ConfigError(f"--requests from 100 to {MAX_RUN_REQUESTS:,} and --jobs from 1 to "
                           "1024 please")
@@ -226,12 +238,13 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
 
     check_max_batch(max_batch)
     from npuweave.experiments.executor import check_dask
-    from npuweave.fileio import check_outputs
+    from npuweave.fileio import check_output_dir, check_outputs
     from npuweave.schedule.layerweaver_plus import check_grouping
 
     check_grouping(grouping, max_inflight)
     check_dask(dask_addr)
     check_outputs(("--csv", csv_path, "csv"), ("--json", json_path, "json"))
+    check_output_dir(plots_dir, "--plots")
     if plots_dir:
         Path(plots_dir).mkdir(parents=True, exist_ok=True)
     setup = ServeSetup(max_batch=max_batch, baseline_windows_s=wins, requests=requests,

@@ -166,11 +166,12 @@ def reproduce_prema(runs: int, tasks: int, seed: int, reading: str, npu_spec: st
     from npuweave.cli._console import console
     from npuweave.experiments.executor import check_dask
     from npuweave.experiments.prema_workload import check_run, check_workload
-    from npuweave.fileio import check_outputs
+    from npuweave.fileio import check_output_dir, check_outputs
     from npuweave.hardware import get_npu
     from npuweave.schedule.prema import reading as get_reading
 
     check_outputs(("--csv", csv_path, "csv"), ("--json", json_path, "json"))
+    check_output_dir(plot_dir, "--plots")
     check_dask(dask_addr)
     check_run(runs, tasks)
     check_workload(tasks, (1,), span)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import TypeVar
@@ -48,8 +49,10 @@ def check_dask(address: str | None) -> None:
         return
     if address.startswith("local:"):
         local_workers(address)
-    elif not address.startswith(("tcp://", "tls://", "inproc://", "ucx://")):
-        raise ConfigError(f"--dask {address!r}: give a scheduler address (tcp://host:8786) or "
+    elif not re.fullmatch(r"(tcp|tls|ucx)://[A-Za-z0-9._\-\[\]:]+:\d{1,5}|inproc://\S+",
+                          address[:300]):
+        raise ConfigError(f"--dask {address[:80]!r}: give a scheduler address with its port "
+                          "(tcp://host:8786) or "
                           "local:N to start N local workers")
     try:
         import dask.distributed  # noqa: F401

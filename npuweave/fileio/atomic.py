@@ -246,6 +246,17 @@ def _check_writable(given: Path, target: Path, st: os.stat_result | None, option
                           "choose a writable path") from None
 
 
+def check_output_dir(path: str | os.PathLike[str] | None, option: str) -> None:
+    """Refuse, before any work, an output folder that is a file or cannot take new files
+    (a missing one is fine where its nearest existing parent can: it is created)."""
+    if path is None:
+        return
+    given = Path(path)
+    if given.exists() and not given.is_dir():
+        raise ConfigError(f"{option} {given}: exists and is not a folder; choose another path")
+    _check_writable(given, Path(os.path.realpath(given)) / "x", None, option)
+
+
 def check_outputs(*outputs: tuple[str, Any, str | None]) -> None:
     """Check every ``(option, path, kind)`` output of one command before any work: each path
     as ``check_output_path`` does (``kind`` in ``DATA_SUFFIXES`` fixes the suffix; ``None``

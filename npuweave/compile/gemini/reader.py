@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from npuweave.compile.gemini.model import (
     freeze,
 )
 from npuweave.errors import IRError
+from npuweave.fileio import MAX_INPUT_BYTES, file_kind
 
 REQUIRED_TOP = ("-1", "buffersize", "top_batch_cut", "xlen", "ylen")
 WEIGHT_BUFFER_KEYS = ("wl1_buffer", "wl0_buffer")
@@ -368,6 +370,12 @@ def load(path: str | os.PathLike[str]) -> IR:
     """
     p = Path(path)
     try:
+        st = os.stat(p)
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block forever, a device never end
+            raise IRError(f"{p}: cannot read, it is {file_kind(st)}; give a regular IR file")
+        if st.st_size > MAX_INPUT_BYTES * 16:
+            raise IRError(f"{p}: {st.st_size >> 20} MiB; an IR file is far smaller, is this "
+                          "the right file?")
         data = p.read_bytes()
     except OSError as exc:
         raise IRError(f"{p}: cannot read ({exc.strerror or exc})") from None
