@@ -123,7 +123,7 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None,
     from npuweave.metrics.serving import jsonable
     from npuweave.schedule import get_scheduler
     from npuweave.sim import options as o
-    from npuweave.sim.serving import check_work
+    from npuweave.sim.serving import check_work, least_units
     from npuweave.sim.serving import serve as run
 
     model_list = [m.strip() for m in models.split(",") if m.strip()]
@@ -153,8 +153,8 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None,
     if note:
         notes.append(note)
     if flags.qps is not None and flags.duration_s is not None:  # before generating them
-        check_work(1, sum(flags.qps) * flags.duration_s, batch.max_batch if batch else 1,
-                   max_events, bool(timeline or trace))
+        check_work(least_units(model_list), sum(flags.qps) * flags.duration_s,
+                   batch.max_batch if batch else 1, max_events, bool(timeline or trace))
     arrivals = o.build_arrivals(flags, model_list, seed_n, notes)
     if len(arrivals) == 0:
         raise ConfigError("no request arrives in this run; raise --qps or --duration")

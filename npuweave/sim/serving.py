@@ -136,6 +136,15 @@ def check_work(units: int, requests: float, max_batch: int, max_events: int,
                           "trace is drawn from; shorten --duration (or drop --timeline/--trace)")
 
 
+def least_units(models: Sequence[ModelSpec]) -> int:
+    """A lower bound on the units a request of any of ``models`` runs: its layer count (a
+    layer that does not fit the buffer becomes several units, never fewer)."""
+    from npuweave.workload import load_layers
+
+    counts = [len(load_layers(m)) if isinstance(m, str) else len(m[1]) for m in models]
+    return max(1, min(counts, default=1))
+
+
 def _units(tenants: Sequence[Tenant]) -> int:
     return min((len(t.compute_s) for t in tenants), default=0)
 

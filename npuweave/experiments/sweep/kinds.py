@@ -227,13 +227,52 @@ _SERVE_FROM_SUMMARY = ("requests", "served", "killed", "throughput_rps", "stp_op
 
 
 def _serve_combo(params: Mapping[str, Any]) -> str | None:
-    """Per-model lists must have one entry per model."""
+    """Per-model lists must have one entry per model; the policy and its options must exist;
+    the point's load must fit the event and memory limits (all checked before any point)."""
     n = len(checks.split_models(params.get("models", "")))
     for key in ("qps", "deadline", "priority"):
         v = params.get(key)
         if v is not None and n and len(checks.text_list(v).split(",")) != n:
             return (f"setting {key!r}: {len(checks.text_list(v).split(','))} values for {n} models; "
                     "give one per model")
+    p = KINDS["serve"].normalize(params)
+    try:
+        from npuweave.fileio import flags
+        from npuweave.schedule.prema.registry import check_priorities
+        from npuweave.sim.arrivals import check_request_budget
+        from npuweave.sim.serve import MAX_EVENTS
+        from npuweave.sim.serving import check_work, least_units
+
+        _policy_problem(p)
+        check_priorities(p["scheduler"], None if p["priority"] is None
+                         else checks.text_list(p["priority"]))
+        load = sum(flags.parse_qps(checks.text_list(p["qps"]), n)) * \
+            flags.parse_duration(str(p["duration"]))
+        check_request_budget(load, "qps x duration")
+        batch = flags.parse_batching(str(p["batching"]))
+        check_work(least_units(list(p["models"])), load, batch.max_batch if batch else 1,
+                   MAX_EVENTS, False)
+    except NpuweaveError as exc:
+        return str(exc)
+    return None
+
+
+def _policy_problem(p: Mapping[str, Any]) -> None:
+    """The point's policy built once with its options (an unknown option is an error)."""
+    from npuweave.schedule import get_scheduler
+
+    opts = dict(p.get("options") or ())
+    if "seed" in opts:
+        raise NpuweaveError("setting 'options': 'seed' is the point's own 'seed' setting; "
+                            "give it there")
+    get_scheduler(p["scheduler"], seed=p["seed"], **opts)
+
+
+def _schedule_combo(params: Mapping[str, Any]) -> str | None:
+    try:
+        _policy_problem(KINDS["schedule"].normalize(params))
+    except NpuweaveError as exc:
+        return str(exc)
     return None
 
 
@@ -282,7 +321,7 @@ KINDS: dict[str, Kind] = {
         metrics=("stp", "antt", "fairness", "pe_utilization", "dram_utilization",
                  "makespan_ratio", "throughput_total", "throughput_json", "makespan_s",
                  "requests_done"),
-        run=_run_schedule, standalone_keys=_schedule_keys),
+        run=_run_schedule, standalone_keys=_schedule_keys, combo=_schedule_combo),
     "profile": Kind(
         "profile",
         defaults={"npu": "memory-centric", "batch": 1, "cost_model": "systolic-ws"},
