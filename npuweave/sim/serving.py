@@ -126,7 +126,7 @@ def check_work(units: int, requests: float, max_batch: int, max_events: int,
     events = requests / max(1, max_batch) * units * EVENTS_PER_UNIT + wakes
     if events > max_events:
         timer = f" + {wakes:.3g} policy timer events" if wakes else ""
-        raise ConfigError(f"this run needs at least {events:.3g} simulated events ({requests} "
+        raise ConfigError(f"this run needs at least {events:.3g} simulated events ({requests:.3g} "
                           f"requests x {units}+ units x {EVENTS_PER_UNIT}{timer}), over "
                           f"--max-events {max_events}; shorten --duration, lower --qps, "
                           "lengthen the policy's period (quantum_s) or raise --max-events")

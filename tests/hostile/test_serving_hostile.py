@@ -102,6 +102,21 @@ OUTPUTS = {
     "capacity_json_csv_same": ((*CAP, "--json", "a.out", "--csv", "a.out"), "a.out"),
 }
 
+# class "late or noisy errors": the whole spec validated before the first point, IR sizes read
+LATE = {
+    "sweep_bad_option_one_point": (("sweep", "opt.yaml"), "quantum_s"),
+    "sweep_huge_load_one_point": (("sweep", "load.yaml"), "simulated events"),
+    "sweep_option_seed": (("sweep", "seed.yaml"), "seed"),
+    "dask_no_port": (("reproduce", "prema", "--dask", "tcp://"), "--dask"),
+    "lwplus_dask_no_port": (("reproduce", "layerweaver-plus", "--dask", "tcp://"), "--dask"),
+    "ir_negative_size": (("ir", "simulate", "neg.json"), "size -800"),
+    "ir_huge_size": (("ir", "simulate", "huge.json"), "size 10000"),
+    "ir_fifo": (("ir", "simulate", "pipe.json"), "named pipe"),
+    "capacity_2000_seeds": ((*CAP, "--seeds", ",".join(map(str, range(2000)))), "--seeds"),
+    "loadgen_out_unwritable": (("loadgen", "--models", "resnet50", "--out", "/proc/lgo",
+                                "--scenario", "SingleStream"), "--out"),
+}
+
 # class "bounds that come too late or too high": estimated before any work
 BOUNDS = {
     "serve_49M_requests": (("serve", *M, "--qps", "1e7,1e7", "--duration", "2.45s"),
@@ -121,7 +136,34 @@ FILES = {
                     b"weight_buffer: 4 MiB\nact_buffer: 4 MiB\n",
 }
 
-CASES = {**NUMBERS, **UNITS, **IGNORED, **OUTPUTS, **BOUNDS,
+_SWEEP_SERVE = ("kind: serve\nname: x\nfixed:\n  models: resnet50,bert-base\n"
+                "  duration: 20ms\n")
+FILES.update({
+    "opt.yaml": (_SWEEP_SERVE + "  qps: 300,80\naxes:\n  scheduler: [rr, fcfs]\n"
+                 "  options: [{quantum_s: 0.001}]\n").encode(),
+    "load.yaml": (_SWEEP_SERVE + "axes:\n  qps: ['300,80', '1e9,1e9']\n").encode(),
+    "seed.yaml": (_SWEEP_SERVE + "  qps: 300,80\n  options: {seed: 3}\n").encode(),
+})
+
+
+def _ir(path: tuple, value: int) -> bytes:
+    import json
+
+    sys.path.insert(0, str(ROOT / "tests" / "gemini"))
+    from irdata import tiny_ir
+
+    data = tiny_ir()
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return json.dumps(data).encode()
+
+
+FILES["neg.json"] = _ir(("-1", "out", 0, "size"), -800)
+FILES["huge.json"] = _ir(("0", 0, "ofmap_size"), 10**30)
+
+CASES = {**NUMBERS, **UNITS, **IGNORED, **OUTPUTS, **BOUNDS, **LATE,
          **{k: (("serve", *M, "--arrivals", "trace:t.csv"), v[1]) for k, v in TRACES.items()}}
 
 
@@ -141,6 +183,7 @@ def test_one_error_line_before_any_work(case, tmp_path, monkeypatch, capsys):
         (tmp_path / name).write_bytes(data)
     if case in TRACES:
         (tmp_path / "t.csv").write_bytes(TRACES[case][0])
+    os.mkfifo(tmp_path / "pipe.json")
     monkeypatch.chdir(tmp_path)
     before = set(os.listdir(tmp_path))
     code, err = _run(argv, capsys)

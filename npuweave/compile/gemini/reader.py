@@ -81,10 +81,14 @@ class _Obj:
 
     def get_int(self, key: str) -> int:
         v = self.d.get(key)
-        if type(v) is int:  # fast path: the common, well-formed case
-            self.used.add(key)
+        if type(v) is int and (key not in _SIZE_KEYS or 0 <= v <= MAX_SIZE_BYTES):
+            self.used.add(key)  # fast path: the common, well-formed case
             return v
-        return _int(self.raw(key), self, key)
+        v = _int(self.raw(key), self, key)
+        if key in _SIZE_KEYS and not 0 <= v <= MAX_SIZE_BYTES:
+            raise _err(self.src, child_path(self.path, key), f"size {v} is outside 0 .. "
+                       f"{MAX_SIZE_BYTES} bytes; fix the file")
+        return v
 
     def opt_int(self, key: str) -> int | None:
         v = self.raw(key, True)
@@ -190,6 +194,12 @@ def _kind(v: Any) -> str:
     return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
         type(v), "null" if v is None else type(v).__name__
     )
+
+
+#: Byte counts: never negative (a negative transfer ran time backwards in the replay), and
+#: no tensor is near 2**48 bytes.
+_SIZE_KEYS = frozenset({"size", "ofmap_size", "buffersize"})
+MAX_SIZE_BYTES = 2**48
 
 
 def _int(v: Any, o: _Obj, key: str, path: str | None = None) -> int:
