@@ -36,6 +36,7 @@ from npuweave.fileio.userfiles import (
     MAX_INPUT_BYTES,
     YAML_MAX_DEPTH,
     YAML_MAX_NODES,
+    load_json,
     load_yaml,
     read_user_text,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "file_kind",
     "json_safe",
     "json_text",
+    "load_json",
     "load_yaml",
     "read_user_text",
     "remove_stale_temps",

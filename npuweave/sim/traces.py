@@ -10,7 +10,6 @@ arrival order. Every problem is reported on one line naming the file, the row an
 from __future__ import annotations
 
 import csv
-import json
 import math
 import os
 import stat
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from npuweave.errors import ConfigError
-from npuweave.fileio import file_kind
+from npuweave.fileio import file_kind, load_json
 from npuweave.fileio.values import MAX_TIME_S, parse_priority, parse_time
 from npuweave.sim.arrivals import Arrivals, check_request_budget, make_arrivals
 
@@ -55,32 +54,16 @@ def _open_checked(path: Path) -> int:
     return st.st_size
 
 
-def _no_duplicates(path: Path) -> Any:
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in out:
-                raise ConfigError(f"{path}: key {key!r} is given twice in one object; give "
-                                  "each key once")
-            out[key] = value
-        return out
-    return hook
-
-
 def _json_rows(path: Path, size: int) -> Rows:
     if size > MAX_JSON_TRACE_BYTES:
         raise ConfigError(f"{path}: a {size >> 20} MiB JSON trace; JSON traces are read whole "
                           f"(limit {MAX_JSON_TRACE_BYTES >> 20} MiB): write it as CSV, which is "
                           "streamed")
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"),
-                          object_pairs_hook=_no_duplicates(path))
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the trace ({exc}); give a CSV or JSON file") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: JSON nested too deeply; a trace is a flat list") from None
+    data = load_json(text, str(path))
     if isinstance(data, dict) and "requests" in data:
         data = data["requests"]
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):

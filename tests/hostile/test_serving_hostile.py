@@ -76,7 +76,7 @@ IGNORED = {
                             "--duration"),
     "trace_header_time_twice": (("serve", *M, "--arrivals", "trace:dup.csv"), "dup.csv"),
     "trace_header_time_arrival": (("serve", *M, "--arrivals", "trace:arr.csv"), "arr.csv"),
-    "json_key_twice": (("serve", *M, "--arrivals", "trace:dup.json"), "dup.json"),
+    "json_key_twice": (("serve", *M, "--arrivals", "trace:dup.json"), "given twice"),
     "preempt_vs_mechanism": (_serve("--scheduler", "prema", "--preempt", "kill",
                                     "--scheduler-opt", "mechanism=checkpoint"), "--preempt"),
 }

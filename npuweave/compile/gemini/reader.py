@@ -32,8 +32,8 @@ from npuweave.compile.gemini.model import (
     Workload,
     freeze,
 )
-from npuweave.errors import IRError
-from npuweave.fileio import MAX_INPUT_BYTES, file_kind
+from npuweave.errors import ConfigError, IRError
+from npuweave.fileio import MAX_INPUT_BYTES, file_kind, load_json
 
 REQUIRED_TOP = ("-1", "buffersize", "top_batch_cut", "xlen", "ylen")
 WEIGHT_BUFFER_KEYS = ("wl1_buffer", "wl0_buffer")
@@ -359,10 +359,9 @@ def from_dict(data: Any, source: str = "<ir>") -> IR:
 def loads(text: str | bytes, source: str = "<ir>") -> IR:
     """Parse IR JSON text; raises :class:`IRError` if it is not JSON or not an IR."""
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise IRError(f"{source}: not valid JSON ({msg})") from None
+        data = load_json(text, source)
+    except ConfigError as exc:  # IR files say so in their own error class
+        raise IRError(str(exc)) from None
     try:
         return from_dict(data, source)
     except RecursionError:
