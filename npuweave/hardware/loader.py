@@ -171,7 +171,7 @@ def _bare(value: Any) -> bool:
     if isinstance(value, bool):
         return False
     if isinstance(value, (int, float)):
-        return value != 0
+        return value != 0 and math.isfinite(value)  # inf/nan: "must be a finite number"
     return isinstance(value, str) and bool(re.fullmatch(r"\s*[-+]?[0-9.eE+-]+\s*", value)) \
         and value.strip() not in ("0", "0.0")
 
