@@ -56,7 +56,7 @@ def _text(value: Any, what: str, forms: str) -> str:
     return text
 
 
-def _split(value: Any, what: str, forms: str) -> tuple[float, str]:
+def _split(value: Any, what: str, forms: str, noun: str = "a number") -> tuple[float, str]:
     """``(number, unit text)`` of ``value``; a number given as a YAML/JSON number has unit ''."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if isinstance(value, int) and abs(value) > 10**300:
@@ -68,7 +68,7 @@ def _split(value: Any, what: str, forms: str) -> tuple[float, str]:
     text = _text(value, what, forms)
     m = _QTY.match(text)
     if not m or len(m.group(1)) > MAX_NUMBER_CHARS:
-        raise ConfigError(f"{what}: {text!r} is not understood; give {forms}")
+        raise ConfigError(f"{what}: {text[:40]!r} is not {noun}; give {forms}")
     return float(m.group(1)), m.group(2)
 
 
@@ -98,7 +98,7 @@ def parse_time(value: Any, what: str, *, bare: str | None = None, low: float = 0
     ...
     npuweave.errors.ConfigError: --deadline: '15' has no unit; write 15ms, 15s or 15us (units: ns, us, ms, s)
     """
-    number, unit = _split(value, what, TIME_FORMS)
+    number, unit = _split(value, what, TIME_FORMS, "a time")
     if unit == "" and number == 0:
         unit = "s"  # zero is zero in any unit
     if unit == "":
@@ -115,7 +115,7 @@ def parse_time(value: Any, what: str, *, bare: str | None = None, low: float = 0
 
 def _scaled(value: Any, what: str, forms: str, pattern: re.Pattern[str], *, binary: bool,
             bare: str | None) -> float:
-    number, unit = _split(value, what, forms)
+    number, unit = _split(value, what, forms, "a quantity")
     if unit == "":
         if bare is None and number != 0:
             raise ConfigError(f"{what}: {value!r} has no unit; give {forms}")
@@ -186,7 +186,7 @@ def parse_rate(value: Any, what: str, *, high: float = 1e9) -> float:
     (300.0, 2.5)
     """
     forms = "requests per second, e.g. 300"
-    number, unit = _split(value, what, forms)
+    number, unit = _split(value, what, forms, "a rate")
     if unit not in ("", "/s"):
         raise ConfigError(f"{what}: {value!r} is not a rate; give {forms}")
     return _bounded(number, value, what, forms, low=0.0, high=high, low_open=True)
