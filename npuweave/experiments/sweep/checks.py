@@ -8,7 +8,7 @@ The per-flag parsers of ``npuweave serve`` (``npuweave.fileio.flags``) and the r
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
@@ -225,3 +225,32 @@ def hashable(v: Any) -> Any:
     if isinstance(v, dict):
         return tuple(sorted((k, hashable(x)) for k, x in v.items()))
     return v
+
+
+def policy(p: Mapping[str, Any]) -> None:
+    """The point's policy built once with its options (an unknown option is an error)."""
+    from npuweave.schedule import get_scheduler
+
+    opts = dict(p.get("options") or ())
+    if "seed" in opts:
+        raise NpuweaveError("setting 'options': 'seed' is the point's own 'seed' setting; "
+                            "give it there")
+    get_scheduler(p["scheduler"], seed=p["seed"], **opts)
+
+
+def serve_point(p: Mapping[str, Any], n: int) -> None:
+    """A serve point's policy, PREMA priorities and load (requests and the least events
+    against the memory and event limits), as ``npuweave serve`` checks them before a run."""
+    from npuweave.fileio import flags
+    from npuweave.schedule.prema.registry import check_priorities
+    from npuweave.sim.arrivals import check_request_budget
+    from npuweave.sim.serve import MAX_EVENTS
+    from npuweave.sim.serving import check_work, least_units
+
+    policy(p)
+    check_priorities(p["scheduler"], None if p["priority"] is None else text_list(p["priority"]))
+    load = sum(flags.parse_qps(text_list(p["qps"]), n)) * flags.parse_duration(str(p["duration"]))
+    check_request_budget(load, "qps x duration")
+    batch = flags.parse_batching(str(p["batching"]))
+    check_work(least_units(list(p["models"])), load, batch.max_batch if batch else 1,
+               MAX_EVENTS, False)

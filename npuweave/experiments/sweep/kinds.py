@@ -235,42 +235,16 @@ def _serve_combo(params: Mapping[str, Any]) -> str | None:
         if v is not None and n and len(checks.text_list(v).split(",")) != n:
             return (f"setting {key!r}: {len(checks.text_list(v).split(','))} values for {n} models; "
                     "give one per model")
-    p = KINDS["serve"].normalize(params)
     try:
-        from npuweave.fileio import flags
-        from npuweave.schedule.prema.registry import check_priorities
-        from npuweave.sim.arrivals import check_request_budget
-        from npuweave.sim.serve import MAX_EVENTS
-        from npuweave.sim.serving import check_work, least_units
-
-        _policy_problem(p)
-        check_priorities(p["scheduler"], None if p["priority"] is None
-                         else checks.text_list(p["priority"]))
-        load = sum(flags.parse_qps(checks.text_list(p["qps"]), n)) * \
-            flags.parse_duration(str(p["duration"]))
-        check_request_budget(load, "qps x duration")
-        batch = flags.parse_batching(str(p["batching"]))
-        check_work(least_units(list(p["models"])), load, batch.max_batch if batch else 1,
-                   MAX_EVENTS, False)
+        checks.serve_point(KINDS["serve"].normalize(params), n)
     except NpuweaveError as exc:
         return str(exc)
     return None
 
 
-def _policy_problem(p: Mapping[str, Any]) -> None:
-    """The point's policy built once with its options (an unknown option is an error)."""
-    from npuweave.schedule import get_scheduler
-
-    opts = dict(p.get("options") or ())
-    if "seed" in opts:
-        raise NpuweaveError("setting 'options': 'seed' is the point's own 'seed' setting; "
-                            "give it there")
-    get_scheduler(p["scheduler"], seed=p["seed"], **opts)
-
-
 def _schedule_combo(params: Mapping[str, Any]) -> str | None:
     try:
-        _policy_problem(KINDS["schedule"].normalize(params))
+        checks.policy(KINDS["schedule"].normalize(params))
     except NpuweaveError as exc:
         return str(exc)
     return None
