@@ -93,7 +93,9 @@ class _Bar:
 
 
 @click.command("serve", epilog=EXAMPLE)
-@click.option("--models", required=True, help="Comma list of zoo names or ONNX paths.")
+@click.option("--models", default=None,
+              help="Comma list of zoo names or ONNX paths (not with a task set: a trace whose "
+                   "rows carry layer_latencies_s).")
 @click.option("--npu", "npu_spec", default="memory-centric", show_default=True,
               help="NPU preset name or YAML file.")
 @click.option("--arrivals", "arrival_spec", default="poisson", show_default=True,
@@ -124,24 +126,34 @@ class _Bar:
 @click.option("--timeline", type=click.Path(dir_okay=False), help="Write a PE/DRAM timeline PNG.")
 @click.option("--trace", type=click.Path(dir_okay=False), help="Write a Perfetto/Chrome trace JSON.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write results as JSON.")
+@click.option("--preempt-at", "preempt_at", default="layer", show_default=True,
+              help="Preemption points: layer (the engine's units: layers, or weight tiles of "
+                   "layers larger than the weight buffer).")
+@click.option("--per-request", "per_request", type=click.Path(dir_okay=False),
+              help="Write one row per request (.csv or .parquet).")
 @click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
               type=click.Path(dir_okay=False, allow_dash=True),
               help="Print the table as CSV, or with a path write it there.")
-def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, duration: str,
+def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None, duration: str,
           seed: int, scheduler: str, scheduler_opt: tuple[str, ...], preempt: str | None,
           standalone: str | None, deadline: str | None,
           priority: str | None, batching: str, traffic: bool, cost_model: str,
           max_events: int, timeline: str | None, trace: str | None, json_path: str | None,
-          csv_path: str | None) -> None:
+          csv_path: str | None, preempt_at: str = "layer", per_request: str | None = None
+          ) -> None:
     """Serve requests that arrive over time (Poisson, LoadGen Server, or a trace)."""
     from npuweave import report
+    from npuweave.cli.serve_tasks import check_outputs, task_set
     from npuweave.hardware import get_npu
     from npuweave.metrics.serving import jsonable
     from npuweave.schedule import get_scheduler
     from npuweave.sim import options as o
     from npuweave.sim.serving import serve as run
 
-    model_list = [m.strip() for m in models.split(",") if m.strip()]
+    check_outputs(preempt_at, per_request)
+    tasks = task_set(arrival_spec, models, qps, deadline, priority, batching)
+    model_list = [m.strip() for m in (models or "").split(",") if m.strip()] or (
+        list(dict.fromkeys(tasks.labels)) if tasks is not None else [])
     if not model_list:
         raise ConfigError("--models is empty; give e.g. --models resnet50,bert-base")
     if max_events < 1:
@@ -162,17 +174,24 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, durati
     get_scheduler(scheduler, seed=seed, **opts)  # validates the name and options early
     batch = o.parse_batching(batching)
     npu = get_npu(npu_spec)
-    arrivals = o.build_arrivals(arrival_spec, model_list, qps, duration, seed, deadline,
-                                priority)
-    if len(arrivals) == 0:
-        raise ConfigError("no request arrives in this run; raise --qps or --duration")
-    bar = _Bar(float(arrivals.time_s[-1]))
-    try:
-        res = run(model_list, npu, arrivals, scheduler, batching=batch, traffic=traffic,
-                  cost_model=cost_model, seed=seed, log=bool(timeline or trace),
-                  max_events=max_events, progress=bar, **opts)
-    finally:
-        bar.close()
+    if tasks is not None:
+        from npuweave.sim.tasksets import serve_tasks
+
+        res = serve_tasks(tasks, scheduler, seed=seed, max_events=max_events, **opts)
+        arrivals = tasks.arrival_s
+    else:
+        arrivals = o.build_arrivals(arrival_spec, model_list, qps, duration, seed, deadline,
+                                    priority)
+        if len(arrivals) == 0:
+            raise ConfigError("no request arrives in this run; raise --qps or --duration")
+        bar = _Bar(float(arrivals.time_s[-1]))
+        try:
+            res = run(model_list, npu, arrivals, scheduler, batching=batch, traffic=traffic,
+                      cost_model=cost_model, seed=seed, log=bool(timeline or trace),
+                      max_events=max_events, progress=bar,
+                      records=bool(json_path or per_request), **opts)
+        finally:
+            bar.close()
     rows = jsonable(res.rows)
     info = {"models": model_list, "npu": npu.name, "arrivals": arrival_spec, "seed": seed,
             "scheduler": res.scheduler, "batching": batching, "traffic": traffic,
@@ -198,10 +217,17 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, durati
         report.write_trace(trace, {res.scheduler: res.intervals})
         written.append(f"trace: {trace} (open in ui.perfetto.dev)")
     if json_path:
-        report.write_rows_json(json_path, {**info, "rows": rows})
+        report.write_rows_json(json_path, {**info, "rows": rows,
+                                           "requests": list(res.requests),
+                                           "segments": list(res.segments)})
         written.append(f"json: {json_path}")
     if csv_path and csv_path != "-":
         report.write_csv(csv_path, rows)
         written.append(f"csv: {csv_path}")
+    if per_request:
+        from npuweave.cli.serve_tasks import write_per_request
+
+        write_per_request(per_request, res.requests)
+        written.append(f"per-request: {per_request}")
     for line in written:
         click.echo(f"wrote {line}", err=csv_path == "-")

@@ -128,6 +128,9 @@ class Simulator:
         self.segments: list[list[Any]] | None = [] if segments else None
         self.progress = progress
         self.ticking = False  # the policy's periodic wake-ups are scheduled
+        # a task-level policy that decides at unit boundaries only (PREMA's dysta reading):
+        # consulted when a computation ends or when a request arrives to an idle PE
+        self.at_units = not self.layer and bool(getattr(policy, "at_units", False))
 
     # -- running -----------------------------------------------------------------------------
     def run(self) -> None:
@@ -214,7 +217,8 @@ class Simulator:
             self.engine.kick()
         else:
             self.view.queued.append(req)
-            self._consult(now)  # a Run kicks the engine
+            if not self.at_units or (self.running is None and not self.engine.pe_busy):
+                self._consult(now)  # a Run kicks the engine
         return req
 
     def _reissue_predicted(self, t: int, r: int, finish_s: float) -> None:
@@ -320,7 +324,7 @@ class Simulator:
             if self.then is not None:
                 rid, self.then = self.then, None
                 self._start(rid, now)
-            elif self.view.queued:
+            elif self.view.queued and not (self.at_units and self.engine.pe_busy):
                 self._consult(now)
             if self.pending:
                 return self.pending.popleft()
@@ -429,14 +433,16 @@ class Simulator:
             from npuweave.sim.preempt import stale_done
 
             stale_done(self, unit, rid)
-            return
-        req.progress += 1
-        if req.progress == req.units:
-            req.state = State.DONE
-            req.finish_s = now
-            if self.closed is not None and not self.layer and self.closed.reissue(
-                    self.tindex[rid], now):
-                self._arrive(req.model, now, 0, math.inf)
+        else:
+            req.progress += 1
+            if req.progress == req.units:
+                req.state = State.DONE
+                req.finish_s = now
+                if self.closed is not None and not self.layer and self.closed.reissue(
+                        self.tindex[rid], now):
+                    self._arrive(req.model, now, 0, math.inf)
+        if self.at_units and self.view.queued:  # a unit boundary: the policy decides
+            self._consult(now)
 
 
 def _suffix(t: Tenant, bw: float) -> tuple[float, ...]:
