@@ -54,7 +54,7 @@ from npuweave.schedule.protocol import (
 from npuweave.sim.engine import Engine, Job, Kind, Unit
 from npuweave.sim.events import EventLoop, Handle
 from npuweave.sim.requests import Request, State
-from npuweave.sim.units import Footprint, dispatch_order, tenant_units
+from npuweave.sim.units import Footprint, unit_tables
 
 #: Default cap on simulated events per run (``max_events`` raises it).
 MAX_EVENTS = 50_000_000
@@ -94,16 +94,16 @@ class Simulator:
         # computation fewer; the PE is serial, so its first computation to end is the first
         # to have started)
         self.engine = Engine(buffer_bytes, dram_bw, self, None, self._on_end, self.loop, log)
-        self.units = [tenant_units(t, k, f, traffic, latency_s, dram_bw) for k, (t, f) in
-                      enumerate(zip(self.tenants, footprints or [None] * len(self.tenants)))]
+        tables = [unit_tables(t, k, f, traffic, latency_s, dram_bw) for k, (t, f) in
+                  enumerate(zip(self.tenants, footprints or [None] * len(self.tenants)))]
+        self.units = [u for u, _, _ in tables]
         self.requests: list[Request] = []
         self.live: list[Request] = []  # layer-wise: requests not yet done (pruned lazily)
         self.tindex: list[int] = []  # index of each request within its tenant's stream
         self.issued = [0] * len(self.tenants)
         self.pending: deque[Job] = self.engine.pending  # the engine takes these first
-        order = [dispatch_order(u) for u in self.units]  # per tenant and unit index
-        self.heads = [h for h, _ in order]
-        self.tails = [t for _, t in order]
+        self.heads = [h for _, h, _ in tables]  # per tenant and unit index
+        self.tails = [t for _, _, t in tables]
         self.arrivals = list(arrivals)
         self.next_arrival = 0
         self.closed = closed
