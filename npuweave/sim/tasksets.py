@@ -30,6 +30,8 @@ from npuweave.errors import ConfigError
 
 #: Most layers one row may list.
 MAX_LAYERS = 100_000
+#: Longest single layer accepted (seconds): anything longer is a unit mistake.
+MAX_LAYER_S = 3600.0
 LAT_KEY = "layer_latencies_s"
 
 
@@ -69,6 +71,9 @@ def _latencies(where: str, value: Any) -> tuple[float, ...]:
                 or v < 0:
             raise ConfigError(f"{where}: '{LAT_KEY}'[{k}] = {v!r}; layer times are finite "
                               "numbers of seconds >= 0")
+        if v > MAX_LAYER_S:
+            raise ConfigError(f"{where}: '{LAT_KEY}'[{k}] = {v!r} s is over an hour; layer "
+                              "times are seconds (e.g. 0.0012 for 1.2 ms)")
         out.append(float(v))
     if sum(out) <= 0:
         raise ConfigError(f"{where}: '{LAT_KEY}' sums to 0 s; give the layers' times")
@@ -106,7 +111,10 @@ def task_set_from_rows(raw: Sequence[Mapping[str, Any]], source: str) -> TaskSet
                               "task set by arrival time")
         iso = row.get("isolated_s")
         cols["iso"].append(sum(lat) if iso is None else _positive(where, "isolated_s", iso))
-        cols["id"].append(row.get("id", i))
+        rid = row.get("id", i)
+        if isinstance(rid, bool) or not isinstance(rid, (str, int)):
+            raise ConfigError(f"{where}: 'id' = {str(rid)[:40]!r}; give a string or an integer")
+        cols["id"].append(rid)
         for key, v in (("label", label), ("t", t), ("p", p), ("d", d), ("lat", lat)):
             cols[key].append(v)
     if not cols["t"]:

@@ -102,6 +102,9 @@ BAD = [
     ("not a list", {"layer_latencies_s": "1ms"}, "non-empty list"),
     ("too long", {"layer_latencies_s": [1e-6] * 100_001}, "at most 100000"),
     ("bad isolated", {"isolated_s": -1}, "isolated_s"),
+    ("hours", {"layer_latencies_s": [1e300]}, "over an hour"),
+    ("id list", {"id": [1, 2]}, "string or an integer"),
+    ("unknown field", {"foo": 1}, "unknown field 'foo'"),
 ]
 
 
