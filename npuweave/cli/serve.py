@@ -177,7 +177,8 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
     if tasks is not None:
         from npuweave.sim.tasksets import serve_tasks
 
-        res = serve_tasks(tasks, scheduler, seed=seed, max_events=max_events, **opts)
+        res = serve_tasks(tasks, scheduler, seed=seed, max_events=max_events,
+                          log=bool(timeline or trace), **opts)
         arrivals = tasks.arrival_s
     else:
         arrivals = o.build_arrivals(arrival_spec, model_list, qps, duration, seed, deadline,

@@ -139,7 +139,7 @@ def read_task_set(path: str) -> TaskSet | None:
 
 
 def serve_tasks(ts: TaskSet, scheduler: Any, *, seed: int = 0, records: bool = True,
-                max_events: int = 50_000_000, **opts: object) -> Any:
+                max_events: int = 50_000_000, log: bool = False, **opts: object) -> Any:
     """Serve a task set: every row its own tenant of exactly its layer times, no DMA.
     ``scheduler`` is a registered name (``opts`` are its options) or a policy object."""
     from npuweave.schedule.base import Tenant
@@ -155,11 +155,11 @@ def serve_tasks(ts: TaskSet, scheduler: Any, *, seed: int = 0, records: bool = T
     rows = [(t, k, p, t + d) for k, (t, p, d) in
             enumerate(zip(ts.arrival_s, ts.priority, ts.deadline_s))]
     sim = Simulator(tenants, 1, 1.0, policy, arrivals=rows, isolated_s=ts.isolated_s,
-                    max_events=max_events, segments=records)
+                    max_events=max_events, segments=records, log=log)
     sim.run()
     names = tuple(dict.fromkeys(ts.labels))
     arr = make_arrivals(ts.arrival_s, [names.index(lab) for lab in ts.labels], names,
                         ts.priority, ts.deadline_s)
     groups = [(t, k, 1, [k]) for k, t in enumerate(ts.arrival_s)]
     table = _table(sim, groups, arr, np.array(ts.isolated_s))
-    return finish(sim, groups, arr, table, policy.name, ids=ts.ids)
+    return finish(sim, groups, arr, table, policy.name, log=log, ids=ts.ids)

@@ -134,3 +134,16 @@ def test_cli_bad_input_exits_2_in_one_line(tmp_path, monkeypatch, capsys, args, 
     assert code == 2, text
     lines = [ln for ln in text.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("error:") and msg in lines[0], text
+
+
+def test_cli_trace_of_a_task_set_shows_every_layer(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    rows = _rows(5, 4)
+    (tmp_path / "tasks.json").write_text(json.dumps(rows))
+    code, text = _cli(["serve", "--arrivals", "trace:tasks.json", "--scheduler", "np-fcfs",
+                       "--trace", "t.json"], capsys)
+    assert code == 0, text
+    events = json.loads((tmp_path / "t.json").read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    spans = [e for e in events if e.get("ph") == "X"]
+    assert len(spans) == sum(len(r["layer_latencies_s"]) for r in rows)
