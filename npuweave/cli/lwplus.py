@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from npuweave.cli.llm import llm_branch, llm_capacity_options
 from npuweave.errors import ConfigError
 
 CAP_SCHEDULERS = ("baseline", "layerweaver", "layerweaver-plus")
@@ -83,8 +84,10 @@ Example:
 @click.option("--models", required=True, help="Two comma-separated zoo names or ONNX paths.")
 @click.option("--npu", "npu_spec", default="lwplus", show_default=True,
               help="NPU preset name or YAML file.")
-@click.option("--ratio", required=True, help="Arrival ratio A:B in --models order (e.g. 4:1).")
-@click.option("--deadline", required=True, help="Latency budget per model (e.g. 15ms,130ms).")
+@click.option("--ratio", default=None, help="Arrival ratio A:B in --models order (e.g. 4:1); "
+              "required unless --models is an LLM.")
+@click.option("--deadline", default=None, help="Latency budget per model (e.g. 15ms,130ms); "
+              "required unless --models is an LLM.")
 @click.option("--scheduler", default="all", show_default=True,
               help="baseline | layerweaver | layerweaver-plus | all (the three).")
 @click.option("--standalone", default="approx", show_default=True,
@@ -109,11 +112,24 @@ Example:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON.")
 @click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
               help="Print the table as CSV, or with a path write it there.")
-def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: str,
-             standalone: str, violations: str, requests: int, seeds: str, max_batch: int,
-             windows: str, grouping: str, max_inflight: int, inherit: bool,
-             json_path: str | None, csv_path: str | None) -> None:
-    """Largest load (QPS at a fixed ratio) sustained with few deadline misses, per scheduler."""
+@llm_capacity_options
+def capacity(models: str, npu_spec: str, ratio: str | None, deadline: str | None,
+             scheduler: str, standalone: str, violations: str, requests: int, seeds: str,
+             max_batch: int, windows: str, grouping: str, max_inflight: int, inherit: bool,
+             json_path: str | None, csv_path: str | None, **llm: Any) -> None:
+    """Largest load (QPS at a fixed ratio) sustained with few deadline misses, per scheduler.
+
+    For an LLM in --models: the largest Poisson load whose run meets --slo at its percentiles
+    (e.g. --slo ttft=1s,tbt=100ms:p99), under --llm-scheduler.
+    """
+    if llm_branch(models, llm):
+        from npuweave.cli.llm import llm_capacity
+
+        llm_capacity(models, npu_spec, llm, json_path)
+        return
+    if ratio is None or deadline is None:
+        raise ConfigError("capacity needs --ratio and --deadline (e.g. --ratio 4:1 --deadline "
+                          "15ms,130ms)")
     from npuweave.experiments.lwplus import ServeSetup, capacity_row, parse_ratio
     from npuweave.hardware import get_npu
     from npuweave.schedule.standalone import standalone_mode

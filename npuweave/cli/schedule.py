@@ -221,3 +221,7 @@ reproduce.add_command(reproduce_lwplus)
 from npuweave.cli.prema import reproduce_prema  # noqa: E402  (reproduce prema)
 
 reproduce.add_command(reproduce_prema)
+
+from npuweave.cli.llm import reproduce_sarathi_cmd  # noqa: E402  (reproduce sarathi)
+
+reproduce.add_command(reproduce_sarathi_cmd)

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from npuweave.cli.llm import llm_branch, llm_options
 from npuweave.errors import ConfigError
 
 TABLES = (("requests", "served", "killed", "throughput_rps", "stp", "antt", "fairness",
@@ -134,14 +135,31 @@ class _Bar:
 @click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
               type=click.Path(dir_okay=False, allow_dash=True),
               help="Print the table as CSV, or with a path write it there.")
+@llm_options
 def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None, duration: str,
           seed: int, scheduler: str, scheduler_opt: tuple[str, ...], preempt: str | None,
           standalone: str | None, deadline: str | None,
           priority: str | None, batching: str, traffic: bool, cost_model: str,
           max_events: int, timeline: str | None, trace: str | None, json_path: str | None,
-          csv_path: str | None, preempt_at: str = "layer", per_request: str | None = None
-          ) -> None:
-    """Serve requests that arrive over time (Poisson, LoadGen Server, or a trace)."""
+          csv_path: str | None, preempt_at: str = "layer", per_request: str | None = None,
+          **llm: Any) -> None:
+    """Serve requests that arrive over time (Poisson, LoadGen Server, or a trace).
+
+    An LLM config in --models (see 'npuweave models --family llm') serves it token by token
+    with --llm-scheduler (default sarathi:chunk=512); --duration defaults to 60s then.
+    """
+    if llm_branch(models, llm, arrival_spec):
+        from npuweave.cli.llm import build_spec, serve_llm_cli
+        from npuweave.sim.options import parse_duration
+
+        src = click.get_current_context().get_parameter_source("duration")
+        span = 60.0 if src == click.core.ParameterSource.DEFAULT else parse_duration(duration)
+        if arrival_spec.startswith("trace:"):
+            llm["trace_file"] = arrival_spec.split(":", 1)[1]
+        serve_llm_cli(build_spec(models, npu_spec, qps, span, seed, llm,
+                                 None if cost_model == "systolic-ws" else cost_model),
+                      json_path, csv_path, timeline, trace)
+        return
     from npuweave import report
     from npuweave.cli.serve_tasks import check_outputs, task_set
     from npuweave.hardware import get_npu

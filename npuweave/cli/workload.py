@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.table import Table
@@ -13,14 +14,23 @@ from npuweave.cli._suggest import SuggestingGroup
 
 
 @click.command()
-def models() -> None:
+@click.option("--family", type=click.Choice(["zoo", "llm"]), default="zoo", show_default=True,
+              help="zoo: the DNN zoo; llm: the decoder-only LLM configs.")
+def models(family: str) -> None:
     """List the built-in model zoo with layer counts, GMACs and weight MB (16-bit).
 
     \b
-    Example:
+    Examples:
       npuweave models
+      npuweave models --family llm
     """
     from npuweave.workload import load_layers, zoo
+
+    if family == "llm":
+        from npuweave.cli.llm import models_table
+
+        console().print(models_table())
+        return
 
     table = Table(title="npuweave model zoo (batch 1)")
     for col in ("model", "aliases", "layers", "weighted", "GMACs", "params (M)", "weights MB@16b"):
@@ -132,20 +142,37 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, pa
     check_parquet(parquet_path)
     out = _console.pick("-" in (csv_path, json_path))
     npu = get_npu(npu_spec)
-    graph = load_graph(model)
-    batch = batch or int(graph.meta.get("batch", 1) or 1)
-    layers = lower(graph)
-    if not layers:
-        raise ModelImportError(f"{model}: the model has no layers to cost (only pass-through "
-                               "ops such as Identity or Reshape); give a model that computes")
-    fmt = _load_formats(formats, layers, graph.name, out) if formats else None
+    from npuweave.workload.llm import llm_layers_for
+
+    llm = llm_layers_for(model, npu.precision_bits)  # None unless MODEL is an LLM config
+    fmt: Any
+    if llm is not None:
+        if batch is not None or formats:
+            raise click.UsageError("an LLM phase sets its own batch and formats: write "
+                                   f"{model.split(':')[0]}:phase=decode:batch=B:weights=int8")
+        layers, fmt, name = llm
+        batch = 1
+        src = click.get_current_context().get_parameter_source("cost_model")
+        if src == click.core.ParameterSource.DEFAULT:  # LLMs default to double-buffered
+            from npuweave.sim.llm.costs import DEFAULT_COST_MODEL
+
+            cost_model = DEFAULT_COST_MODEL
+    else:
+        graph = load_graph(model)
+        batch, name = batch or int(graph.meta.get("batch", 1) or 1), graph.name
+        layers = lower(graph)
+        if not layers:
+            raise ModelImportError(f"{model}: the model has no layers to cost (only "
+                                   "pass-through ops such as Identity or Reshape); give a "
+                                   "model that computes")
+        fmt = _load_formats(formats, layers, graph.name, out) if formats else None
     prof = profile_model(layers, npu, batch=batch, formats=fmt, cost_model=cost_model,
-                         name=graph.name)
+                         name=name)
     rows = prof.rows()
     if not quiet:
-        out.print(_profile_table(rows, f"{graph.name} on {npu.name}, batch {batch}"))
+        out.print(_profile_table(rows, f"{name} on {npu.name}, batch {batch}"))
     _print_totals(prof.total, npu, batch, out)
-    for name, why in unschedulable(layers, npu, batch, fmt):
+    for name, why in ([] if llm else unschedulable(layers, npu, batch, fmt)):
         out.print(f"[yellow]note:[/] layer {name!r} cannot be scheduled whole: {why}")
     for path, write in ((csv_path, lambda p: write_csv(p, rows, COLUMNS)),
                         (json_path, lambda p: write_json(p, prof.to_dict())),

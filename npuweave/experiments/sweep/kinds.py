@@ -318,6 +318,14 @@ KINDS: dict[str, Kind] = {
 }
 
 
+# LLM serving's kind lives in its own module (it imports ``Kind`` and ``npu_of`` from here)
+from npuweave.experiments.sweep import llm_kind as _llm  # noqa: E402
+
+KINDS["llm-serve"] = Kind("llm-serve", defaults=_llm.DEFAULTS, checks=_llm.CHECKS,
+                          required=("model", "qps"), metrics=_llm.METRICS, run=_llm.run_llm_serve)
+_INT_METRICS |= _llm.INT_METRICS
+
+
 @cache
 def _check_value(kind: str, key: str, value: Any) -> str | None:
     rules = KINDS[kind].checks
