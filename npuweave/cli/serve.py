@@ -156,7 +156,7 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         span = 60.0 if src == click.core.ParameterSource.DEFAULT else parse_duration(duration)
         if arrival_spec.startswith("trace:"):
             llm["trace_file"] = arrival_spec.split(":", 1)[1]
-        serve_llm_cli(build_spec(models, npu_spec, qps, span, seed, llm,
+        serve_llm_cli(build_spec(models or "", npu_spec, qps, span, seed, llm,
                                  None if cost_model == "systolic-ws" else cost_model),
                       json_path, csv_path, timeline, trace)
         return
