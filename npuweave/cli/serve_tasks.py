@@ -16,7 +16,7 @@ PREEMPT_AT = ("layer",)
 PER_REQUEST = (".csv", ".parquet")
 
 
-def check_outputs(preempt_at: str, per_request: str | None) -> None:
+def check_task_options(preempt_at: str, per_request: str | None) -> None:
     """Refuse a preemption granularity or a per-request file type serve does not have."""
     if preempt_at not in PREEMPT_AT:
         raise ConfigError(f"--preempt-at {preempt_at!r}: serve preempts at the engine's units "

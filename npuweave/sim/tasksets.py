@@ -89,7 +89,7 @@ def _positive(where: str, key: str, value: Any) -> float:
 
 def task_set_from_rows(raw: Sequence[Mapping[str, Any]], source: str) -> TaskSet:
     """Validate task-set rows (dicts as in a JSON file) into a ``TaskSet``."""
-    from npuweave.sim.traces import _row_values
+    from npuweave.sim.traces import _normalize, _row_values
 
     cols: dict[str, list[Any]] = {k: [] for k in ("id", "label", "t", "p", "d", "iso", "lat")}
     known = {"id", "model", "arrival_s", "time", "time_s", "arrival", "priority", "deadline",
@@ -100,12 +100,9 @@ def task_set_from_rows(raw: Sequence[Mapping[str, Any]], source: str) -> TaskSet
         if bad:
             raise ConfigError(f"{where}: unknown field {bad[0]!r}; use {', '.join(sorted(known))}")
         lat = _latencies(where, row.get(LAT_KEY))
-        plain = {("time" if k in ("arrival_s", "time_s", "arrival") else
-                  "deadline" if k == "deadline_s" else k): v
-                 for k, v in row.items() if k not in (LAT_KEY, "id", "isolated_s")}
-        if "time" not in plain or "model" not in plain:
-            raise ConfigError(f"{where}: fields 'arrival_s' and 'model' are required")
-        t, label, p, d = _row_values(Path(source), f"request {i}", plain)
+        plain = {k: v for k, v in row.items() if k not in (LAT_KEY, "id", "isolated_s")}
+        canon = _normalize(Path(source), f"request {i}", plain)
+        t, label, p, d = _row_values(Path(source), f"request {i}", canon, [])
         if cols["t"] and t < cols["t"][-1]:
             raise ConfigError(f"{where}: 'arrival_s' is earlier than the row before; sort the "
                               "task set by arrival time")
@@ -126,15 +123,16 @@ def task_set_from_rows(raw: Sequence[Mapping[str, Any]], source: str) -> TaskSet
 
 
 def read_task_set(path: str) -> TaskSet | None:
-    """The task set in a JSON trace file, or None when its rows carry no layer latencies."""
+    """The task set in a JSON trace file, or None when its rows carry no layer latencies (or
+    the trace is CSV: task sets are JSON, a list of latencies per row)."""
     from npuweave.sim.traces import _read_rows
 
     p = Path(path)
-    rows = _read_rows(p)
+    if p.suffix.lower() != ".json":  # a CSV trace is streamed; its header names no latencies
+        return None
+    rows = list(_read_rows(p))
     if not has_latencies(rows):
         return None
-    if p.suffix.lower() != ".json":
-        raise ConfigError(f"{p}: '{LAT_KEY}' needs a JSON trace (a list per row)")
     return task_set_from_rows([r for _, r in rows], str(p))
 
 

@@ -187,19 +187,21 @@ def _run_profile(params: Mapping[str, Any],
 
 
 def _serve_arrivals_of(params: Mapping[str, Any]) -> Any:
+    from npuweave.fileio.flags import parse_arrival_flags
     from npuweave.sim.options import build_arrivals
 
     def text(key: str) -> str | None:
         return None if params[key] is None else checks.text_list(params[key])
 
-    return build_arrivals(params["arrivals"], list(params["models"]), text("qps"),
-                          str(params["duration"]), params["seed"], text("deadline"),
-                          text("priority"))
+    models = list(params["models"])
+    flags = parse_arrival_flags(params["arrivals"], len(models), text("qps"),
+                                str(params["duration"]), text("deadline"), text("priority"))
+    return build_arrivals(flags, models, params["seed"])
 
 
 def _run_serve(params: Mapping[str, Any],
                standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
-    from npuweave.sim import options as o
+    from npuweave.fileio import flags as o
     from npuweave.sim.serving import serve
 
     result = serve(list(params["models"]), npu_of(params), _serve_arrivals_of(params),
@@ -225,20 +227,33 @@ _SERVE_FROM_SUMMARY = ("requests", "served", "killed", "throughput_rps", "stp_op
 
 
 def _serve_combo(params: Mapping[str, Any]) -> str | None:
-    """Per-model lists must have one entry per model."""
+    """Per-model lists must have one entry per model; the policy and its options must exist;
+    the point's load must fit the event and memory limits (all checked before any point)."""
     n = len(checks.split_models(params.get("models", "")))
     for key in ("qps", "deadline", "priority"):
         v = params.get(key)
         if v is not None and n and len(checks.text_list(v).split(",")) != n:
             return (f"setting {key!r}: {len(checks.text_list(v).split(','))} values for {n} models; "
                     "give one per model")
+    try:
+        checks.serve_point(KINDS["serve"].normalize(params), n)
+    except NpuweaveError as exc:
+        return str(exc)
+    return None
+
+
+def _schedule_combo(params: Mapping[str, Any]) -> str | None:
+    try:
+        checks.policy(KINDS["schedule"].normalize(params))
+    except NpuweaveError as exc:
+        return str(exc)
     return None
 
 
 def _run_capacity(params: Mapping[str, Any],
                   standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
     from npuweave.experiments.lwplus import ServeSetup, capacity_row, parse_ratio
-    from npuweave.sim.options import parse_deadlines
+    from npuweave.fileio.flags import parse_deadlines
 
     models = tuple(params["models"])
     if len(models) != 2:
@@ -280,7 +295,7 @@ KINDS: dict[str, Kind] = {
         metrics=("stp", "antt", "fairness", "pe_utilization", "dram_utilization",
                  "makespan_ratio", "throughput_total", "throughput_json", "makespan_s",
                  "requests_done"),
-        run=_run_schedule, standalone_keys=_schedule_keys),
+        run=_run_schedule, standalone_keys=_schedule_keys, combo=_schedule_combo),
     "profile": Kind(
         "profile",
         defaults={"npu": "memory-centric", "batch": 1, "cost_model": "systolic-ws"},
