@@ -45,6 +45,31 @@ Example:
 """
 
 
+def _with_energy(res: Any, models: list[str], npu: Any, cost_model: str
+                 ) -> list[dict[str, Any]]:
+    """The run's rows with energy columns on the whole-run row and on each model's row."""
+    from npuweave.experiments.energy import serve_energy
+
+    energy = serve_energy(models, res.table, res.span_s, npu, cost_model, res.intervals)
+    by_model = dict(zip(models, energy[1:], strict=True))
+    rows = []
+    for r in res.rows:
+        extra = (energy[0] if r["scope"] == "all"
+                 else by_model.get(r["name"], {}) if r["scope"] == "model" else {})
+        rows.append({**r, **extra})
+    return rows
+
+
+def _energy_notes(npu: Any, batching: bool) -> list[str]:
+    from npuweave.cost.energy import energy_spec
+
+    notes = [n for n in (energy_spec(npu)[1],) if n]
+    if batching:
+        notes.append("energy: each served request is costed at batch 1, an upper bound under "
+                      "batching (a batch fetches its weights once)")
+    return notes
+
+
 class _Bar:
     """A rich progress bar on simulated time, shown only once a run passes one second."""
 
@@ -194,23 +219,29 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         res = serve_tasks(tasks, scheduler, seed=seed_n, max_events=max_events,
                           log=bool(timeline or trace), **opts)
         arrivals: Any = tasks.arrival_s
+        rows = jsonable(res.rows)  # given layer times: no cost model, so no energy
+        notes = notes + list(res.notes)
     else:
         arrivals = o.build_arrivals(flags, model_list, seed_n, notes)
         if len(arrivals) == 0:
             raise ConfigError("no request arrives in this run; raise --qps or --duration")
+        from npuweave.cost.energy import energy_spec
+
+        gated = energy_spec(npu)[0].gated_power_w > 0  # gating needs the busy intervals
         bar = _Bar(float(arrivals.time_s[-1]))
         try:
             res = run(model_list, npu, arrivals, scheduler, batching=batch, traffic=traffic,
-                      cost_model=cost_model, seed=seed_n, log=bool(timeline or trace),
+                      cost_model=cost_model, seed=seed_n, log=bool(timeline or trace or gated),
                       max_events=max_events, progress=bar,
                       records=bool(json_path or per_request), **opts)
         finally:
             bar.close()
-    rows = jsonable(res.rows)
+        rows = jsonable(_with_energy(res, model_list, npu, cost_model))
+        notes = notes + list(res.notes) + _energy_notes(npu, batch is not None)
     info = {"models": model_list, "npu": npu.name, "arrivals": arrival_spec, "seed": seed_n,
             "scheduler": res.scheduler, "batching": batching, "traffic": traffic,
             "cost_model": cost_model, "span_s": res.span_s, "events": res.events,
-            "notes": notes + list(res.notes)}
+            "notes": notes}
     if csv_path == "-":
         click.echo(report.to_csv(rows), nl=False)
     else:
@@ -220,7 +251,14 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
 
         console().print(report.rich_table(_shown(rows, TABLES[0]), title=title))
         console().print(report.rich_table(_shown(rows, TABLES[1]), title="latency"))
-        for line in notes + list(res.notes):
+        from npuweave.cli._energy import energy_rows
+
+        shown = _shown([r for r in rows if "energy_j" in r], ("energy_j",))
+        console().print(report.rich_table(
+            energy_rows([{**r, "row": s["row"]} for r, s in zip(
+                [r for r in rows if "energy_j" in r], shown, strict=True)], "row"),
+            title="energy"))
+        for line in notes:
             console().print(f"[yellow]note[/]: {line}")
     written = []
     title = f"{' + '.join(model_list)} on {npu.name}, {res.scheduler}"
@@ -228,7 +266,11 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         report.plot_timeline({res.scheduler: res.intervals}, timeline, title=title)
         written.append(f"timeline: {timeline}")
     if trace:
-        report.write_trace(trace, {res.scheduler: res.intervals})
+        from npuweave.experiments.energy import power_track
+
+        extra = (power_track({res.scheduler: res.intervals}, npu, 1, cost_model)
+                 if tasks is None else ())
+        report.write_trace(trace, {res.scheduler: res.intervals}, extra=extra)
         written.append(f"trace: {trace} (open in ui.perfetto.dev)")
     if json_path:
         report.write_rows_json(json_path, {**info, "rows": rows,

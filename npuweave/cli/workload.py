@@ -168,10 +168,12 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, pa
         fmt = _load_formats(formats, layers, graph.name, out) if formats else None
     prof = profile_model(layers, npu, batch=batch, formats=fmt, cost_model=cost_model,
                          name=name)
-    rows = prof.rows()
+    energies, note = prof.energies()
+    rows = prof.rows(energies)
     if not quiet:
         out.print(_profile_table(rows, f"{name} on {npu.name}, batch {batch}"))
     _print_totals(prof.total, npu, batch, out)
+    _print_energy(prof.energy_summary(energies, note), out)
     for name, why in ([] if llm else unschedulable(layers, npu, batch, fmt)):
         out.print(f"[yellow]note:[/] layer {name!r} cannot be scheduled whole: {why}")
     for path, write in ((csv_path, lambda p: write_csv(p, rows, COLUMNS)),
@@ -186,15 +188,29 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, pa
 def _profile_table(rows: list[dict[str, object]], title: str) -> Table:
     table = Table(title=title)
     for col in ("#", "layer", "kind", "MACs", "weight B", "act B", "compute us", "memory us",
-                "op/B", "bound"):
+                "op/B", "bound", "energy uJ"):
         table.add_column(col, justify="left" if col in ("layer", "kind", "bound") else "right")
     for i, r in enumerate(rows):
         inten = r["intensity"]
         table.add_row(str(i), str(r["name"]), str(r["kind"]), f"{r['macs']:,}",
                       f"{r['weight_bytes']:,}", f"{r['act_bytes']:,}", f"{r['compute_us']:.2f}",
                       f"{r['memory_us']:.2f}", "inf" if inten == float("inf") else f"{inten:.1f}",
-                      str(r["bound"]))
+                      str(r["bound"]), f"{r['energy_uj']:.2f}")
     return table
+
+
+def _print_energy(summary: dict, out) -> None:
+    """Energy of the model run alone, its split, and the default-table note."""
+    if summary["note"]:
+        out.print(f"[yellow]note:[/] {summary['note']}")
+    total = summary["total_j"]
+    if total <= 0:
+        return
+    split = ", ".join(f"{k} {summary[f'{k}_j'] / total:.0%}"
+                      for k in ("compute", "sram", "dram", "static"))
+    out.print(f"[bold]energy[/]: {total * 1e3:.3f} mJ ({summary['energy_per_inference_j'] * 1e3:.3f}"
+              f" mJ/inference; {split}); average power {summary['avg_power_w']:.2f} W,"
+              f" EDP {summary['edp_js']:.3e} J*s")
 
 
 def _print_totals(total, npu, batch: int, out) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.fileio import load_yaml, read_user_text
+from npuweave.hardware.energy import complete_energy, energy_from_dict, fold_dotted
 from npuweave.hardware.npu import NPU
 
 _PRESET_DIR = "presets"
@@ -187,7 +188,12 @@ def npu_from_dict(raw: Any, source: str = "<dict>", units_required: bool = False
                           "'pe_rows: 128' (see the README's NPU spec example)")
     problems: list[str] = []
     values: dict[str, Any] = {}
+    energy: dict[str, Any] | None = None
+    raw = fold_dotted(raw)
     for key, value in raw.items():
+        if key == "energy":
+            energy = energy_from_dict(value, problems)
+            continue
         if key not in _FIELDS:
             problems.append(f"unknown field {key!r} (allowed: {', '.join(sorted(_FIELDS))})")
             continue
@@ -211,6 +217,9 @@ def npu_from_dict(raw: Any, source: str = "<dict>", units_required: bool = False
     if problems:
         raise ConfigError(f"{source}: invalid NPU spec: " + "; ".join(problems))
     values.setdefault("name", Path(source).stem if source != "<dict>" else "custom")
+    if energy is not None:
+        macs = math.prod(values.get(k, 1) for k in ("pe_rows", "pe_cols", "arrays", "cores"))
+        values["energy"] = complete_energy(energy, values.get("precision_bits", 16), macs)
     return NPU(**values)
 
 
