@@ -57,7 +57,7 @@ def info(file: str, clock: str) -> None:
     Example:
       npuweave ir info model_ir.json
     """
-    hz = parse_frequency(clock)
+    hz = parse_frequency(clock, "--clock")
     s = gemini.summarize(gemini.load(file))
     con = _console()
     head = Table(title=Path(file).name, show_header=False)
@@ -82,7 +82,10 @@ def info(file: str, clock: str) -> None:
     for col in ("direction", "type", "tensors", "bytes", "MiB"):
         traffic.add_column(col, justify="right")
     for t in s.traffic:
-        label = "DRAM -> core (out)" if t.direction == "load" else "core -> DRAM (in)"
+        # the IR's DRAM lists are named from DRAM's side ("out" of DRAM = a load); say the
+        # direction in words and name the list, so "(out)" is not read as a core's output
+        label = ("DRAM -> core (load; IR list 'out')" if t.direction == "load"
+                 else "core -> DRAM (store; IR list 'in')")
         traffic.add_row(label, t.type, str(t.count), f"{t.bytes:,}", f"{t.bytes / 2**20:.2f}")
     con.print(traffic)
 
@@ -134,7 +137,7 @@ def timeline(file: str, output: str, trace: str | None, dram_bw: str, clock: str
     check_output_path(output, "--output", FIGURE_SUFFIXES)
     check_output_path(trace, "--trace")
     model = gemini.load(file)
-    result = gemini.simulate(model, _bandwidth(dram_bw), parse_frequency(clock))
+    result = gemini.simulate(model, _bandwidth(dram_bw), parse_frequency(clock, "--clock"))
     gemini.plot_timeline(model, result, output, title=Path(file).name)
     click.echo(f"wrote {output}")
     if trace:
@@ -159,8 +162,8 @@ def simulate(file: str, dram_bw: str, clock: str, noc_bw: str | None, hop_cycles
       npuweave ir simulate rn34_b4_c4.json --dram-bw 16GB/s --noc-bw 32GB/s
     """
     bw = _bandwidth(dram_bw)
-    r = gemini.simulate(gemini.load(file), bw, parse_frequency(clock),
-                        parse_bandwidth(noc_bw) if noc_bw else None, hop_cycles)
+    r = gemini.simulate(gemini.load(file), bw, parse_frequency(clock, "--clock"),
+                        parse_bandwidth(noc_bw, "--noc-bw") if noc_bw else None, hop_cycles)
     table = Table(title=f"replay of {Path(file).name} at {dram_bw} DRAM, {clock} clock")
     table.add_column("resource")
     table.add_column("busy (ms)", justify="right")
@@ -181,7 +184,7 @@ def simulate(file: str, dram_bw: str, clock: str, noc_bw: str | None, hop_cycles
 
 
 def _bandwidth(text: str) -> float | None:
-    return None if text.strip().lower() in ("inf", "infinite", "none") else parse_bandwidth(text)
+    return None if text.strip().lower() in ("inf", "infinite", "none") else parse_bandwidth(text, "--dram-bw")
 
 
 def _pct(part: float, whole: float) -> str:

@@ -18,14 +18,26 @@ from npuweave.cli.llm import llm_branch, llm_capacity_options
 from npuweave.errors import ConfigError
 
 CAP_SCHEDULERS = ("baseline", "layerweaver", "layerweaver-plus")
+#: Most requests one capacity run may simulate (each load tried runs them all again).
+MAX_RUN_REQUESTS = 1_000_000
+
+
+#: Most seeds or batching windows one run takes (each multiplies the whole search).
+MAX_LIST = 64
+
+
+def _few(text: str, flag: str) -> list[str]:
+    items = str(text).split(",")
+    if len(items) > MAX_LIST:
+        raise ConfigError(f"{flag}: {len(items)} values; give at most {MAX_LIST} (each one "
+                          "repeats the whole search)")
+    return items
 
 
 def _percent(text: str) -> float:
-    t = text.strip()
-    try:
-        v = float(t[:-1]) / 100 if t.endswith("%") else float(t)
-    except ValueError:
-        raise ConfigError(f"--violations: {text!r}; write a share like 1% or 0.01") from None
+    from npuweave.fileio.values import parse_share
+
+    v = parse_share(text, "--violations")
     if not 0 < v < 1:
         raise ConfigError(f"--violations: {text!r}; it must be between 0 and 100%")
     return v
@@ -171,9 +183,11 @@ def capacity(models: str, npu_spec: str, ratio: str | None, deadline: str | None
         raise ConfigError("capacity needs --ratio and --deadline (e.g. --ratio 4:1 --deadline "
                           "15ms,130ms)")
     from npuweave.experiments.lwplus import ServeSetup, capacity_row, parse_ratio
+    from npuweave.fileio import check_outputs
+    from npuweave.fileio.flags import parse_deadlines
+    from npuweave.fileio.values import parse_seed, parse_time
     from npuweave.hardware import get_npu
     from npuweave.schedule.standalone import standalone_mode
-    from npuweave.sim.options import parse_deadlines, parse_seconds
 
     names = [m.strip() for m in models.split(",") if m.strip()]
     if len(names) != 2:
@@ -185,18 +199,16 @@ def capacity(models: str, npu_spec: str, ratio: str | None, deadline: str | None
     if scheduler not in (*CAP_SCHEDULERS, "all"):
         raise ConfigError(f"--scheduler: {scheduler!r}; choose one of: "
                           f"{', '.join(CAP_SCHEDULERS)}, all")
-    if requests < 100:
-        raise ConfigError(f"--requests: {requests}; give at least 100 requests per run")
+    check_outputs(("--json", json_path, "json"), ("--csv", csv_path, "csv"))
+    if not 100 <= requests <= MAX_RUN_REQUESTS:
+        raise ConfigError(f"--requests: {requests}; give 100 to {MAX_RUN_REQUESTS:,} requests "
+                          "per run")
     from npuweave.sim.batcher import check_max_batch
 
     check_max_batch(max_batch)
-    try:
-        seed_list = tuple(int(s) for s in seeds.split(","))
-    except ValueError:
-        raise ConfigError(f"--seeds: {seeds!r}; give comma-separated integers") from None
-    wins = tuple(parse_seconds(w, "--windows") for w in windows.split(","))
-    if any(not (0 <= w < 1) for w in wins):
-        raise ConfigError(f"--windows: {windows!r}; every window must be >= 0 and < 1 s")
+    seed_list = tuple(parse_seed(s.strip(), "--seeds") for s in _few(seeds, "--seeds"))
+    wins = tuple(parse_time(w, "--windows", low=0.0, low_open=False, high=0.999999)
+                 for w in _few(windows, "--windows"))
     from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 
     LayerweaverPlus(grouping=grouping, max_inflight=max_inflight)  # checks both options
@@ -311,11 +323,11 @@ def reproduce_lwplus(pairs: str, vn_ratios: str | None, old_ratios: str | None, 
                               windows, max_batch, jobs, grouping, max_inflight, inherit)
     names = rp.check_schedulers(s.strip() for s in sched.split(",") if s.strip())
     from npuweave.experiments.executor import check_dask
-    from npuweave.fileio import check_output_path
+    from npuweave.fileio import check_output_dir, check_outputs
 
     check_dask(dask_addr)
-    check_output_path(csv_path, "--csv", allow_dash=True)
-    check_output_path(json_path, "--json", allow_dash=True)
+    check_outputs(("--csv", csv_path, "csv"), ("--json", json_path, "json"))
+    check_output_dir(plots_dir, "--plots")
     if plots_dir:
         Path(plots_dir).mkdir(parents=True, exist_ok=True)
     tasks = []
@@ -375,9 +387,10 @@ def _repro_setup(cost_model: str, seq_len: int, failsafe: bool, deadlines: str, 
     """The checked ``ServeSetup`` and (vision, NLP) deadlines of ``reproduce layerweaver-plus``."""
     from npuweave.cost.registry import get_cost_model
     from npuweave.experiments.lwplus import ServeSetup
+    from npuweave.fileio.flags import parse_deadlines
+    from npuweave.fileio.values import parse_seed, parse_time
     from npuweave.schedule.layerweaver_plus import check_grouping
     from npuweave.sim.batcher import check_max_batch
-    from npuweave.sim.options import parse_deadlines, parse_seconds
 
     get_cost_model(cost_model)
     if not 1 <= seq_len <= 4096:
@@ -385,13 +398,12 @@ def _repro_setup(cost_model: str, seq_len: int, failsafe: bool, deadlines: str, 
     dv, dn = parse_deadlines(deadlines, 2)
     if not (dv < float("inf") and dn < float("inf")):
         raise ConfigError(f"--deadlines: {deadlines!r}; both deadlines must be finite")
-    wins = tuple(parse_seconds(w, "--windows") for w in windows.split(","))
-    if requests < 100 or jobs < 1 or any(not 0 <= w < 1 for w in wins):
-        raise ConfigError("--requests >= 100, --jobs >= 1 and windows in [0, 1 s) please")
-    try:
-        seed_list = tuple(int(x) for x in seeds.split(","))
-    except ValueError:
-        raise ConfigError(f"--seeds: {seeds!r}; give comma-separated integers") from None
+    wins = tuple(parse_time(w, "--windows", low=0.0, low_open=False, high=0.999999)
+                 for w in _few(windows, "--windows"))
+    if not 100 <= requests <= MAX_RUN_REQUESTS or not 1 <= jobs <= 1024:
+        raise ConfigError(f"--requests from 100 to {MAX_RUN_REQUESTS:,} and --jobs from 1 to "
+                          "1024 please")
+    seed_list = tuple(parse_seed(s.strip(), "--seeds") for s in _few(seeds, "--seeds"))
     check_max_batch(max_batch)
     check_grouping(grouping, max_inflight)
     setup = ServeSetup(max_batch=max_batch, baseline_windows_s=wins, requests=requests,

@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from npuweave.cli._console import cost_model_help
+from npuweave.cli._runconfig import run_config
 from npuweave.cli._suggest import SuggestingGroup
 from npuweave.errors import ConfigError
 
@@ -45,7 +47,7 @@ def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, An
         written.append(f"timeline: {timeline}")
     if trace:
         report.write_trace(trace, {n: r.intervals for n, r in results.items()},
-                           dram_bw=info.get("dram_bw"))
+                           dram_bw=info.get("dram_bw"), extra=info.get("power", ()))
         written.append(f"trace: {trace} (open in ui.perfetto.dev)")
     if json_path:
         notes = {n: list(r.notes) for n, r in results.items()}
@@ -75,7 +77,7 @@ def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, An
 @click.option("--window-s", type=float, default=None,
               help="Stop issuing requests at this simulated time (seconds) instead.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed for random policies.")
-@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model.")
+@click.option("--cost-model", default="systolic-ws", show_default=True, help=cost_model_help())
 @click.option("--timeline", type=click.Path(dir_okay=False), help="Write a PE/DRAM timeline PNG.")
 @click.option("--trace", type=click.Path(dir_okay=False), help="Write a Perfetto/Chrome trace JSON.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, allow_dash=True),
@@ -139,13 +141,21 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
     elif json_path != "-":
         title = f"{' + '.join(model_list)} on {npu.name}, batch {batch}, {requests} requests/stream"
         console = _console()
-        console.print(report.rich_table(rows, title=title))
+        from npuweave.cli._energy import energy_rows, without_energy
+
+        console.print(report.rich_table(without_energy(rows), title=title))
+        console.print(report.rich_table(energy_rows(rows, "scheduler"), title="energy"))
         for name, result in results.items():
             for note in result.notes:
                 console.print(f"[yellow]note[/] ({name}): {note}")
     paths = {"timeline": timeline, "trace": trace, "json": json_path, "csv": csv_path,
              "parquet": parquet_path}
     trace_info = {**info, "dram_bw": npu.dram_bw}
+    if trace:
+        from npuweave.experiments.energy import power_track
+
+        trace_info["power"] = power_track({n: r.intervals for n, r in results.items()}, npu,
+                                          batch, cost_model)
     for line in _write_outputs(rows, results, trace_info, paths):
         click.echo(f"wrote {line}", err=piped)
 
@@ -222,6 +232,12 @@ from npuweave.cli.prema import reproduce_prema  # noqa: E402  (reproduce prema)
 
 reproduce.add_command(reproduce_prema)
 
+from npuweave.cli.reproduce_energy import reproduce_scalesim_energy  # noqa: E402
+
+reproduce.add_command(reproduce_scalesim_energy)
+
 from npuweave.cli.llm import reproduce_sarathi_cmd  # noqa: E402  (reproduce sarathi)
 
 reproduce.add_command(reproduce_sarathi_cmd)
+
+schedule = run_config(schedule)  # --config run.yaml, --save-config

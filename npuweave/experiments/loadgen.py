@@ -64,6 +64,10 @@ class LoadgenSpec:
     options: tuple[tuple[str, Any], ...] = field(default=())
 
 
+#: Most queries one run may issue (LoadGen holds every query's record until the run ends).
+MAX_QUERIES = 10_000_000
+
+
 def check_spec(spec: LoadgenSpec) -> None:
     """Every bad setting in one line (named as its CLI flag), before LoadGen starts."""
     p: list[str] = []
@@ -82,9 +86,14 @@ def check_spec(spec: LoadgenSpec) -> None:
     if not 0 < spec.min_duration_s * spec.time_scale <= 3600:
         p.append(f"--min-duration x --time-scale must be in (0, 3600] real seconds, got "
                  f"{spec.min_duration_s * spec.time_scale:g}")
-    if not 1 <= spec.min_queries <= 10_000_000:
+    if not 1 <= spec.min_queries <= MAX_QUERIES:
         p.append(f"--min-queries must be in [1, 10,000,000], got {spec.min_queries}")
-    if spec.mix and (len(spec.mix) != len(spec.models) or min(spec.mix) <= 0):
+    if spec.scenario in ("Server", "Offline") and spec.qps and spec.qps < math.inf \
+            and spec.qps * spec.min_duration_s > MAX_QUERIES:
+        p.append(f"--qps x --min-duration = {spec.qps * spec.min_duration_s:.3g} queries, over "
+                 f"the {MAX_QUERIES:,} a run may issue; lower --qps or --min-duration")
+    if spec.mix and (len(spec.mix) != len(spec.models)
+                     or not all(0 < w < math.inf for w in spec.mix)):
         p.append(f"--mix: give {len(spec.models)} positive weights (one per model), "
                  f"got {list(spec.mix)}")
     if not 1 <= spec.samples_per_query <= 1024:
@@ -209,7 +218,22 @@ class SimulatedSUT:
         self.thread.join(timeout=10)
 
 
-def _settings(spec: LoadgenSpec) -> Any:
+def expected_latency_s(spec: LoadgenSpec, isolated_s: Sequence[float]) -> float:
+    """The latency LoadGen plans a SingleStream/MultiStream run with, in NPU time.
+
+    ``target_latency_s`` when given, else one query's standalone time: the models' isolated
+    times weighted by ``mix``, times the samples per query in MultiStream. LoadGen generates
+    about ``min_duration / expected`` queries up front, so a guess far above the real
+    latency ends the run before its minimum duration and leaves it INVALID.
+    """
+    if spec.target_latency_s:
+        return spec.target_latency_s
+    w = np.asarray(spec.mix or [1.0] * len(isolated_s), dtype=np.float64)
+    one = float(np.dot(w / w.sum(), np.asarray(isolated_s, dtype=np.float64)))
+    return one * (spec.samples_per_query if spec.scenario == "MultiStream" else 1)
+
+
+def _settings(spec: LoadgenSpec, expected_s: float) -> Any:
     import mlperf_loadgen as lg
 
     s, scale = lg.TestSettings(), spec.time_scale
@@ -220,7 +244,7 @@ def _settings(spec: LoadgenSpec) -> Any:
     s.schedule_rng_seed = spec.seed
     s.sample_index_rng_seed = spec.seed
     s.qsl_rng_seed = spec.seed
-    lat_ns = int(round((spec.target_latency_s or 0.01) * scale * 1e9))
+    lat_ns = int(round((spec.target_latency_s or expected_s) * scale * 1e9))
     if spec.scenario == "Server":
         s.server_target_qps = spec.qps / scale  # type: ignore[operator]
         s.server_target_latency_ns = lat_ns
@@ -245,6 +269,32 @@ class LoadgenResult:
     samples: int
     out_dir: str
     queries: int = 0  # LoadGen's own count (result_query_count in its detail log)
+    reasons: tuple[str, ...] = ()  # why LoadGen says INVALID, from its summary
+
+
+def invalid_reasons(path: Path) -> tuple[str, ...]:
+    """Why a LoadGen summary says INVALID: its unmet checks and its advice, one line each.
+
+    The ``... satisfied : NO`` lines, then the bullets under ``Recommendations:`` and
+    ``Early Stopping Result:`` (which also holds the counts of a run that met it).
+    """
+    if not path.is_file():
+        return ()
+    out: list[str] = []
+    section = ""
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        text = line.strip()
+        key, sep, value = text.partition(":")
+        key = key.strip()
+        if sep and key.endswith("satisfied") and value.strip().upper() == "NO":
+            out.append(f"{key}: NO")
+        elif text in ("Recommendations:", "Early Stopping Result:"):
+            section = text
+        elif text.startswith("* ") and section:
+            out.append(text[2:])
+        elif not text or text.startswith("="):
+            section = ""
+    return tuple(out)
 
 
 def run_loadgen(spec: LoadgenSpec, out_dir: str | Path) -> LoadgenResult:
@@ -269,7 +319,8 @@ def run_loadgen(spec: LoadgenSpec, out_dir: str | Path) -> LoadgenResult:
     qsl = lg.ConstructQSL(spec.sample_count, spec.sample_count, lambda _: None, lambda _: None)
     try:
         with sut_impl:
-            lg.StartTestWithLogSettings(sut, qsl, _settings(spec), log)
+            expected = expected_latency_s(spec, device.isolated_s)
+            lg.StartTestWithLogSettings(sut, qsl, _settings(spec, expected), log)
     finally:
         lg.DestroyQSL(qsl)
         lg.DestroySUT(sut)
@@ -277,9 +328,11 @@ def run_loadgen(spec: LoadgenSpec, out_dir: str | Path) -> LoadgenResult:
         raise sut_impl.error
     summary = parse_summary(out / "mlperf_log_summary.txt")
     queries = detail_value(out / "mlperf_log_detail.txt", "result_query_count")
-    return LoadgenResult(summary.get("Result is", "") == "VALID", summary,
-                         latencies_s(summary, spec.time_scale), _npu_rows(device, spec),
-                         len(device.sim.requests), str(out), int(queries or 0))
+    valid = summary.get("Result is", "") == "VALID"
+    reasons = () if valid else invalid_reasons(out / "mlperf_log_summary.txt")
+    return LoadgenResult(valid, summary, latencies_s(summary, spec.time_scale),
+                         _npu_rows(device, spec), len(device.sim.requests), str(out),
+                         int(queries or 0), reasons)
 
 
 def detail_value(path: Path, key: str) -> float | None:

@@ -19,11 +19,11 @@ STYLE = {"baseline": ("k", "--"), "layerweaver": ("tab:blue", "-"),
 
 def _figure(n: int, cols: int = 3, sharey: bool = False) -> tuple[Any, list[Any]]:
     """``n`` panels on a grid no wider than ``n`` (one panel: one column, no blank canvas)."""
-    from matplotlib.figure import Figure  # no pyplot: no backend selected, nothing left open
+    from npuweave.report.figure import new_figure  # no pyplot: shows inline in Jupyter
 
     cols = max(1, min(cols, n))
     rows = max(1, -(-n // cols))
-    fig = Figure(figsize=(4.4 * cols, 3.4 * rows))
+    fig = new_figure(figsize=(4.4 * cols, 3.4 * rows))
     axes = fig.subplots(rows, cols, squeeze=False, sharey=sharey)
     flat = list(axes.ravel())
     for ax in flat[n:]:

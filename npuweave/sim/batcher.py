@@ -48,6 +48,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from npuweave.errors import ConfigError
+from npuweave.fileio.values import MAX_BATCH as VALUE_MAX_BATCH
 from npuweave.schedule.layerweaver_plus import check_grouping
 
 #: Per-request values: a sequence or a 1-d array.
@@ -60,7 +61,7 @@ Formed = tuple[int, int, list[int]]
 #: The largest batch a run may form. Costs are built for every batch size up to the limit
 #: (and ``serve`` makes one tenant per model, slot and size), so the limit bounds the work
 #: before it starts; Triton's own batch limits are in the tens to hundreds.
-MAX_BATCH = 1024
+MAX_BATCH = VALUE_MAX_BATCH
 
 
 def check_max_batch(max_batch: object, option: str = "--max-batch") -> int:
