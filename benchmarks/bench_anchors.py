@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -171,10 +170,9 @@ def simpy_serving(duration: float, repeats: int):
 
 def _no_numba_rates(requests: int, repeats: int) -> dict[str, dict[str, float]]:
     """The npuweave rows in a child process where ``import numba`` fails."""
-    code = ("import sys, json; sys.modules['numba'] = None; sys.path.insert(0, %r); "
-            "import benchmarks.bench_anchors as b; "
-            "print(json.dumps({c: b.npu_rates(c, %d, %d) for c in b.CLOSED}))"
-            % (str(ROOT), requests, repeats))
+    code = ("import sys, json; sys.modules['numba'] = None; "
+            f"sys.path.insert(0, {str(ROOT)!r}); import benchmarks.bench_anchors as b; "
+            f"print(json.dumps({{c: b.npu_rates(c, {requests}, {repeats}) for c in b.CLOSED}}))")
     import json
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -130,41 +130,53 @@ class Layerweaver(LayerBase):
             return act[0] if len(act) == 1 else fcfs_tenant(board)
         if not self.kernel_ok:
             return self.select_reference(board)
-        b = board
-        t_m, t_c, bw, maxft = b.t_m, b.t_c, b.bw, b.maxft
-        free = b.buf - b.used
-        pos, sizes, ftimes, comps, inhs = b.pos, b.size, b.ftime, b.comp, b.inh
-        evals = []
-        all_ci = all_mem = True
-        for t in act:
-            i = pos[t]
-            size = sizes[t][i]
-            fe = t_m + ftimes[t][i] if size <= free else b.fetch_end(size)
-            ce = (t_c if t_c > fe else fe) + comps[t][i]
-            inh = inhs[t][i]
-            mem = inh
-            if fe > t_c:
-                ci = fe - t_c
-            else:
-                ci = 0.0
-                if fe < t_c and inh + (t_c - fe) > 0.0:
-                    mem = inh + b.fetch_window(fe, size, t_c) / bw
-            charged = (mem if mem > 0.0 else 0.0) - (inh if inh > 0.0 else 0.0)
-            pi = maxft - (ce - fe)
-            total = ci + charged + (pi if pi > 0.0 else 0.0)
-            if ci <= EPS:
-                all_ci = False
-            if mem <= EPS:
-                all_mem = False
-            evals.append((t, total, ci, mem, charged, pi, ce - fe))
-        if all_ci:
-            evals = [e for e in evals if b.kind[e[0]] == COMPUTE] or evals
-        elif all_mem:
-            evals = [e for e in evals if b.kind[e[0]] == MEMORY] or evals
-        return _pick(b, evals, NPUWEAVE)
+        return _pick(board, candidates(board)[1], NPUWEAVE)
 
 
-def _pick(board: Board, pool: list[tuple[int, float, float, float, float, float, float]],
+Scored = tuple[int, float, float, float, float, float, float, float]
+
+
+def candidates(b: Board) -> tuple[list[Scored], list[Scored]]:
+    """``evaluate`` in the ``npuweave`` reading for every active tenant, inlined (the hot loop
+    of every Python path that scores candidates: ``Layerweaver.select`` and Layerweaver+'s
+    Mode 1). Returns every candidate as ``(tenant, total, compute idle, memory idle incurred,
+    inherent idle, fetch end, decoupling distance, compute end)`` and the pool that the
+    starvation filter leaves (the compiled twin is ``npuweave.schedule.kernel.evaluate``)."""
+    t_m, t_c, bw, maxft = b.t_m, b.t_c, b.bw, b.maxft
+    free = b.buf - b.used
+    pos, sizes, ftimes, comps, inhs = b.pos, b.size, b.ftime, b.comp, b.inh
+    evals = []
+    all_ci = all_mem = len(b.active) > 1
+    for t in b.active:
+        i = pos[t]
+        size = sizes[t][i]
+        fe = t_m + ftimes[t][i] if size <= free else b.fetch_end(size)
+        ce = (t_c if t_c > fe else fe) + comps[t][i]
+        inh = inhs[t][i]
+        mem = inh
+        if fe > t_c:
+            ci = fe - t_c
+        else:
+            ci = 0.0
+            if fe < t_c and inh + (t_c - fe) > 0.0:
+                mem = inh + b.fetch_window(fe, size, t_c) / bw
+        charged = (mem if mem > 0.0 else 0.0) - (inh if inh > 0.0 else 0.0)
+        pi = maxft - (ce - fe)
+        total = ci + charged + (pi if pi > 0.0 else 0.0)
+        if ci <= EPS:
+            all_ci = False
+        if mem <= EPS:
+            all_mem = False
+        evals.append((t, total, ci, mem, inh, fe, ce - fe, ce))
+    pool = evals
+    if all_ci:
+        pool = [e for e in evals if b.kind[e[0]] == COMPUTE] or evals
+    elif all_mem:
+        pool = [e for e in evals if b.kind[e[0]] == MEMORY] or evals
+    return evals, pool
+
+
+def _pick(board: Board, pool: list[Scored] | list[tuple[int, float, float, float, float, float, float]],
           reading: Reading) -> int:
     """Least total idle; ties: no inherent memory idle (where the reading applies it), then
     the largest decoupling distance."""
