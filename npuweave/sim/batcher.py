@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -61,6 +62,21 @@ Formed = tuple[int, int, list[int]]
 #: (and ``serve`` makes one tenant per model, slot and size), so the limit bounds the work
 #: before it starts; Triton's own batch limits are in the tens to hundreds.
 MAX_BATCH = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Batching:
+    """Triton-style dynamic batching per model: wait at most ``window_s`` for a batch of at
+    most ``max_batch`` requests (the defaults: every request alone, no waiting).
+
+    Examples
+    --------
+    >>> Batching(0.002, 16)
+    Batching(window_s=0.002, max_batch=16)
+    """
+
+    window_s: float = 0.0
+    max_batch: int = 1
 
 
 def check_max_batch(max_batch: object, option: str = "--max-batch") -> int:

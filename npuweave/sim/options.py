@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from npuweave.errors import ConfigError
+from npuweave.sim.batcher import Batching
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 _TIME = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf)\s*([a-z]*)\s*$")
@@ -140,14 +141,6 @@ def parse_arrivals(text: str) -> ArrivalSpec:
         raise ConfigError(f"--arrivals: {text!r}; choose one of: poisson, trace:FILE, "
                           "loadgen-server, closed")
     return ArrivalSpec(kind)
-
-
-@dataclass(frozen=True, slots=True)
-class Batching:
-    """Triton-style dynamic batching: wait at most ``window_s`` and batch at most ``max_batch``."""
-
-    window_s: float
-    max_batch: int
 
 
 def parse_batching(text: str) -> Batching | None:
