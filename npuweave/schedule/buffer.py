@@ -90,7 +90,7 @@ def commit(u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, u
     while head < tail and fl_c[head] <= fe:
         used -= fl_s[head]
         head += 1
-    if tail == fl_s.shape[0]:
+    if tail == len(fl_s):  # full: slide the live part down, or grow (arrays only)
         if head > 0:
             fl_s[:tail - head] = fl_s[head:tail]
             fl_c[:tail - head] = fl_c[head:tail]

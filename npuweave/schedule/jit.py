@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import types
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -27,6 +28,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 _PLAIN: dict[str, Callable[..., Any]] = {}
 _INLINE: set[str] = set()
 _COMPILED: list[bool] = []  # empty: not tried yet; [True] or [False] afterwards
+_JITTED: dict[str, Any] = {}
+_PY: dict[str, Callable[..., Any]] = {}
 
 
 def _jitter(inline: bool) -> Callable[[F], F]:
@@ -57,7 +60,8 @@ def compile() -> bool:
         except Exception:  # ImportError, or a numba that fails against this NumPy
             _COMPILED.append(False)
         else:
-            jitted = {id(f): _jitter(name in _INLINE)(f) for name, f in _PLAIN.items()}
+            _JITTED.update((name, _jitter(name in _INLINE)(f)) for name, f in _PLAIN.items())
+            jitted = {id(_PLAIN[name]): j for name, j in _JITTED.items()}
             for mod in {f.__module__ for f in _PLAIN.values()}:
                 space = vars(sys.modules[mod])
                 for key, value in list(space.items()):
@@ -70,6 +74,30 @@ def compile() -> bool:
 def plain(qualname: str) -> Callable[..., Any]:
     """The plain-Python version of a registered function (``module.name``)."""
     return _PLAIN[qualname]
+
+
+def python(qualname: str) -> Callable[..., Any]:
+    """A registered function as plain Python whose registered callees stay plain Python too,
+    before and after ``compile`` (for Python callers that pass lists, such as the ``Board``).
+
+    Examples
+    --------
+    >>> window = python("npuweave.schedule.buffer.fetch_window")
+    >>> window([5], [2.0], [0.5], 0, 1, 0, 10.0, 0.0, 3.0)  # 5 bytes free at 2 s, in by 2.5 s
+    5.0
+    """
+    if qualname in _PY:
+        return _PY[qualname]
+    f = _PLAIN[qualname]
+    space = dict(f.__globals__)
+    clone = types.FunctionType(f.__code__, space, f.__name__, f.__defaults__, f.__closure__)
+    _PY[qualname] = clone
+    known = {id(v): q for q, v in _PLAIN.items()} | {id(v): q for q, v in _JITTED.items()}
+    for key, value in list(space.items()):
+        q = known.get(id(value))
+        if q is not None:
+            space[key] = python(q)
+    return clone
 
 
 def loaded() -> bool:

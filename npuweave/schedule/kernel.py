@@ -263,7 +263,7 @@ def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: floa
     def floats(rows):
         return np.array([x for per in rows for x in per], np.float64)
 
-    fl = list(b.fl)
+    fl = b.in_flight()
     cap_fl = max(len(fl), 16) + min(cap, 1 << 16)
     fl_s, fl_c = np.zeros(cap_fl, np.int64), np.zeros(cap_fl, np.float64)
     fl_f = np.zeros(cap_fl, np.float64)
