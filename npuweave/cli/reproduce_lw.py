@@ -35,16 +35,22 @@ def _split(text: str) -> list[str]:
 @click.option("--schedulers", "scheduler_list", default=None,
               help="Comma list of schedulers (default: the thesis's set).")
 @click.option("--aimt-sweep", is_flag=True,
-              help="First sweep AI-MT's two thresholds per scenario and use the best setting.")
+              help="First sweep AI-MT's two thresholds (mem x dist) per scenario and use the "
+                   "best setting.")
+@click.option("--aimt", "aimt_opts", default=None, metavar="KEY=V,...",
+              help="AI-MT's options without a sweep: mem (fraction of the buffer, 0-1), dist "
+                   "(fraction of the fill time, 0-10), merge (block cap, fraction of the "
+                   "buffer, 1/2048-1). Default: mem=0.0625,dist=0.05,merge=0.03125.")
 @click.option("--config", "config_name", default="thesis", show_default=True,
               help="thesis (maestro, derived seq_len: the reproduction) or systolic "
                    "(SCALE-Sim-exact cycles, 128 tokens: a sensitivity study).")
 @click.option("--cost-model", default=None, help="Override the configuration's cost model.")
 @click.option("--seq-len", type=int, default=None,
               help="Override the tokens per request of BB, BL and XL.")
-@click.option("--ncf", default="gather", show_default=True,
-              help="gather (zoo NCF: one embedding row per table) or tables (whole tables "
-                   "per request, the thesis's tensor-dimension transfers; labelled option).")
+@click.option("--ncf", default="tables", show_default=True,
+              help="tables (whole embedding tables per request: the thesis's tensor-dimension "
+                   "transfers and layer latencies) or gather (zoo NCF, one row per table: a "
+                   "sensitivity study).")
 @click.option("--seq-len-sweep", "sweep", default=None,
               help="Comma list of sequence lengths: headline per length, table and PNG.")
 @click.option("--png", "png_path", default="layerweaver-seq-len.png", show_default=True,
@@ -61,7 +67,7 @@ def _split(text: str) -> list[str]:
               help="Write every row as Parquet (needs npuweave[parquet]).")
 @click.option("--seed", default=0, show_default=True, type=int)
 def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str | None,
-                aimt_sweep: bool, config_name: str, cost_model: str | None,
+                aimt_sweep: bool, aimt_opts: str | None, config_name: str, cost_model: str | None,
                 seq_len: int | None, ncf: str, sweep: str | None, png_path: str, jobs: int,
                 dask_addr: str | None, csv_path: str | None, json_path: str | None,
                 parquet_path: str | None, seed: int) -> None:
@@ -95,11 +101,12 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
     # every option is checked before the header and the progress bar appear
     model, seq = resolve_physics(config_name, cost_model, seq_len)
     names = check_options(pairs, _split(scenarios), names, requests, model, seq, ncf, jobs)[1]
+    aimt = _aimt_options(aimt_opts, aimt_sweep)
     lens = check_seq_lens(sweep) if sweep is not None else None
     config = {"config": config_name, "cost_model": model, "seq_len": seq, "ncf": ncf,
               "requests": requests, "seed": seed, "pairs": pairs,
-              "scenarios": _split(scenarios), "aimt_sweep": aimt_sweep, "jobs": jobs,
-              "dask": dask_addr}
+              "scenarios": _split(scenarios), "aimt_sweep": aimt_sweep, "aimt": aimt,
+              "jobs": jobs, "dask": dask_addr}
     shown = config if lens is None else {**config, "seq_len": "swept " + ",".join(map(str, lens))}
     _console().print(_header(shown, cost_model is None and seq_len is None))
     if lens is not None:
@@ -115,8 +122,27 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
     _console().print(f"{runs} runs in {time.perf_counter() - started:.1f} s")
 
 
+def _aimt_options(text: str | None, sweep: bool) -> dict[str, float]:
+    """``--aimt mem=..,dist=..`` as options, checked by building the policy (one-line errors)."""
+    from npuweave.cli.serve import _opts
+    from npuweave.errors import ConfigError
+    from npuweave.schedule import get_scheduler
+
+    if text is None:
+        return {}
+    opts = _opts(tuple(_split(text)))
+    if "seed" in opts:
+        raise ConfigError("--aimt: the seed is --seed; give mem, dist and merge only")
+    if sweep and ({"mem", "dist"} & set(opts)):
+        raise ConfigError("--aimt: mem and dist are chosen by --aimt-sweep; give only merge, "
+                          "or drop --aimt-sweep")
+    get_scheduler("aimt", **opts)
+    return opts
+
+
 def _is_reproduction(config: dict[str, Any], plain: bool) -> bool:
-    return config["config"] == "thesis" and plain and config["ncf"] == "gather"
+    return (config["config"] == "thesis" and plain and config["ncf"] == "tables"
+            and not config.get("aimt"))
 
 
 def _header(config: dict[str, Any], plain: bool) -> str:
@@ -151,11 +177,12 @@ def _main(config: dict[str, Any], names: list[str], csv_path: str | None,
         rows: list[dict] = []
         sweeps: dict[str, dict] = {}
         for scenario in scenarios:
-            opts = {}
+            opts = {"aimt": dict(config["aimt"])}
             if sweep:
+                merge = {k: v for k, v in config["aimt"].items() if k == "merge"}
                 sweeps[scenario] = sweep_aimt_thresholds(pairs, scenario, requests,
-                                                         on_step=step, **common)
-                opts["aimt"] = {"low": sweeps[scenario]["low"], "high": sweeps[scenario]["high"]}
+                                                         on_step=step, merge=merge, **common)
+                opts["aimt"].update(mem=sweeps[scenario]["mem"], dist=sweeps[scenario]["dist"])
             rows += reproduce_layerweaver(pairs, [scenario], names, requests, opts,
                                           on_step=step, **common)
         return rows, sweeps
@@ -181,8 +208,10 @@ def _print_results(rows: list[dict], sweeps: dict[str, dict], kind: str) -> None
 
     console = _console()
     for scenario, sw in sweeps.items():
-        console.print(f"AI-MT thresholds for {scenario}: low={sw['low']}, high={sw['high']} "
-                      f"(best geomean STP {sw['stp_geomean']:.3f} of {len(sw['grid'])} settings)")
+        edge = f", on the grid's {'/'.join(sw['edge'])} edge" if sw["edge"] else ", inside the grid"
+        console.print(f"AI-MT thresholds for {scenario}: mem={sw['mem']:g}, dist={sw['dist']:g} "
+                      f"(best geomean STP {sw['stp_geomean']:.3f} of {len(sw['grid'])} "
+                      f"settings{edge})")
     console.print(report.rich_table(_per_pair(rows), title="Layerweaver per pair"))
     console.print(report.rich_table(averages(rows), title="Averages over pairs"))
     console.print(report.rich_table(_versus(headline(rows), THESIS), title="Ours vs thesis" + kind))
@@ -203,7 +232,7 @@ def _seq_len_sweep(config: dict[str, Any], names: list[str], lens: list[int], pn
     total = len(lens) * len(config["scenarios"]) * len(parse_pairs(config["pairs"])) * len(names)
     rows = _with_progress(total, lambda step: sweep_seq_len(
         lens, config["pairs"], config["scenarios"], names, config["requests"],
-        on_step=step, **_common(config)))
+        {"aimt": dict(config["aimt"])}, on_step=step, **_common(config)))
     keys = ("seq_len", "scenario", "stp_gain_vs_baselines", "stp_gain_vs_aimt",
             "pe_utilization", "dram_utilization", "antt", "max_slowdown", "bound_share")
     _console().print(report.rich_table([{k: r.get(k) for k in keys} for r in rows],
@@ -211,7 +240,7 @@ def _seq_len_sweep(config: dict[str, Any], names: list[str], lens: list[int], pn
     refs = [{"seq_len": "thesis", "scenario": s, **{k: v.get(k) for k in keys[2:]}}
             for s, v in THESIS.items()]
     _console().print(report.rich_table(refs, title="Thesis"))
-    _console().print(f"wrote png: {plot_seq_len_sweep(rows, png_path)}")
+    _console().print(f"wrote png: {plot_seq_len_sweep(rows, png_path, config['aimt'])}")
     if csv_path:
         report.write_csv(csv_path, rows)
         _wrote("csv", csv_path)

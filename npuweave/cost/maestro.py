@@ -7,8 +7,12 @@ K one per cluster, a ``P``-wide tile of input channels C one per PE inside a clu
 an ``R x S`` window over Y and X one output position at a time. A missing N directive is
 unrolled whole (``TemporalMap(N, N)``), so every PE works through all N samples per step.
 
-We use ``P = npu.pe_rows`` (cluster size) and ``P * clusters = rows * cols * arrays * cores``
-PEs. With the NoC bandwidth unconstrained, MAESTRO's cost engine gives (derivation in
+We use ``P = npu.pe_rows`` (cluster size). An NPU of several arrays (NNP-I's 12 ICEs) is costed
+per engine (``engine_slices``): the layer's output channels are dealt to the ``arrays * cores``
+independent arrays in near-equal slices, each slice is one MAESTRO run on one array of
+``P * clusters = rows * cols`` PEs, and the layer takes as long as its slowest engine.
+``maestro-pooled`` instead pools every array into one MAESTRO array of ``rows * cols * arrays *
+cores`` PEs (the former reading; docs/REPRODUCTION.md, "AI-MT, NCF and NNP-I"). With the NoC bandwidth unconstrained, MAESTRO's cost engine gives (derivation in
 ``docs/COST_MODEL.md``; checked cycle-exact by ``benchmarks/maestro_crosscheck.py``):
 
 * a PE step computes ``N * R * S`` partial sums, one per cycle (one SIMD lane);
@@ -36,7 +40,7 @@ Vector work is not modelled by MAESTRO; it runs on the vector unit after the arr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import isqrt
 
 from npuweave.cost.systolic import vector_cycles
@@ -195,8 +199,42 @@ def maestro_dims(layer: Layer, batch: int) -> MaestroDims | None:
     return MaestroDims(m * batch, n, k, runs=count)
 
 
-def maestro_gemm_cycles(layer: Layer, npu: NPU, batch: int = 1) -> int:
-    """PE-array cycles of ``layer`` under MAESTRO ``kcp_ws`` (0 for layers without a GEMM).
+def engine_slices(dims: MaestroDims, engines: int) -> list[MaestroDims]:
+    """The MAESTRO runs of one layer on ``engines`` independent arrays, one per busy engine.
+
+    The output channels (``K``; a depthwise layer's channels ``C``) are dealt in near-equal
+    slices, the first ``K mod engines`` one channel more; an engine without a channel is idle
+    and not listed. Every engine sees the whole input, so the slices' MACs and weights add up
+    to the layer's.
+
+    Examples
+    --------
+    >>> [d.k for d in engine_slices(MaestroDims(n=1, k=26, c=8), 12)]
+    [3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2]
+    >>> len(engine_slices(MaestroDims(n=1, k=10, c=8), 12))
+    10
+    """
+    total = dims.c if dims.depthwise else dims.k
+    q, r = divmod(total, engines)
+    shares = [q + (1 if e < r else 0) for e in range(min(engines, total))]
+    if dims.depthwise:
+        return [replace(dims, c=share) for share in shares]
+    return [replace(dims, k=share) for share in shares]
+
+
+def engine_cycles(layer: Layer, npu: NPU, batch: int = 1) -> list[int]:
+    """PE-array cycles of ``layer`` on each busy engine of ``npu`` (MAESTRO per engine)."""
+    dims = maestro_dims(layer, batch)
+    if dims is None:
+        return []
+    per = npu.pe_rows * npu.pe_cols
+    return [dims.runs * kcp_ws_cycles(d, npu.pe_rows, per, npu.maestro_noc_bw)
+            for d in engine_slices(dims, npu.arrays * npu.cores)]
+
+
+def maestro_gemm_cycles(layer: Layer, npu: NPU, batch: int = 1, pooled: bool = False) -> int:
+    """PE-array cycles of ``layer`` under MAESTRO ``kcp_ws`` (0 for layers without a GEMM):
+    its slowest engine's (``engine_cycles``), or with ``pooled`` one run on all PEs at once.
 
     Examples
     --------
@@ -209,12 +247,15 @@ def maestro_gemm_cycles(layer: Layer, npu: NPU, batch: int = 1) -> int:
     dims = maestro_dims(layer, batch)
     if dims is None:
         return 0
-    pes = npu.pe_rows * npu.pe_cols * npu.arrays * npu.cores
-    return dims.runs * kcp_ws_cycles(dims, npu.pe_rows, pes, npu.maestro_noc_bw)
+    if pooled or npu.arrays * npu.cores == 1:
+        pes = npu.pe_rows * npu.pe_cols * npu.arrays * npu.cores
+        return dims.runs * kcp_ws_cycles(dims, npu.pe_rows, pes, npu.maestro_noc_bw)
+    return max(engine_cycles(layer, npu, batch))
 
 
 def maestro(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
-    """Cost of ``layer`` with MAESTRO ``kcp_ws`` array cycles plus vector-unit cycles.
+    """Cost of ``layer`` with MAESTRO ``kcp_ws`` array cycles (per engine) plus vector-unit
+    cycles.
 
     Examples
     --------
@@ -225,4 +266,11 @@ def maestro(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
     7.14
     """
     cycles = maestro_gemm_cycles(layer, npu, batch) + vector_cycles(layer, npu, batch)
+    return assemble(layer, npu, batch, weight_bits, cycles)
+
+
+def maestro_pooled(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
+    """``maestro`` with every array pooled into one MAESTRO array (the former reading)."""
+    cycles = maestro_gemm_cycles(layer, npu, batch, pooled=True) + vector_cycles(layer, npu,
+                                                                                 batch)
     return assemble(layer, npu, batch, weight_bits, cycles)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import cache
 
-from npuweave.cost.maestro import maestro
+from npuweave.cost.maestro import maestro, maestro_pooled
 from npuweave.cost.prema import prema
 from npuweave.cost.roofline import roofline
 from npuweave.cost.systolic import systolic_ws, systolic_ws_db
@@ -28,8 +28,9 @@ _MODELS: dict[str, tuple[CostModel, str]] = {
     "systolic-ws-db": (systolic_ws_db, "weight-stationary with double-buffered weights: next"
                                        " fold's weights load while the current one streams"),
     "prema": (prema, "PREMA Algorithm 1: inner/outer tiles, compute overlapped with next fetch"),
-    "maestro": (maestro, "MAESTRO kcp_ws (NVDLA-like weight-stationary), NoC unconstrained:"
-                         " the thesis's layer times"),
+    "maestro": (maestro, "MAESTRO kcp_ws (NVDLA-like weight-stationary), NoC unconstrained,"
+                         " each array (NNP-I's ICEs) an engine: the thesis's layer times"),
+    "maestro-pooled": (maestro_pooled, "maestro with all arrays pooled into one MAESTRO array"),
     "roofline": (roofline, "max(MACs / peak, bytes / bandwidth): the sanity lower bound"),
 }
 
@@ -40,7 +41,7 @@ def cost_models() -> dict[str, str]:
     Examples
     --------
     >>> sorted(cost_models())
-    ['maestro', 'prema', 'roofline', 'systolic-ws', 'systolic-ws-db']
+    ['maestro', 'maestro-pooled', 'prema', 'roofline', 'systolic-ws', 'systolic-ws-db']
     """
     return {name: desc for name, (_, desc) in _MODELS.items()}
 

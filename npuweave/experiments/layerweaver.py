@@ -32,7 +32,9 @@ MEMORY_MODELS = {"BB": "bert-base", "BL": "bert-large", "NCF": "ncf", "XL": "xln
 #: The models a ``seq_len`` applies to (tokens per request).
 TRANSFORMERS = ("BB", "BL", "XL")
 ABBREVIATIONS = {**COMPUTE_MODELS, **MEMORY_MODELS}
-SCHEDULERS = ("sequential", *BASELINES, "aimt", "layerweaver")
+SCHEDULERS = ("sequential", *BASELINES, "aimt", "aimt-fetchahead", "random", "layerweaver")
+#: Options of the rows that are not swept: the former controller where its sweep landed.
+FIXED_OPTS = {"aimt-fetchahead": {"low": 0.0, "high": 0.2}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +117,7 @@ def resolve_physics(config: str = "thesis", cost_model: str | None = None,
 
 def check_options(pairs: str | Iterable[str] | None, scenarios: Sequence[str],
                   schedulers: Sequence[str], requests: int, cost_model: str = "maestro",
-                  seq_len: int | None = None, ncf: str = "gather",
+                  seq_len: int | None = None, ncf: str = "tables",
                   jobs: int = 1) -> tuple[list[tuple[str, str]], list[str]]:
     """Validate a reproduction's options before any run; return ``(pairs, scheduler names)``.
 
@@ -172,7 +174,7 @@ class Physics:
 
     cost_model: str
     seq_len: int | None
-    ncf: str = "gather"
+    ncf: str = "tables"
     seed: int = 0
 
 
@@ -303,8 +305,11 @@ def make_tasks(pairs: Sequence[tuple[str, str]], scenarios: Sequence[str],
     >>> [(t.scheduler, t.opts) for t in ts]
     [('fair', ()), ('aimt', (('high', 0.5), ('low', 0.1)))]
     """
-    return [Task(pair, s, name, requests,
-                 tuple(sorted(((scheduler_opts or {}).get(name, {})).items())), phys, stp_only)
+    def opts(name: str) -> tuple[tuple[str, Any], ...]:
+        given = (scheduler_opts or {}).get(name, {})
+        return tuple(sorted({**FIXED_OPTS.get(name, {}), **given}.items()))
+
+    return [Task(pair, s, name, requests, opts(name), phys, stp_only)
             for s in scenarios for pair in pairs for name in names]
 
 
@@ -335,7 +340,7 @@ def reproduce_layerweaver(
     on_step: Callable[[dict[str, Any]], None] | None = None,
     seq_len: int | None = None,
     config: str = "thesis",
-    ncf: str = "gather",
+    ncf: str = "tables",
     jobs: int = 1,
     dask: str | None = None,
 ) -> Rows:
@@ -344,8 +349,9 @@ def reproduce_layerweaver(
 
     ``config`` names the physics (``lw_setup.CONFIGS``: ``"thesis"``, the reproduction, is
     ``maestro`` with the derived sequence length; ``"systolic"`` is SCALE-Sim-exact cycles with
-    the zoo's 128 tokens); ``cost_model`` and ``seq_len`` override it. ``ncf`` is ``"gather"``
-    (the zoo) or ``"tables"`` (the labelled alternative). ``scheduler_opts`` maps a scheduler
+    the zoo's 128 tokens); ``cost_model`` and ``seq_len`` override it. ``ncf`` is ``"tables"``
+    (whole embedding tables per request, the default) or ``"gather"`` (the zoo's row gather,
+    a sensitivity study). ``scheduler_opts`` maps a scheduler
     name to its options (e.g. AI-MT's thresholds); ``on_step(row)`` is called after each run;
     ``jobs`` runs on that many processes (``dask``: on a Dask cluster, ``local:N`` or an
     address) with the same rows as serially. Nothing is tuned here.

@@ -10,7 +10,7 @@ the whole sweep.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from npuweave.errors import ConfigError
@@ -30,48 +30,77 @@ from npuweave.experiments.layerweaver import (
 Step = Callable[[dict[str, Any]], None]
 
 
-def aimt_grid(lows: Sequence[float] | None = None,
-              highs: Sequence[float] | None = None) -> list[tuple[float, float]]:
-    """Every ``low < high`` setting of the sweep (the engine's default grid when not given)."""
-    from npuweave.sim.sweep import HIGHS, LOWS
+def aimt_grid(mems: Sequence[float] | None = None,
+              dists: Sequence[float] | None = None) -> list[tuple[float, float]]:
+    """Every ``(mem, dist)`` setting of the sweep (``sim.sweep``'s grid when not given)."""
+    from npuweave.sim.sweep import DISTS, MEMS
 
-    return [(lo, hi) for lo in lows or LOWS for hi in highs or HIGHS if lo < hi]
+    return [(m, d) for m in mems or MEMS for d in dists or DISTS]
 
 
 def sweep_aimt_thresholds(
     pairs: str | Iterable[str] | None,
     scenario: str,
     requests: int = 10,
-    lows: Sequence[float] | None = None,
-    highs: Sequence[float] | None = None,
+    mems: Sequence[float] | None = None,
+    dists: Sequence[float] | None = None,
     seed: int = 0,
     cost_model: str | None = None,
     on_step: Step | None = None,
     seq_len: int | None = None,
     config: str = "thesis",
-    ncf: str = "gather",
+    ncf: str = "tables",
     jobs: int = 1,
     dask: str | None = None,
+    merge: dict[str, float] | None = None,
 ) -> dict[str, Any]:
-    """One AI-MT setting for a whole scenario: the ``(low, high)`` with the best geomean STP.
+    """One AI-MT setting for a whole scenario: the ``(mem, dist)`` with the best geomean STP.
 
     As in the thesis (IV.5.B), the thresholds are swept in 2D and the single setting with the
-    best overall throughput over all pairs is kept (not a different setting per pair).
-    Returns ``{"low", "high", "stp_geomean", "grid": [(low, high, stp_geomean), ...]}``.
+    best overall throughput over all pairs is kept (not a different setting per pair; ties:
+    the first in grid order). Returns ``{"mem", "dist", "stp_geomean", "edge", "grid": [(mem,
+    dist, stp_geomean), ...]}``; ``edge`` names the grid's outer edges the best lies on (an edge
+    at the option's own limit, ``mem = 1``, is not one).
+    ``merge`` (``{"merge": cap}`` or empty) is passed to every AI-MT run.
     """
     model, seq = resolve_physics(config, cost_model, seq_len)
     chosen, _ = check_options(pairs, [scenario], ["aimt"], requests, model, seq, ncf, jobs)
     phys = Physics(model, seq, ncf, seed)
-    grid = aimt_grid(lows, highs)
-    tasks = [t for lo, hi in grid for t in make_tasks(
-        chosen, [scenario], ["aimt"], requests, phys, {"aimt": {"low": lo, "high": hi}},
+    grid = aimt_grid(mems, dists)
+    tasks = [t for m, d in grid for t in make_tasks(
+        chosen, [scenario], ["aimt"], requests, phys, {"aimt": {**(merge or {}), "mem": m,
+                                                                 "dist": d}},
         stp_only=True)]
     rows = run_tasks(tasks, jobs, on_step, dask)
     n = len(chosen)
-    scored = [(lo, hi, _geomean(r["stp"] for r in rows[i * n:(i + 1) * n]))
-              for i, (lo, hi) in enumerate(grid)]
-    lo, hi, best = max(scored, key=lambda g: g[2] or 0.0)
-    return {"low": lo, "high": hi, "stp_geomean": best, "grid": scored}
+    scored = [(m, d, _geomean(r["stp"] for r in rows[i * n:(i + 1) * n]))
+              for i, (m, d) in enumerate(grid)]
+    m, d, best = max(scored, key=lambda g: g[2] or 0.0)
+    return {"mem": m, "dist": d, "stp_geomean": best, "edge": grid_edges(m, d, grid),
+            "grid": scored}
+
+
+def grid_edges(mem: float, dist: float, grid: Sequence[tuple[float, float]]) -> list[str]:
+    """The grid's outer edges that ``(mem, dist)`` lies on: its largest ``mem`` or ``dist``,
+    unless that is the option's own limit (``mem = 1``, ``dist = MAX_DIST``), where the rule
+    itself ends and a wider grid would not help.
+
+    Examples
+    --------
+    >>> g = [(m, d) for m in (0.0, 0.5) for d in (0.0, 0.1)]
+    >>> grid_edges(0.5, 0.0, g), grid_edges(0.0, 0.1, g), grid_edges(0.0, 0.0, g)
+    (['mem'], ['dist'], [])
+    >>> grid_edges(1.0, 0.0, [(m, 0.0) for m in (0.5, 1.0)])
+    []
+    """
+    from npuweave.schedule.aimt import MAX_DIST
+
+    out = []
+    for name, v, axis, limit in (("mem", mem, [g[0] for g in grid], 1.0),
+                                 ("dist", dist, [g[1] for g in grid], MAX_DIST)):
+        if len(set(axis)) > 1 and v == max(axis) < limit:
+            out.append(name)
+    return out
 
 
 def check_seq_lens(spec: str | Sequence[int]) -> list[int]:
@@ -106,7 +135,7 @@ def sweep_seq_len(
     seed: int = 0,
     cost_model: str | None = None,
     config: str = "thesis",
-    ncf: str = "gather",
+    ncf: str = "tables",
     jobs: int = 1,
     dask: str | None = None,
     on_step: Step | None = None,
@@ -136,18 +165,36 @@ def sweep_seq_len(
     return out
 
 
-def plot_seq_len_sweep(rows: Sequence[dict[str, Any]], path: str) -> str:
-    """PNG of the headline STP gains against the sequence length, thesis values as lines."""
+def aimt_label(opts: Mapping[str, float] | None = None) -> str:
+    """``"AI-MT mem=0.5, dist=0.01"``: AI-MT's thresholds as run (its defaults when not given).
+
+    Examples
+    --------
+    >>> aimt_label({"mem": 0.5, "dist": 0.01})
+    'AI-MT mem=0.5, dist=0.01'
+    """
+    from npuweave.schedule.aimt import AIMT
+
+    given: dict[str, Any] = dict(opts or {})
+    p = AIMT(**given)
+    merge = "" if "merge" not in (opts or {}) else f", merge={p.merge:g}"
+    return f"AI-MT mem={p.mem:g}, dist={p.dist:g}{merge}"
+
+
+def plot_seq_len_sweep(rows: Sequence[dict[str, Any]], path: str,
+                       aimt: Mapping[str, float] | None = None) -> str:
+    """PNG of the headline STP gains against the sequence length, thesis values as lines; the
+    legend names AI-MT's thresholds (``aimt``: its options as run)."""
     from npuweave.report import curves_png
 
     series, refs = {}, {}
     for key, label in (("stp_gain_vs_baselines", "vs baselines"),
-                       ("stp_gain_vs_aimt", "vs AI-MT")):
+                       ("stp_gain_vs_aimt", f"vs {aimt_label(aimt)}")):
         for scenario in dict.fromkeys(r["scenario"] for r in rows):
             pts = [(r["seq_len"], 100 * r[key]) for r in rows
                    if r["scenario"] == scenario and key in r]
             if pts:
                 series[f"{scenario}, {label}"] = pts
-                refs[f"thesis {scenario}, {label}"] = 100 * THESIS[scenario][key]
+                refs[f"thesis {scenario}, {label.split(' mem=')[0]}"] = 100 * THESIS[scenario][key]
     return curves_png(path, series, refs, xlabel="tokens per request (BB, BL, XL)",
                       ylabel="Layerweaver STP gain (%)", title="Layerweaver gain vs sequence length")

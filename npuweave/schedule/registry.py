@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 
 from npuweave.errors import ConfigError, unknown_name
-from npuweave.schedule.aimt import AIMT
+from npuweave.schedule.aimt import AIMT, AimtFetchAhead, RandomInterleaver
 from npuweave.schedule.base import Policy
 from npuweave.schedule.compute_only import ComputeOnly
 from npuweave.schedule.fair import Fair
@@ -34,8 +34,11 @@ _POLICIES: dict[str, tuple[type, str]] = {
     "compute-only": (ComputeOnly, "only the compute-intensive models, one request at a time"),
     "memory-only": (MemoryOnly, "only the memory-intensive models, one request at a time"),
     "fair": (Fair, "whole requests, alternating so each model gets an equal share of NPU time"),
-    "aimt": (AIMT, "AI-MT-like: keeps the fetch-ahead distance in a band (thresholds low, "
-                   "high); random otherwise"),
+    "aimt": (AIMT, "AI-MT: merged sub-layer blocks, least compute when memory is low (mem), "
+                   "compute-intensive when the distance is short (dist), else memory-intensive"),
+    "aimt-fetchahead": (AimtFetchAhead, "the former AI-MT-like band controller: whole layers, "
+                                        "fetch-ahead distance kept in [low, high]"),
+    "random": (RandomInterleaver, "a uniformly random candidate at every decision"),
 }
 _TASK: dict[str, tuple[type, str, dict[str, object]]] = {
     "fcfs": (FCFS, "task-level: first come first served, non-preemptive", {}),
@@ -56,8 +59,8 @@ def schedulers(level: str = "layer") -> dict[str, str]:
 
     Examples
     --------
-    >>> sorted(schedulers())
-    ['aimt', 'compute-only', 'fair', 'layerweaver', 'memory-only', 'sequential']
+    >>> sorted(schedulers())[:3]
+    ['aimt', 'aimt-fetchahead', 'compute-only']
     >>> [n for n in sorted(schedulers("task")) if n in ("fcfs", "hpf", "prema", "p-prema")]
     ['fcfs', 'hpf', 'p-prema', 'prema']
     """
@@ -92,8 +95,8 @@ def get_scheduler(name: str, **opts: object) -> Policy:
 
     Examples
     --------
-    >>> get_scheduler("aimt", low=0.05, high=0.4).high
-    0.4
+    >>> get_scheduler("aimt", mem=0.125, dist=0.1).mem
+    0.125
     """
     defaults: dict[str, object] = {}
     if name in _POLICIES:

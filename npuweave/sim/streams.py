@@ -56,6 +56,9 @@ def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
     _check_run(tenants, requests, window_s)
     policy = (get_scheduler(scheduler, seed=seed, **scheduler_opts)
               if isinstance(scheduler, str) else scheduler)
+    units = getattr(policy, "units", None)  # a policy with its own units (AI-MT's sub-layers)
+    if units is not None:
+        tenants = units(tenants, buffer_bytes, dram_bw)
     mode = closed_loop_mode(fast)
     why = "fast=False or NPUWEAVE_CLOSED_LOOP=engine"
     if mode != "engine":
@@ -131,7 +134,7 @@ def run_streams(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,
     scheduler : a name from ``npuweave.schedule.schedulers()``; ``scheduler_opts`` go to it.
     requests : requests per stream (ignored when ``window_s`` is given).
     window_s : issue requests only before this time instead of counting them.
-    seed : seed of randomized policies (``aimt``).
+    seed : seed of randomized policies (``aimt``, ``random``).
 
     Examples
     --------

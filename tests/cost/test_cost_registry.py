@@ -22,9 +22,10 @@ from npuweave.hardware import preset
 from npuweave.workload.layer import LayerKind
 
 
-def test_registry_lists_the_five_models():
+def test_registry_lists_the_six_models():
     models = cost_models()
-    assert set(models) == {"systolic-ws", "systolic-ws-db", "prema", "roofline", "maestro"}
+    assert set(models) == {"systolic-ws", "systolic-ws-db", "prema", "roofline", "maestro",
+                           "maestro-pooled"}
     assert all(isinstance(d, str) and d for d in models.values())
 
 

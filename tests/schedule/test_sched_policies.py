@@ -19,7 +19,7 @@ def firsts(s):
 def test_registry_lists_every_policy_with_a_description():
     names = schedulers()
     assert set(names) == {"layerweaver", "sequential", "compute-only", "memory-only", "fair",
-                          "aimt", "layerweaver-plus"}
+                          "aimt", "aimt-fetchahead", "random", "layerweaver-plus"}
     assert all(isinstance(d, str) and d for d in names.values())
 
 
@@ -30,7 +30,9 @@ def test_unknown_scheduler_lists_valid_names():
 
 def test_unknown_option_names_valid_ones():
     with pytest.raises(ConfigError, match="no option 'lo'.*high, low, seed"):
-        get_scheduler("aimt", lo=0.1)
+        get_scheduler("aimt-fetchahead", lo=0.1)
+    with pytest.raises(ConfigError, match="no option 'low'.*dist, mem, merge, seed"):
+        get_scheduler("aimt", low=0.1)
 
 
 def test_sequential_runs_whole_requests_first_come_first_served():
@@ -58,8 +60,8 @@ def test_compute_only_and_memory_only_serve_one_kind():
     assert nothing.order == () and "nothing ran" in nothing.notes[0]
 
 
-def test_aimt_band_rules():
-    p = get_scheduler("aimt", low=0.1, high=0.5)  # band 1 s .. 5 s on a 10 s fill time
+def test_aimt_fetchahead_band_rules():
+    p = get_scheduler("aimt-fetchahead", low=0.1, high=0.5)  # band 1 s .. 5 s on a 10 s fill time
     # distance 10 - 0 = 10 > 5: least compute time -> T1 (0.5 s)
     b = board([[(10, 4.0)], [(40, 0.5)]], state=(0.0, 10.0, [(10, 10.0)]))
     p.start(b)
@@ -70,20 +72,21 @@ def test_aimt_band_rules():
     assert p.select(b) == 0
 
 
-def test_aimt_random_choice_is_seeded():
+def test_aimt_fetchahead_random_choice_is_seeded():
     a = make_tenant("a", [1.0] * 30, [10] * 30, 1000)
     c = make_tenant("c", [1.0] * 30, [10] * 30, 1000)
 
     def order(seed):
         # band 0 .. 10 fill times: always inside, always random
-        return plan("aimt", [a, c], 1000, 10.0, low=0.0, high=10.0, seed=seed).order
+        return plan("aimt-fetchahead", [a, c], 1000, 10.0, low=0.0, high=10.0,
+                    seed=seed).order
 
     assert order(1) == order(1) and order(1) != order(2)
 
 
-def test_aimt_rejects_bad_thresholds():
+def test_aimt_fetchahead_rejects_bad_thresholds():
     with pytest.raises(ConfigError, match='"low" < "high"'):
-        get_scheduler("aimt", low=0.5, high=0.2)
+        get_scheduler("aimt-fetchahead", low=0.5, high=0.2)
 
 
 def test_tiling_rule():

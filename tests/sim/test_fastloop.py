@@ -30,7 +30,8 @@ BUF = 100
 EXAMPLES = settings(max_examples=1500, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 SEQ = get_scheduler("sequential")
-SELECTING = ["aimt", "compute-only", "fair", "layerweaver", "memory-only", "sequential"]
+SELECTING = ["aimt", "aimt-fetchahead", "compute-only", "fair", "layerweaver", "memory-only",
+             "random", "sequential"]
 
 unit = st.tuples(st.one_of(st.just(0), st.integers(1, 150)),
                  st.one_of(st.just(0.0), st.floats(0.01, 5.0)))

@@ -87,7 +87,7 @@ def test_bad_config(kwargs, match):
 def test_no_models_and_unknown_scheduler():
     with pytest.raises(ConfigError, match="no models"):
         run_streams([], NPU_)
-    with pytest.raises(UnknownNameError, match="choose one of: aimt, compute-only"):
+    with pytest.raises(UnknownNameError, match="choose one of: aimt, aimt-fetchahead, compute-only"):
         run_streams([CNN, NLP], NPU_, scheduler="weaver")
 
 
@@ -100,10 +100,10 @@ def test_layer_that_cannot_fit_even_after_tiling():
 
 
 def test_sweep_aimt_reports_best_setting():
-    s = sweep_aimt([CNN, NLP], NPU_, lows=(0.0, 0.1, 0.3), highs=(0.2, 0.5), requests=2)
-    assert len(s.rows) == 5  # (0.3, 0.2) skipped
+    s = sweep_aimt([CNN, NLP], NPU_, mems=(0.0, 0.1, 0.3), dists=(0.2, 0.5), requests=2)
+    assert len(s.rows) == 6  # every (mem, dist): no ordering constraint between the two
     assert s.score == max(row[2] for row in s.rows)
-    assert (s.low, s.high, s.score) in s.rows
+    assert (s.mem, s.dist, s.score) in s.rows
 
 
 def test_sweep_score_uses_the_steady_state_normalizer_of_stp():
