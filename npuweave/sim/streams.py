@@ -60,7 +60,7 @@ def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
     if units is not None:
         tenants = units(tenants, buffer_bytes, dram_bw)
     mode = closed_loop_mode(fast)
-    why = "fast=False or NPUWEAVE_CLOSED_LOOP=engine"
+    why: str | None = "fast=False or NPUWEAVE_CLOSED_LOOP=engine"
     if mode != "engine":
         loop = ClosedLoop(requests, window_s)
         why = fast_path_refusal(tenants, dram_bw, policy, loop, max_events)
