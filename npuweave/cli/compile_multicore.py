@@ -39,15 +39,18 @@ def multicore(model: str, npu_spec: str, cores: int | None, mesh: str | None, ba
     from npuweave.compile import gemini
     from npuweave.compile.gemini.multicore import compile_multicore, multicore_npu, parse_mesh
     from npuweave.compile.gemini.units import parse_bandwidth
+    from npuweave.fileio import check_outputs
     from npuweave.hardware import get_npu
     from npuweave.workload import load_layers
     from npuweave.workload.layer import check_batch
 
     check_batch(batch)
+    check_outputs(("-o/--output", output, None), ("--timeline", timeline, "figure"),
+                  ("--trace", trace, None), ("--json", json_path, "json"))
     npu = get_npu(npu_spec)
     xy = parse_mesh(mesh) if mesh else (npu.mesh[1], npu.mesh[0])
     n = cores if cores is not None else xy[0] * xy[1]
-    bw = parse_bandwidth(dram_bw) if dram_bw else None
+    bw = parse_bandwidth(dram_bw, "--dram-bw") if dram_bw else None
     npu = multicore_npu(npu, n, xy, bw)
     layers = load_layers(model)
     from rich.console import Console

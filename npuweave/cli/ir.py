@@ -57,7 +57,7 @@ def info(file: str, clock: str) -> None:
     Example:
       npuweave ir info model_ir.json
     """
-    hz = parse_frequency(clock)
+    hz = parse_frequency(clock, "--clock")
     s = gemini.summarize(gemini.load(file))
     con = _console()
     head = Table(title=Path(file).name, show_header=False)
@@ -134,7 +134,7 @@ def timeline(file: str, output: str, trace: str | None, dram_bw: str, clock: str
     check_output_path(output, "--output", FIGURE_SUFFIXES)
     check_output_path(trace, "--trace")
     model = gemini.load(file)
-    result = gemini.simulate(model, _bandwidth(dram_bw), parse_frequency(clock))
+    result = gemini.simulate(model, _bandwidth(dram_bw), parse_frequency(clock, "--clock"))
     gemini.plot_timeline(model, result, output, title=Path(file).name)
     click.echo(f"wrote {output}")
     if trace:
@@ -159,8 +159,8 @@ def simulate(file: str, dram_bw: str, clock: str, noc_bw: str | None, hop_cycles
       npuweave ir simulate rn34_b4_c4.json --dram-bw 16GB/s --noc-bw 32GB/s
     """
     bw = _bandwidth(dram_bw)
-    r = gemini.simulate(gemini.load(file), bw, parse_frequency(clock),
-                        parse_bandwidth(noc_bw) if noc_bw else None, hop_cycles)
+    r = gemini.simulate(gemini.load(file), bw, parse_frequency(clock, "--clock"),
+                        parse_bandwidth(noc_bw, "--noc-bw") if noc_bw else None, hop_cycles)
     table = Table(title=f"replay of {Path(file).name} at {dram_bw} DRAM, {clock} clock")
     table.add_column("resource")
     table.add_column("busy (ms)", justify="right")
@@ -181,7 +181,7 @@ def simulate(file: str, dram_bw: str, clock: str, noc_bw: str | None, hop_cycles
 
 
 def _bandwidth(text: str) -> float | None:
-    return None if text.strip().lower() in ("inf", "infinite", "none") else parse_bandwidth(text)
+    return None if text.strip().lower() in ("inf", "infinite", "none") else parse_bandwidth(text, "--dram-bw")
 
 
 def _pct(part: float, whole: float) -> str:

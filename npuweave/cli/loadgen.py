@@ -64,6 +64,9 @@ def loadgen(scenario: str, models: str, npu_spec: str, scheduler: str, qps: str 
     from npuweave.experiments.loadgen import check_spec, compare_with_replay, run_loadgen
 
     check_spec(spec)
+    from npuweave.fileio import check_output_dir
+
+    check_output_dir(out_dir, "--out")
     if compare_replay and (scenario != "Server" or len(spec.models) != 1):
         raise ConfigError("--compare-replay needs --scenario Server and one model")
     console = _console()
@@ -100,32 +103,19 @@ def _spec(scenario: str, models: str, npu_spec: str, scheduler: str, qps: str | 
           target_latency: str | None, time_scale: float, mode: str, min_duration: str,
           min_queries: int, mix: str | None, seed: int, cost_model: str) -> Any:
     from npuweave.experiments.loadgen import LoadgenSpec
+    from npuweave.fileio.values import parse_rate, parse_ratio, parse_time
     from npuweave.hardware import get_npu
     from npuweave.schedule import schedulers
-    from npuweave.sim.options import parse_seconds
 
     names = tuple(m.strip() for m in models.split(",") if m.strip())
     if not names:
         raise ConfigError("--models: name at least one model")
     if scheduler not in schedulers("all"):
         raise ConfigError(f"--scheduler {scheduler!r}: unknown; see 'npuweave schedulers'")
-    rate = None
-    if qps is not None:
-        try:
-            rate = float(qps)
-        except ValueError:
-            raise ConfigError(f"--qps {qps!r}: give one number (queries per NPU second)") \
-                from None
-    lat = parse_seconds(target_latency, "--target-latency") if target_latency else None
-    weights: tuple[float, ...] = ()
-    if mix:
-        try:
-            weights = tuple(float(w) for w in mix.split(":"))
-        except ValueError:
-            raise ConfigError(f"--mix {mix!r}: write weights like 4:1") from None
-    duration = parse_seconds(min_duration, "--min-duration")
-    if not 0 < duration < float("inf"):
-        raise ConfigError(f"--min-duration: {min_duration!r}; give a finite time > 0 (e.g. 1s)")
+    rate = None if qps is None else parse_rate(qps, "--qps", high=1e12)
+    lat = parse_time(target_latency, "--target-latency", high=3600.0) if target_latency else None
+    weights = parse_ratio(mix, "--mix", len(names)) if mix else ()
+    duration = parse_time(min_duration, "--min-duration", high=3600.0)
     return LoadgenSpec(scenario, names, get_npu(npu_spec), scheduler, rate, lat, time_scale,
                        mode, duration, min_queries, seed, weights, cost_model=cost_model)
 

@@ -14,17 +14,30 @@ from typing import Any
 
 import click
 
+from npuweave.cli.llm import llm_branch, llm_capacity_options
 from npuweave.errors import ConfigError
 
 CAP_SCHEDULERS = ("baseline", "layerweaver", "layerweaver-plus")
+#: Most requests one capacity run may simulate (each load tried runs them all again).
+MAX_RUN_REQUESTS = 1_000_000
+
+
+#: Most seeds or batching windows one run takes (each multiplies the whole search).
+MAX_LIST = 64
+
+
+def _few(text: str, flag: str) -> list[str]:
+    items = str(text).split(",")
+    if len(items) > MAX_LIST:
+        raise ConfigError(f"{flag}: {len(items)} values; give at most {MAX_LIST} (each one "
+                          "repeats the whole search)")
+    return items
 
 
 def _percent(text: str) -> float:
-    t = text.strip()
-    try:
-        v = float(t[:-1]) / 100 if t.endswith("%") else float(t)
-    except ValueError:
-        raise ConfigError(f"--violations: {text!r}; write a share like 1% or 0.01") from None
+    from npuweave.fileio.values import parse_share
+
+    v = parse_share(text, "--violations")
     if not 0 < v < 1:
         raise ConfigError(f"--violations: {text!r}; it must be between 0 and 100%")
     return v
@@ -83,8 +96,10 @@ Example:
 @click.option("--models", required=True, help="Two comma-separated zoo names or ONNX paths.")
 @click.option("--npu", "npu_spec", default="lwplus", show_default=True,
               help="NPU preset name or YAML file.")
-@click.option("--ratio", required=True, help="Arrival ratio A:B in --models order (e.g. 4:1).")
-@click.option("--deadline", required=True, help="Latency budget per model (e.g. 15ms,130ms).")
+@click.option("--ratio", default=None, help="Arrival ratio A:B in --models order (e.g. 4:1); "
+              "required unless --models is an LLM.")
+@click.option("--deadline", default=None, help="Latency budget per model (e.g. 15ms,130ms); "
+              "required unless --models is an LLM.")
 @click.option("--scheduler", default="all", show_default=True,
               help="baseline | layerweaver | layerweaver-plus | all (the three).")
 @click.option("--standalone", default="approx", show_default=True,
@@ -109,15 +124,30 @@ Example:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON.")
 @click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
               help="Print the table as CSV, or with a path write it there.")
-def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: str,
-             standalone: str, violations: str, requests: int, seeds: str, max_batch: int,
-             windows: str, grouping: str, max_inflight: int, inherit: bool,
-             json_path: str | None, csv_path: str | None) -> None:
-    """Largest load (QPS at a fixed ratio) sustained with few deadline misses, per scheduler."""
+@llm_capacity_options
+def capacity(models: str, npu_spec: str, ratio: str | None, deadline: str | None,
+             scheduler: str, standalone: str, violations: str, requests: int, seeds: str,
+             max_batch: int, windows: str, grouping: str, max_inflight: int, inherit: bool,
+             json_path: str | None, csv_path: str | None, **llm: Any) -> None:
+    """Largest load (QPS at a fixed ratio) sustained with few deadline misses, per scheduler.
+
+    For an LLM in --models: the largest Poisson load whose run meets --slo at its percentiles
+    (e.g. --slo ttft=1s,tbt=100ms:p99), under --llm-scheduler.
+    """
+    if llm_branch(models, llm):
+        from npuweave.cli.llm import llm_capacity
+
+        llm_capacity(models, npu_spec, llm, json_path)
+        return
+    if ratio is None or deadline is None:
+        raise ConfigError("capacity needs --ratio and --deadline (e.g. --ratio 4:1 --deadline "
+                          "15ms,130ms)")
     from npuweave.experiments.lwplus import ServeSetup, capacity_row, parse_ratio
+    from npuweave.fileio import check_outputs
+    from npuweave.fileio.flags import parse_deadlines
+    from npuweave.fileio.values import parse_seed, parse_time
     from npuweave.hardware import get_npu
     from npuweave.schedule.standalone import standalone_mode
-    from npuweave.sim.options import parse_deadlines, parse_seconds
 
     names = [m.strip() for m in models.split(",") if m.strip()]
     if len(names) != 2:
@@ -129,18 +159,16 @@ def capacity(models: str, npu_spec: str, ratio: str, deadline: str, scheduler: s
     if scheduler not in (*CAP_SCHEDULERS, "all"):
         raise ConfigError(f"--scheduler: {scheduler!r}; choose one of: "
                           f"{', '.join(CAP_SCHEDULERS)}, all")
-    if requests < 100:
-        raise ConfigError(f"--requests: {requests}; give at least 100 requests per run")
+    check_outputs(("--json", json_path, "json"), ("--csv", csv_path, "csv"))
+    if not 100 <= requests <= MAX_RUN_REQUESTS:
+        raise ConfigError(f"--requests: {requests}; give 100 to {MAX_RUN_REQUESTS:,} requests "
+                          "per run")
     from npuweave.sim.batcher import check_max_batch
 
     check_max_batch(max_batch)
-    try:
-        seed_list = tuple(int(s) for s in seeds.split(","))
-    except ValueError:
-        raise ConfigError(f"--seeds: {seeds!r}; give comma-separated integers") from None
-    wins = tuple(parse_seconds(w, "--windows") for w in windows.split(","))
-    if any(not (0 <= w < 1) for w in wins):
-        raise ConfigError(f"--windows: {windows!r}; every window must be >= 0 and < 1 s")
+    seed_list = tuple(parse_seed(s.strip(), "--seeds") for s in _few(seeds, "--seeds"))
+    wins = tuple(parse_time(w, "--windows", low=0.0, low_open=False, high=0.999999)
+                 for w in _few(windows, "--windows"))
     from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 
     LayerweaverPlus(grouping=grouping, max_inflight=max_inflight)  # checks both options
@@ -209,7 +237,7 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
     """Re-run the Layerweaver+ evaluation (thesis V.3, Figures V.5-V.7) on lwplus."""
     from npuweave.experiments import lwplus_repro as rp
     from npuweave.experiments.lwplus import ServeSetup
-    from npuweave.sim.options import parse_seconds
+    from npuweave.fileio.values import parse_time
 
     pair_list = rp.parse_pairs(pairs)
     ratio_list = rp.parse_ratios(ratios)
@@ -217,20 +245,22 @@ def reproduce_lwplus(pairs: str, ratios: str, figures: str, sched: str, requests
     if not figs or not figs <= {"5", "6", "7"}:
         raise ConfigError(f"--figures: {figures!r}; choose among 5, 6, 7")
     names = rp.check_schedulers(s.strip() for s in sched.split(",") if s.strip())
-    wins = tuple(parse_seconds(w, "--windows") for w in windows.split(","))
-    if requests < 100 or jobs < 1 or any(not 0 <= w < 1 for w in wins):
-        raise ConfigError("--requests >= 100, --jobs >= 1 and windows in [0, 1 s) please")
+    wins = tuple(parse_time(w, "--windows", low=0.0, low_open=False, high=0.999999)
+                 for w in _few(windows, "--windows"))
+    if not 100 <= requests <= MAX_RUN_REQUESTS or not 1 <= jobs <= 1024:
+        raise ConfigError(f"--requests from 100 to {MAX_RUN_REQUESTS:,} and --jobs from 1 to "
+                          "1024 please")
     from npuweave.sim.batcher import check_max_batch
 
     check_max_batch(max_batch)
     from npuweave.experiments.executor import check_dask
-    from npuweave.fileio import check_output_path
+    from npuweave.fileio import check_output_dir, check_outputs
     from npuweave.schedule.layerweaver_plus import check_grouping
 
     check_grouping(grouping, max_inflight)
     check_dask(dask_addr)
-    check_output_path(csv_path, "--csv", allow_dash=True)
-    check_output_path(json_path, "--json", allow_dash=True)
+    check_outputs(("--csv", csv_path, "csv"), ("--json", json_path, "json"))
+    check_output_dir(plots_dir, "--plots")
     if plots_dir:
         Path(plots_dir).mkdir(parents=True, exist_ok=True)
     setup = ServeSetup(max_batch=max_batch, baseline_windows_s=wins, requests=requests,

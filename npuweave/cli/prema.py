@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from npuweave.cli._checks import FACTOR, SEED, count
 from npuweave.errors import ConfigError
 
 
@@ -67,11 +68,11 @@ def predict_row(task: str, npu_spec: str, batch: int, in_len: int | None,
 @click.option("--npu", "npu_spec", default="prema", show_default=True,
               help="NPU preset or YAML file.")
 @click.option("--batch", default=1, show_default=True, type=click.IntRange(1, 4096))
-@click.option("--in-len", type=int, default=None,
+@click.option("--in-len", type=count(1, 1_000_000), default=None,
               help="RNN input length (tokens, words, or 80 ms speech segments).")
-@click.option("--out-len", type=int, default=None,
+@click.option("--out-len", type=count(1, 1_000_000), default=None,
               help="Actual output length (default: drawn from the profile with --seed).")
-@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--seed", default=0, show_default=True, type=SEED)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the row as JSON.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write the row as CSV.")
 def predict(model: str, npu_spec: str, batch: int, in_len: int | None, out_len: int | None,
@@ -88,7 +89,9 @@ def predict(model: str, npu_spec: str, batch: int, in_len: int | None, out_len: 
     """
     from npuweave import report
     from npuweave.cli._console import console
+    from npuweave.fileio import check_outputs
 
+    check_outputs(("--json", json_path, "json"), ("--csv", csv_path, "csv"))
     row = predict_row(model, npu_spec, batch, in_len, out_len, seed)
     console().print(report.rich_table([row], title="PREMA prediction"))
     if json_path:
@@ -127,15 +130,17 @@ def _rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @click.command("prema")
-@click.option("--runs", default=25, show_default=True, type=int, help="Workloads per policy.")
-@click.option("--tasks", default=8, show_default=True, type=int, help="Tasks per workload.")
-@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--runs", default=25, show_default=True, type=count(1, 10_000),
+              help="Workloads per policy.")
+@click.option("--tasks", default=8, show_default=True, type=count(1, 1000),
+              help="Tasks per workload.")
+@click.option("--seed", default=0, show_default=True, type=SEED)
 @click.option("--reading", default="paper", show_default=True,
               help="Reading preset of the garbled places: paper, dysta or canplane.")
 @click.option("--npu", "npu_spec", default="prema", show_default=True)
 @click.option("--pairs", default=40, show_default=True, type=click.IntRange(1, 100_000),
               help="Two-task runs of the Figs 5-6 study.")
-@click.option("--span", default=1.0, show_default=True, type=float,
+@click.option("--span", default=1.0, show_default=True, type=FACTOR,
               help="Dispatch window = span x the tasks' summed isolated times.")
 @click.option("--jobs", default=2, show_default=True, type=click.IntRange(1, 64),
               help="Processes to spread the simulations over.")
@@ -161,12 +166,12 @@ def reproduce_prema(runs: int, tasks: int, seed: int, reading: str, npu_spec: st
     from npuweave.cli._console import console
     from npuweave.experiments.executor import check_dask
     from npuweave.experiments.prema_workload import check_run, check_workload
-    from npuweave.fileio import check_output_path
+    from npuweave.fileio import check_output_dir, check_outputs
     from npuweave.hardware import get_npu
     from npuweave.schedule.prema import reading as get_reading
 
-    check_output_path(csv_path, "--csv", allow_dash=True)
-    check_output_path(json_path, "--json", allow_dash=True)
+    check_outputs(("--csv", csv_path, "csv"), ("--json", json_path, "json"))
+    check_output_dir(plot_dir, "--plots")
     check_dask(dask_addr)
     check_run(runs, tasks)
     check_workload(tasks, (1,), span)

@@ -124,15 +124,16 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
 
 def _aimt_options(text: str | None, sweep: bool) -> dict[str, float]:
     """``--aimt mem=..,dist=..`` as options, checked by building the policy (one-line errors)."""
-    from npuweave.cli.serve import _opts
+    from npuweave.cli._checks import scheduler_options
     from npuweave.errors import ConfigError
     from npuweave.schedule import get_scheduler
 
     if text is None:
         return {}
-    opts = _opts(tuple(_split(text)))
-    if "seed" in opts:
+    pairs = _split(text)
+    if any(p.partition("=")[0].strip() == "seed" for p in pairs):
         raise ConfigError("--aimt: the seed is --seed; give mem, dist and merge only")
+    opts = scheduler_options(pairs)
     if sweep and ({"mem", "dist"} & set(opts)):
         raise ConfigError("--aimt: mem and dist are chosen by --aimt-sweep; give only merge, "
                           "or drop --aimt-sweep")

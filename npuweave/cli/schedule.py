@@ -45,7 +45,7 @@ def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, An
         written.append(f"timeline: {timeline}")
     if trace:
         report.write_trace(trace, {n: r.intervals for n, r in results.items()},
-                           dram_bw=info.get("dram_bw"))
+                           dram_bw=info.get("dram_bw"), extra=info.get("power", ()))
         written.append(f"trace: {trace} (open in ui.perfetto.dev)")
     if json_path:
         notes = {n: list(r.notes) for n, r in results.items()}
@@ -139,13 +139,21 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
     elif json_path != "-":
         title = f"{' + '.join(model_list)} on {npu.name}, batch {batch}, {requests} requests/stream"
         console = _console()
-        console.print(report.rich_table(rows, title=title))
+        from npuweave.cli._energy import energy_rows, without_energy
+
+        console.print(report.rich_table(without_energy(rows), title=title))
+        console.print(report.rich_table(energy_rows(rows, "scheduler"), title="energy"))
         for name, result in results.items():
             for note in result.notes:
                 console.print(f"[yellow]note[/] ({name}): {note}")
     paths = {"timeline": timeline, "trace": trace, "json": json_path, "csv": csv_path,
              "parquet": parquet_path}
     trace_info = {**info, "dram_bw": npu.dram_bw}
+    if trace:
+        from npuweave.experiments.energy import power_track
+
+        trace_info["power"] = power_track({n: r.intervals for n, r in results.items()}, npu,
+                                          batch, cost_model)
     for line in _write_outputs(rows, results, trace_info, paths):
         click.echo(f"wrote {line}", err=piped)
 
@@ -221,3 +229,11 @@ reproduce.add_command(reproduce_lwplus)
 from npuweave.cli.prema import reproduce_prema  # noqa: E402  (reproduce prema)
 
 reproduce.add_command(reproduce_prema)
+
+from npuweave.cli.reproduce_energy import reproduce_scalesim_energy  # noqa: E402
+
+reproduce.add_command(reproduce_scalesim_energy)
+
+from npuweave.cli.llm import reproduce_sarathi_cmd  # noqa: E402  (reproduce sarathi)
+
+reproduce.add_command(reproduce_sarathi_cmd)

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from npuweave.cli.llm import llm_branch, llm_options
 from npuweave.errors import ConfigError
 
 TABLES = (("requests", "served", "killed", "throughput_rps", "stp", "antt", "fairness",
@@ -44,25 +45,29 @@ Example:
 """
 
 
-def _opts(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``--scheduler-opt key=value`` pairs; values parsed as numbers/booleans when they are."""
-    out: dict[str, Any] = {}
-    for p in pairs:
-        key, sep, val = p.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--scheduler-opt: {p!r}; write key=value (e.g. quantum_s=0.002)")
-        low = val.lower()
-        if low in ("true", "false"):
-            out[key] = low == "true"
-            continue
-        try:
-            out[key] = int(val)
-        except ValueError:
-            try:
-                out[key] = float(val)
-            except ValueError:
-                out[key] = val
-    return out
+def _with_energy(res: Any, models: list[str], npu: Any, cost_model: str
+                 ) -> list[dict[str, Any]]:
+    """The run's rows with energy columns on the whole-run row and on each model's row."""
+    from npuweave.experiments.energy import serve_energy
+
+    energy = serve_energy(models, res.table, res.span_s, npu, cost_model, res.intervals)
+    by_model = dict(zip(models, energy[1:], strict=True))
+    rows = []
+    for r in res.rows:
+        extra = (energy[0] if r["scope"] == "all"
+                 else by_model.get(r["name"], {}) if r["scope"] == "model" else {})
+        rows.append({**r, **extra})
+    return rows
+
+
+def _energy_notes(npu: Any, batching: bool) -> list[str]:
+    from npuweave.cost.energy import energy_spec
+
+    notes = [n for n in (energy_spec(npu)[1],) if n]
+    if batching:
+        notes.append("energy: each served request is costed at batch 1, an upper bound under "
+                      "batching (a batch fetches its weights once)")
+    return notes
 
 
 class _Bar:
@@ -100,9 +105,10 @@ class _Bar:
               help="poisson | loadgen-server | trace:FILE (CSV/JSON: time, model, priority, "
                    "deadline).")
 @click.option("--qps", default=None, help="Requests per second per model (e.g. 300,80).")
-@click.option("--duration", default="1s", show_default=True,
-              help="Arrivals are generated on [0, duration) (e.g. 2s, 500ms).")
-@click.option("--seed", default=0, show_default=True, type=int, help="Arrival (and policy) seed.")
+@click.option("--duration", default=None,
+              help="Arrivals are generated on [0, duration); a time with its unit (e.g. 2s, "
+                   "500ms).  [default: 1s]")
+@click.option("--seed", default="0", show_default=True, help="Arrival (and policy) seed.")
 @click.option("--scheduler", default="layerweaver", show_default=True,
               help="Policy, layer-wise or task-level (see 'npuweave schedulers').")
 @click.option("--scheduler-opt", "scheduler_opt", multiple=True,
@@ -127,57 +133,92 @@ class _Bar:
 @click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
               type=click.Path(dir_okay=False, allow_dash=True),
               help="Print the table as CSV, or with a path write it there.")
-def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, duration: str,
-          seed: int, scheduler: str, scheduler_opt: tuple[str, ...], preempt: str | None,
+@llm_options
+def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None,
+          duration: str | None, seed: str, scheduler: str, scheduler_opt: tuple[str, ...],
+          preempt: str | None,
           standalone: str | None, deadline: str | None,
           priority: str | None, batching: str, traffic: bool, cost_model: str,
           max_events: int, timeline: str | None, trace: str | None, json_path: str | None,
-          csv_path: str | None) -> None:
-    """Serve requests that arrive over time (Poisson, LoadGen Server, or a trace)."""
+          csv_path: str | None, **llm: Any) -> None:
+    """Serve requests that arrive over time (Poisson, LoadGen Server, or a trace).
+
+    An LLM config in --models (see 'npuweave models --family llm') serves it token by token
+    with --llm-scheduler (default sarathi:chunk=512); --duration defaults to 60s then.
+    """
+    from npuweave.fileio import check_outputs
+    from npuweave.fileio.values import parse_int, parse_seed
+
+    check_outputs(("--timeline", timeline, "figure"), ("--trace", trace, None),
+                  ("--json", json_path, "json"), ("--csv", csv_path, "csv"))
+    seed_n = parse_seed(seed)
+    if llm_branch(models, llm, arrival_spec):
+        from npuweave.cli.llm import build_spec, serve_llm_cli
+        from npuweave.sim.options import parse_duration
+
+        src = click.get_current_context().get_parameter_source("duration")
+        span = 60.0 if src == click.core.ParameterSource.DEFAULT else parse_duration(duration)
+        if arrival_spec.startswith("trace:"):
+            llm["trace_file"] = arrival_spec.split(":", 1)[1]
+        serve_llm_cli(build_spec(models, npu_spec, qps, span, seed_n, llm,
+                                 None if cost_model == "systolic-ws" else cost_model),
+                      json_path, csv_path, timeline, trace)
+        return
     from npuweave import report
+    from npuweave.cli import _checks
+    from npuweave.fileio.flags import parse_arrival_flags
     from npuweave.hardware import get_npu
     from npuweave.metrics.serving import jsonable
     from npuweave.schedule import get_scheduler
     from npuweave.sim import options as o
+    from npuweave.sim.serving import check_work, least_units
     from npuweave.sim.serving import serve as run
 
     model_list = [m.strip() for m in models.split(",") if m.strip()]
     if not model_list:
         raise ConfigError("--models is empty; give e.g. --models resnet50,bert-base")
-    if max_events < 1:
-        raise ConfigError(f"--max-events must be >= 1, got {max_events}")
-    opts = _opts(scheduler_opt)
+    parse_int(max_events, "--max-events", low=1, high=10**12)
+    opts = _checks.scheduler_options(scheduler_opt)
     if standalone is not None:
         if scheduler != "layerweaver-plus":
             raise ConfigError(f"--standalone applies to --scheduler layerweaver-plus only, "
                               f"not {scheduler!r}; drop it or change the scheduler")
-        if opts.get("standalone", standalone) != standalone:
-            raise ConfigError(f"--standalone {standalone} contradicts --scheduler-opt "
-                              f"standalone={opts['standalone']}; give one of them")
+        _checks.owned_option(opts, "standalone", standalone)
         opts["standalone"] = standalone
     from npuweave.schedule.prema.registry import check_priorities, with_preempt
     scheduler, preempt_opts = with_preempt(scheduler, preempt, opts)
     opts = dict(preempt_opts)
     check_priorities(scheduler, priority)
-    get_scheduler(scheduler, seed=seed, **opts)  # validates the name and options early
+    get_scheduler(scheduler, seed=seed_n, **opts)  # validates the name and options early
     batch = o.parse_batching(batching)
+    flags = parse_arrival_flags(arrival_spec, len(model_list), qps, duration, deadline, priority)
     npu = get_npu(npu_spec)
-    arrivals = o.build_arrivals(arrival_spec, model_list, qps, duration, seed, deadline,
-                                priority)
+    notes: list[str] = []
+    note = _checks.priority_note(scheduler, priority)
+    if note:
+        notes.append(note)
+    if flags.qps is not None and flags.duration_s is not None:  # before generating them
+        check_work(least_units(model_list), sum(flags.qps) * flags.duration_s,
+                   batch.max_batch if batch else 1, max_events, bool(timeline or trace))
+    arrivals = o.build_arrivals(flags, model_list, seed_n, notes)
     if len(arrivals) == 0:
         raise ConfigError("no request arrives in this run; raise --qps or --duration")
+    from npuweave.cost.energy import energy_spec
+
+    gated = energy_spec(npu)[0].gated_power_w > 0  # gating needs the busy intervals
     bar = _Bar(float(arrivals.time_s[-1]))
     try:
         res = run(model_list, npu, arrivals, scheduler, batching=batch, traffic=traffic,
-                  cost_model=cost_model, seed=seed, log=bool(timeline or trace),
+                  cost_model=cost_model, seed=seed_n, log=bool(timeline or trace or gated),
                   max_events=max_events, progress=bar, **opts)
     finally:
         bar.close()
-    rows = jsonable(res.rows)
-    info = {"models": model_list, "npu": npu.name, "arrivals": arrival_spec, "seed": seed,
+    rows = jsonable(_with_energy(res, model_list, npu, cost_model))
+    notes = notes + list(res.notes) + _energy_notes(npu, batch is not None)
+    info = {"models": model_list, "npu": npu.name, "arrivals": arrival_spec, "seed": seed_n,
             "scheduler": res.scheduler, "batching": batching, "traffic": traffic,
             "cost_model": cost_model, "span_s": res.span_s, "events": res.events,
-            "notes": list(res.notes)}
+            "notes": notes}
     if csv_path == "-":
         click.echo(report.to_csv(rows), nl=False)
     else:
@@ -187,15 +228,25 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None, durati
 
         console().print(report.rich_table(_shown(rows, TABLES[0]), title=title))
         console().print(report.rich_table(_shown(rows, TABLES[1]), title="latency"))
-        for note in res.notes:
-            console().print(f"[yellow]note[/]: {note}")
+        from npuweave.cli._energy import energy_rows
+
+        shown = _shown([r for r in rows if "energy_j" in r], ("energy_j",))
+        console().print(report.rich_table(
+            energy_rows([{**r, "row": s["row"]} for r, s in zip(
+                [r for r in rows if "energy_j" in r], shown, strict=True)], "row"),
+            title="energy"))
+        for line in notes:
+            console().print(f"[yellow]note[/]: {line}")
     written = []
     title = f"{' + '.join(model_list)} on {npu.name}, {res.scheduler}"
     if timeline:
         report.plot_timeline({res.scheduler: res.intervals}, timeline, title=title)
         written.append(f"timeline: {timeline}")
     if trace:
-        report.write_trace(trace, {res.scheduler: res.intervals})
+        from npuweave.experiments.energy import power_track
+
+        report.write_trace(trace, {res.scheduler: res.intervals},
+                           extra=power_track({res.scheduler: res.intervals}, npu, 1, cost_model))
         written.append(f"trace: {trace} (open in ui.perfetto.dev)")
     if json_path:
         report.write_rows_json(json_path, {**info, "rows": rows})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.table import Table
@@ -13,14 +14,23 @@ from npuweave.cli._suggest import SuggestingGroup
 
 
 @click.command()
-def models() -> None:
+@click.option("--family", type=click.Choice(["zoo", "llm"]), default="zoo", show_default=True,
+              help="zoo: the DNN zoo; llm: the decoder-only LLM configs.")
+def models(family: str) -> None:
     """List the built-in model zoo with layer counts, GMACs and weight MB (16-bit).
 
     \b
-    Example:
+    Examples:
       npuweave models
+      npuweave models --family llm
     """
     from npuweave.workload import load_layers, zoo
+
+    if family == "llm":
+        from npuweave.cli.llm import models_table
+
+        console().print(models_table())
+        return
 
     table = Table(title="npuweave model zoo (batch 1)")
     for col in ("model", "aliases", "layers", "weighted", "GMACs", "params (M)", "weights MB@16b"):
@@ -132,20 +142,39 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, pa
     check_parquet(parquet_path)
     out = _console.pick("-" in (csv_path, json_path))
     npu = get_npu(npu_spec)
-    graph = load_graph(model)
-    batch = batch or int(graph.meta.get("batch", 1) or 1)
-    layers = lower(graph)
-    if not layers:
-        raise ModelImportError(f"{model}: the model has no layers to cost (only pass-through "
-                               "ops such as Identity or Reshape); give a model that computes")
-    fmt = _load_formats(formats, layers, graph.name, out) if formats else None
+    from npuweave.workload.llm import llm_layers_for
+
+    llm = llm_layers_for(model, npu.precision_bits)  # None unless MODEL is an LLM config
+    fmt: Any
+    if llm is not None:
+        if batch is not None or formats:
+            raise click.UsageError("an LLM phase sets its own batch and formats: write "
+                                   f"{model.split(':')[0]}:phase=decode:batch=B:weights=int8")
+        layers, fmt, name = llm
+        batch = 1
+        src = click.get_current_context().get_parameter_source("cost_model")
+        if src == click.core.ParameterSource.DEFAULT:  # LLMs default to double-buffered
+            from npuweave.sim.llm.costs import DEFAULT_COST_MODEL
+
+            cost_model = DEFAULT_COST_MODEL
+    else:
+        graph = load_graph(model)
+        batch, name = batch or int(graph.meta.get("batch", 1) or 1), graph.name
+        layers = lower(graph)
+        if not layers:
+            raise ModelImportError(f"{model}: the model has no layers to cost (only "
+                                   "pass-through ops such as Identity or Reshape); give a "
+                                   "model that computes")
+        fmt = _load_formats(formats, layers, graph.name, out) if formats else None
     prof = profile_model(layers, npu, batch=batch, formats=fmt, cost_model=cost_model,
-                         name=graph.name)
-    rows = prof.rows()
+                         name=name)
+    energies, note = prof.energies()
+    rows = prof.rows(energies)
     if not quiet:
-        out.print(_profile_table(rows, f"{graph.name} on {npu.name}, batch {batch}"))
+        out.print(_profile_table(rows, f"{name} on {npu.name}, batch {batch}"))
     _print_totals(prof.total, npu, batch, out)
-    for name, why in unschedulable(layers, npu, batch, fmt):
+    _print_energy(prof.energy_summary(energies, note), out)
+    for name, why in ([] if llm else unschedulable(layers, npu, batch, fmt)):
         out.print(f"[yellow]note:[/] layer {name!r} cannot be scheduled whole: {why}")
     for path, write in ((csv_path, lambda p: write_csv(p, rows, COLUMNS)),
                         (json_path, lambda p: write_json(p, prof.to_dict())),
@@ -159,15 +188,29 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, pa
 def _profile_table(rows: list[dict[str, object]], title: str) -> Table:
     table = Table(title=title)
     for col in ("#", "layer", "kind", "MACs", "weight B", "act B", "compute us", "memory us",
-                "op/B", "bound"):
+                "op/B", "bound", "energy uJ"):
         table.add_column(col, justify="left" if col in ("layer", "kind", "bound") else "right")
     for i, r in enumerate(rows):
         inten = r["intensity"]
         table.add_row(str(i), str(r["name"]), str(r["kind"]), f"{r['macs']:,}",
                       f"{r['weight_bytes']:,}", f"{r['act_bytes']:,}", f"{r['compute_us']:.2f}",
                       f"{r['memory_us']:.2f}", "inf" if inten == float("inf") else f"{inten:.1f}",
-                      str(r["bound"]))
+                      str(r["bound"]), f"{r['energy_uj']:.2f}")
     return table
+
+
+def _print_energy(summary: dict, out) -> None:
+    """Energy of the model run alone, its split, and the default-table note."""
+    if summary["note"]:
+        out.print(f"[yellow]note:[/] {summary['note']}")
+    total = summary["total_j"]
+    if total <= 0:
+        return
+    split = ", ".join(f"{k} {summary[f'{k}_j'] / total:.0%}"
+                      for k in ("compute", "sram", "dram", "static"))
+    out.print(f"[bold]energy[/]: {total * 1e3:.3f} mJ ({summary['energy_per_inference_j'] * 1e3:.3f}"
+              f" mJ/inference; {split}); average power {summary['avg_power_w']:.2f} W,"
+              f" EDP {summary['edp_js']:.3e} J*s")
 
 
 def _print_totals(total, npu, batch: int, out) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from npuweave.cost.energy import Accesses, LayerEnergy, energy_spec, layer_accesses, layer_energy
 from npuweave.cost.registry import profile
 from npuweave.cost.traffic import Formats
 from npuweave.cost.types import LayerCost
@@ -24,7 +25,9 @@ from npuweave.workload.layer import Layer
 
 #: Columns of ``Profile.rows()`` (and of ``npuweave profile --csv/--json/--parquet``), in order.
 COLUMNS = ("name", "kind", "macs", "weight_bytes", "act_bytes", "dram_bytes", "compute_us",
-           "memory_us", "intensity", "bound", "utilization", "compute_cycles")
+           "memory_us", "intensity", "bound", "utilization", "compute_cycles", "energy_uj",
+           "compute_energy_uj", "sram_energy_uj", "dram_energy_uj", "static_energy_uj",
+           *Accesses.__dataclass_fields__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +75,25 @@ class Profile:
         """The sum of every layer's cost."""
         return sum(self.costs, LayerCost())
 
-    def rows(self) -> list[dict[str, Any]]:
+    def accesses(self) -> list[Accesses]:
+        """Per-layer access counts (SCALE-Sim's counters, see ``npuweave.cost.energy``)."""
+        return [layer_accesses(la, self.npu, self.batch, self.cost_model) for la in self.layers]
+
+    def energies(self) -> tuple[list[LayerEnergy], str | None]:
+        """Per-layer energy under the NPU's energy spec, and the default-table note (or None).
+
+        Examples
+        --------
+        >>> from npuweave.hardware import preset
+        >>> per_layer, note = profile_model("ncf", preset("prema")).energies()
+        >>> note is None and all(e.total_j > 0 for e in per_layer)
+        True
+        """
+        spec, note = energy_spec(self.npu)
+        return [layer_energy(la, c, a, self.npu, spec, self.batch) for la, c, a
+                in zip(self.layers, self.costs, self.accesses(), strict=True)], note
+
+    def rows(self, energies: Sequence[LayerEnergy] | None = None) -> list[dict[str, Any]]:
         """One plain dict per layer with the ``COLUMNS`` (times in microseconds).
 
         Examples
@@ -83,7 +104,10 @@ class Profile:
         True
         """
         out = []
-        for layer, c in zip(self.layers, self.costs, strict=True):
+        if energies is None:
+            energies = self.energies()[0]
+        for layer, c, en, acc in zip(self.layers, self.costs, energies, self.accesses(),
+                                     strict=True):
             out.append({
                 "name": layer.name, "kind": str(layer.kind), "macs": c.macs,
                 "weight_bytes": c.weight_bytes, "act_bytes": c.act_bytes,
@@ -91,6 +115,9 @@ class Profile:
                 "memory_us": c.memory_s * 1e6, "intensity": c.intensity, "bound": c.bound,
                 "utilization": c.utilization,
                 "compute_cycles": round(c.compute_s * self.npu.clock_hz),
+                "energy_uj": en.total_j * 1e6, "compute_energy_uj": en.compute_j * 1e6,
+                "sram_energy_uj": en.sram_j * 1e6, "dram_energy_uj": en.dram_j * 1e6,
+                "static_energy_uj": en.static_j * 1e6, **acc.to_dict(),
             })
         return out
 
@@ -109,9 +136,24 @@ class Profile:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain document: model, NPU, batch, cost model, per-layer rows and the total."""
+        energies, note = self.energies()
+        rows = self.rows(energies)
+        for row, en in zip(rows, energies, strict=True):
+            row["accesses"] = {k: row[k] for k in Accesses.__dataclass_fields__}
+            row["energy_j"] = en.total_j
         return {"model": self.model, "npu": self.npu.to_dict(), "batch": self.batch,
-                "cost_model": self.cost_model, "layers": self.rows(),
-                "total": self.total.to_dict()}
+                "cost_model": self.cost_model, "layers": rows,
+                "total": self.total.to_dict(), "energy": self.energy_summary(energies, note)}
+
+    def energy_summary(self, energies: Sequence[LayerEnergy] | None = None,
+                       note: str | None = None) -> dict[str, Any]:
+        """The model alone (its layers back to back): joules by kind, per inference, average
+        power, EDP, and the default-table note (None when the NPU has an energy section)."""
+        if energies is None:
+            energies, note = self.energies()
+        return energy_summary(sum(energies, LayerEnergy()), sum(c.time_s for c in self.costs),
+                              self.batch, note)
+
 
 
 def profile_model(model: str | Path | Sequence[Layer], npu: str | Path | NPU,
@@ -141,3 +183,12 @@ def profile_model(model: str | Path | Sequence[Layer], npu: str | Path | NPU,
         layers, label, batch = tuple(model), name or "model", batch or 1
     costs = profile(layers, spec, batch=batch, formats=formats, model=cost_model)
     return Profile(label, spec, batch, cost_model, layers, tuple(costs))
+
+
+def energy_summary(energy: LayerEnergy, time_s: float, batch: int,
+                   note: str | None) -> dict[str, Any]:
+    """Totals of a model run alone for ``time_s`` (its layers back to back): joules by kind,
+    per inference, average power and the energy-delay product."""
+    return {**energy.to_dict(), "energy_per_inference_j": energy.total_j / batch,
+            "time_s": time_s, "avg_power_w": energy.total_j / time_s if time_s > 0 else 0.0,
+            "edp_js": energy.total_j * time_s, "note": note}

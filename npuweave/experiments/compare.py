@@ -133,6 +133,7 @@ def compare(
     >>> [round(r["stp"], 2) for r in rows]                           # doctest: +SKIP
     [1.0, 1.55]
     """
+    from npuweave.experiments.energy import result_energy
     from npuweave.sim import run_streams
 
     if requests is not None and requests < 1:
@@ -148,6 +149,7 @@ def compare(
         results[name] = result
         row = evaluate(result, standalone)
         row["scheduler"] = name
+        row.update(result_energy(result, npu, cost_model))
         rows.append(row)
         if on_result is not None:
             on_result(name, result)

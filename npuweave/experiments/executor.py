@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import TypeVar
@@ -50,8 +51,10 @@ def check_dask(address: str | None) -> None:
         return
     if address.startswith("local:"):
         local_workers(address)
-    elif not address.startswith(("tcp://", "tls://", "inproc://", "ucx://")):
-        raise ConfigError(f"--dask {address!r}: give a scheduler address (tcp://host:8786) or "
+    elif not re.fullmatch(r"(tcp|tls|ucx)://[A-Za-z0-9._\-\[\]:]+:\d{1,5}|inproc://\S+",
+                          address[:300]):
+        raise ConfigError(f"--dask {address[:80]!r}: give a scheduler address with its port "
+                          "(tcp://host:8786) or "
                           "local:N to start N local workers")
     try:
         import dask.distributed  # noqa: F401
@@ -135,7 +138,8 @@ def _run_chunk(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
 def _pool_iter(fn: Callable[[T], R], todo: Sequence[T], jobs: int) -> Iterator[tuple[int, R]]:
     methods = mp.get_all_start_methods()
     ctx = mp.get_context("fork" if "fork" in methods else methods[0])
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_signals)
+    restore = _exit_on_sigterm()
     try:
         it = _chunks(todo, chunk_size(len(todo), jobs))
         live: dict[Future[list[R]], int] = {}
@@ -152,8 +156,50 @@ def _pool_iter(fn: Callable[[T], R], todo: Sequence[T], jobs: int) -> Iterator[t
                 nxt = next(it, None)
                 if nxt is not None:
                     live[pool.submit(_run_chunk, fn, nxt[1])] = nxt[0]
+    except BaseException:
+        # SIGTERM, Ctrl-C or an error: end the workers now (one may be blocked on the call
+        # queue's lock, so a polite shutdown could wait forever), then let the caller's
+        # ``finally`` blocks flush what finished
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            proc.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    else:
+        pool.shutdown(wait=True)
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        restore()
+
+
+def _worker_signals() -> None:
+    """Pool workers die on SIGTERM (a forked worker would inherit the parent's handler, whose
+    SystemExit the pool catches as the task's result)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _exit_on_sigterm() -> Callable[[], None]:
+    """Turn SIGTERM into ``SystemExit(143)`` while a pool runs, so ``finally`` blocks (the
+    workers' end, the store's last rows) run instead of the process vanishing; returns the
+    function that puts the previous handler back."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    prev = signal.getsignal(signal.SIGTERM)
+    if prev is signal.SIG_IGN:
+        return lambda: None
+
+    def on_term(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_term)
+
+    def restore() -> None:
+        if signal.getsignal(signal.SIGTERM) is on_term:
+            signal.signal(signal.SIGTERM, prev)
+    return restore
 
 
 def _dask_iter(fn: Callable[[T], R], todo: Sequence[T], address: str) -> Iterator[

@@ -64,6 +64,10 @@ class LoadgenSpec:
     options: tuple[tuple[str, Any], ...] = field(default=())
 
 
+#: Most queries one run may issue (LoadGen holds every query's record until the run ends).
+MAX_QUERIES = 10_000_000
+
+
 def check_spec(spec: LoadgenSpec) -> None:
     """Every bad setting in one line (named as its CLI flag), before LoadGen starts."""
     p: list[str] = []
@@ -82,9 +86,14 @@ def check_spec(spec: LoadgenSpec) -> None:
     if not 0 < spec.min_duration_s * spec.time_scale <= 3600:
         p.append(f"--min-duration x --time-scale must be in (0, 3600] real seconds, got "
                  f"{spec.min_duration_s * spec.time_scale:g}")
-    if not 1 <= spec.min_queries <= 10_000_000:
+    if not 1 <= spec.min_queries <= MAX_QUERIES:
         p.append(f"--min-queries must be in [1, 10,000,000], got {spec.min_queries}")
-    if spec.mix and (len(spec.mix) != len(spec.models) or min(spec.mix) <= 0):
+    if spec.scenario in ("Server", "Offline") and spec.qps and spec.qps < math.inf \
+            and spec.qps * spec.min_duration_s > MAX_QUERIES:
+        p.append(f"--qps x --min-duration = {spec.qps * spec.min_duration_s:.3g} queries, over "
+                 f"the {MAX_QUERIES:,} a run may issue; lower --qps or --min-duration")
+    if spec.mix and (len(spec.mix) != len(spec.models)
+                     or not all(0 < w < math.inf for w in spec.mix)):
         p.append(f"--mix: give {len(spec.models)} positive weights (one per model), "
                  f"got {list(spec.mix)}")
     if not 1 <= spec.samples_per_query <= 1024:

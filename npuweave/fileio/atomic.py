@@ -215,9 +215,75 @@ def check_output_path(path: str | os.PathLike[str] | None, option: str,
         raise ConfigError(f"{option} {path}: unknown {what} {suffix or '(none)'!r}; use one of "
                           f"{', '.join(suffixes)}")
     try:
-        _resolve_target(path)
+        target, st = _resolve_target(path)
     except ConfigError as err:
         raise ConfigError(f"{option} {err}") from None
+    _check_writable(Path(path), target, st, option)
+
+
+#: Output suffixes by kind of output, for ``check_outputs`` (tables and JSON take any name).
+DATA_SUFFIXES = {"parquet": (".parquet",), "figure": FIGURE_SUFFIXES}
+
+
+def _check_writable(given: Path, target: Path, st: os.stat_result | None, option: str) -> None:
+    """The nearest existing folder must take new files (missing folders are created when
+    writing); an existing file must be writable. Tried with a probe file, as permission bits
+    say nothing for root or on read-only and special file systems."""
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ConfigError(f"{option} {given}: {str(folder)!r} is not a folder; choose another "
+                          "path")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".npuweave-probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+        if st is not None:
+            os.close(os.open(target, os.O_WRONLY))
+    except OSError as exc:
+        raise ConfigError(f"{option} {given}: cannot write there ({exc.strerror or exc}); "
+                          "choose a writable path") from None
+
+
+def check_output_dir(path: str | os.PathLike[str] | None, option: str) -> None:
+    """Refuse, before any work, an output folder that is a file or cannot take new files
+    (a missing one is fine where its nearest existing parent can: it is created)."""
+    if path is None:
+        return
+    given = Path(path)
+    if given.exists() and not given.is_dir():
+        raise ConfigError(f"{option} {given}: exists and is not a folder; choose another path")
+    _check_writable(given, Path(os.path.realpath(given)) / "x", None, option)
+
+
+def check_outputs(*outputs: tuple[str, Any, str | None]) -> None:
+    """Check every ``(option, path, kind)`` output of one command before any work: each path
+    as ``check_output_path`` does (``kind`` in ``DATA_SUFFIXES`` fixes the suffix; ``None``
+    any suffix), and no two options naming one file (the second would silently replace the
+    first).
+
+    Examples
+    --------
+    >>> check_outputs(("--json", "a.json", "json"), ("--trace", "a.json", None))
+    Traceback (most recent call last):
+    ...
+    npuweave.errors.ConfigError: --json and --trace both write a.json; give each output its own file
+    """
+    seen: dict[str, str] = {}
+    for option, path, kind in outputs:
+        if path is None:
+            continue
+        allow_dash = kind in ("json", "csv")
+        check_output_path(path, option, DATA_SUFFIXES.get(kind or ""), allow_dash=allow_dash)
+        if str(path) == STDOUT:
+            key = STDOUT
+        else:
+            key = os.path.realpath(path)
+        if key in seen:
+            raise ConfigError(f"{seen[key]} and {option} both write {path}; give each output "
+                              "its own file")
+        seen[key] = option
 
 
 def _unwritable(target: Path, exc: OSError) -> ConfigError:

@@ -5,6 +5,7 @@ no duplicate keys, bounded depth and alias expansion), every problem a one-line 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import stat
 from pathlib import Path
@@ -166,3 +167,41 @@ def _bounded_loader() -> Any:
     return BoundedLoader
 # -- formats: the one JSON writer and the one CSV writer ------------------------------------------
 
+
+
+# --- strict JSON: what json.loads lets through silently ------------------------------------
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number; write a finite number (or null)")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {key!r} is given twice in one object; give each key once")
+        out[key] = value
+    return out
+
+
+def load_json(text: str | bytes, source: str) -> Any:
+    """Parse JSON strictly: no key given twice in one object (the last silently won), no
+    NaN/Infinity, bounded nesting; every problem a one-line ``ConfigError`` naming ``source``.
+
+    Examples
+    --------
+    >>> load_json('{"a": 1}', "x.json")
+    {'a': 1}
+    >>> load_json('{"a": 1, "a": 2}', "x.json")
+    Traceback (most recent call last):
+    ...
+    npuweave.errors.ConfigError: x.json: not valid JSON (key 'a' is given twice in one object; give each key once)
+    """
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except RecursionError:
+        raise ConfigError(f"{source}: JSON nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{source}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{source}: not valid JSON ({str(exc).splitlines()[0]})") from None

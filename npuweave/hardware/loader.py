@@ -19,6 +19,7 @@ from typing import Any
 
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.fileio import load_yaml, read_user_text
+from npuweave.hardware.energy import complete_energy, energy_from_dict, fold_dotted
 from npuweave.hardware.npu import NPU
 
 _PRESET_DIR = "presets"
@@ -159,17 +160,46 @@ def _element_rate(value: Any) -> int:
     return value
 
 
-def npu_from_dict(raw: Any, source: str = "<dict>") -> NPU:
-    """Validate a raw mapping and build an ``NPU``; every bad field is reported at once."""
+#: Fields whose name does not say the unit: in a file, a bare number there is an error
+#: (``weight_buffer: 24`` was 24 bytes, silently); from Python it is bytes or bytes/s.
+_UNIT_NEEDED = {"weight_buffer": "'24 MiB' (or '24 B' for bytes)",
+                "act_buffer": "'24 MiB' (or '24 B' for bytes)",
+                "extra_act_buffer": "'24 MiB' (or '24 B' for bytes)",
+                "dram_bw": "'225 GB/s'", "noc_bw": "'32 GB/s'"}
+
+
+def _bare(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return value != 0 and math.isfinite(value)  # inf/nan: "must be a finite number"
+    return isinstance(value, str) and bool(re.fullmatch(r"\s*[-+]?[0-9.eE+-]+\s*", value)) \
+        and value.strip() not in ("0", "0.0")
+
+
+def npu_from_dict(raw: Any, source: str = "<dict>", units_required: bool = False) -> NPU:
+    """Validate a raw mapping and build an ``NPU``; every bad field is reported at once.
+
+    ``units_required`` (files and presets): a bare number in a field whose name does not say
+    its unit (``weight_buffer``, ``dram_bw``...) is an error showing the accepted forms."""
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: expected a mapping of NPU fields, got "
                           f"{type(raw).__name__}; write 'field: value' lines such as "
                           "'pe_rows: 128' (see the README's NPU spec example)")
     problems: list[str] = []
     values: dict[str, Any] = {}
+    energy: dict[str, Any] | None = None
+    raw = fold_dotted(raw)
     for key, value in raw.items():
+        if key == "energy":
+            energy = energy_from_dict(value, problems)
+            continue
         if key not in _FIELDS:
             problems.append(f"unknown field {key!r} (allowed: {', '.join(sorted(_FIELDS))})")
+            continue
+        if units_required and key in _UNIT_NEEDED and _bare(value):
+            problems.append(f"field {key!r}: {value!r} has no unit; write e.g. "
+                            f"{_UNIT_NEEDED[key]}")
             continue
         try:
             values[key] = _convert(key, value)
@@ -187,6 +217,9 @@ def npu_from_dict(raw: Any, source: str = "<dict>") -> NPU:
     if problems:
         raise ConfigError(f"{source}: invalid NPU spec: " + "; ".join(problems))
     values.setdefault("name", Path(source).stem if source != "<dict>" else "custom")
+    if energy is not None:
+        macs = math.prod(values.get(k, 1) for k in ("pe_rows", "pe_cols", "arrays", "cores"))
+        values["energy"] = complete_energy(energy, values.get("precision_bits", 16), macs)
     return NPU(**values)
 
 
@@ -218,7 +251,7 @@ def load_npu(path: str | Path) -> NPU:
     raw = load_yaml(read_user_text(p, "NPU spec"), str(p))
     if isinstance(raw, dict) and "npu" in raw and isinstance(raw["npu"], dict):
         raw = raw["npu"]
-    return npu_from_dict(raw, str(p))
+    return npu_from_dict(raw, str(p), units_required=True)
 
 
 def preset_names() -> list[str]:
@@ -232,7 +265,8 @@ def preset(name: str) -> NPU:
     if name not in preset_names():
         raise unknown_name("NPU preset", name, preset_names())
     text = (resources.files("npuweave.hardware") / _PRESET_DIR / f"{name}.yaml").read_text()
-    return npu_from_dict(load_yaml(text, f"preset:{name}"), f"preset:{name}")
+    return npu_from_dict(load_yaml(text, f"preset:{name}"), f"preset:{name}",
+                         units_required=True)
 
 
 def get_npu(spec: str | Path | NPU) -> NPU:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from npuweave.hardware.energy import EnergySpec
+
 
 @dataclass(frozen=True, slots=True)
 class NPU:
@@ -59,6 +61,9 @@ class NPU:
     #: MAESTRO's NoC between the global buffer and the PEs (``maestro`` cost model only), in
     #: elements per cycle at ``precision_bits``; 0 leaves it unconstrained (the default)
     maestro_noc_bw: int = 0
+    #: per-access energies and static power (``npuweave.hardware.energy``); None: the default
+    #: table for the NPU's precision, with a note saying so
+    energy: EnergySpec | None = None
 
     @property
     def macs_per_cycle(self) -> int:
@@ -95,4 +100,5 @@ class NPU:
     def to_dict(self) -> dict[str, object]:
         d = asdict(self)
         d["mesh"] = list(self.mesh)
+        d["energy"] = self.energy.to_dict() if self.energy is not None else None
         return d

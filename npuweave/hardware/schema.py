@@ -46,6 +46,8 @@ _DESCRIPTIONS = {
     "l2_bytes": "Per-core L2 buffer of a multi-core NPU: bytes or a size string.",
     "noc_bw": "Core-to-core link bandwidth: bytes/s or '32 GB/s' (0: no mesh).",
     "noc_hop_cycles": "Cycles per mesh hop of a core-to-core transfer.",
+    "energy": "Per-access energies (pJ, pJ/B), static power per component (mW) and power "
+              "gating; see npuweave.hardware.energy (absent: the default table, with a note).",
     "maestro_noc_bw": "MAESTRO's NoC between the global buffer and the PEs ('maestro' cost "
                       "model): elements per cycle or '64 elements/cycle' (0: unconstrained).",
 }
@@ -72,6 +74,8 @@ def _field_schema(name: str) -> dict[str, Any]:
     elif name == "mesh":
         out = {"type": "array", "items": {"type": "integer", "minimum": 1},
                "minItems": 2, "maxItems": 2}
+    elif name == "energy":
+        out = {"type": ["object", "null"]}
     elif name == "dataflow":
         out = {"enum": list(loader.DATAFLOWS)}
     else:

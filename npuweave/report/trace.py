@@ -190,12 +190,15 @@ def chrome_trace(runs: Mapping[str, Iterable[Any]] | Iterable[Any],
 
 
 def write_trace(path: str | os.PathLike[str], runs: Mapping[str, Iterable[Any]] | Iterable[Any],
-                dram_bw: float | None = None) -> None:
+                dram_bw: float | None = None, extra: Iterable[dict[str, Any]] = ()) -> None:
     """Write ``chrome_trace(runs)`` atomically (gzip when ``path`` ends in ``.gz``); open it at
-    ui.perfetto.dev or chrome://tracing.
+    ui.perfetto.dev or chrome://tracing. ``extra`` events (another counter track, such as
+    ``npuweave.report.power.power_counter``) are appended as they are.
 
     Examples
     --------
     >>> write_trace("run.json.gz", {"layerweaver": result.intervals})  # doctest: +SKIP
     """
-    write_json(path, chrome_trace(runs, dram_bw), indent=None)
+    doc = chrome_trace(runs, dram_bw)
+    doc["traceEvents"].extend(extra)  # more tracks, e.g. the power counter
+    write_json(path, doc, indent=None)

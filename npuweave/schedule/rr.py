@@ -14,6 +14,9 @@ from npuweave.errors import ConfigError
 from npuweave.schedule.protocol import IDLE, Decision, Preempt, Run, TaskBase, View
 from npuweave.schedule.task import task_mechanism
 
+#: Shortest quantum: every quantum is a timer event, and no layer is shorter than 1 us.
+MIN_QUANTUM_S = 1e-6
+
 
 class RoundRobin(TaskBase):
     """Round robin with a fixed quantum (seconds)."""
@@ -22,9 +25,10 @@ class RoundRobin(TaskBase):
 
     def __init__(self, quantum_s: float = 1e-3, mechanism: str = "checkpoint",
                  seed: int = 0) -> None:
-        if not 0.0 < quantum_s < float("inf"):
-            raise ConfigError(f'rr: "quantum_s" must be a positive finite number of seconds, '
-                              f"got {quantum_s!r}")
+        if isinstance(quantum_s, bool) or not MIN_QUANTUM_S <= quantum_s < float("inf"):
+            raise ConfigError(f'rr: "quantum_s" must be a finite number of seconds >= '
+                              f"{MIN_QUANTUM_S:g} (shorter than any layer, a quantum only adds "
+                              f"timer events), got {quantum_s!r}")
         self.quantum_s = float(quantum_s)
         self.period_s: float | None = self.quantum_s
         self.mechanism = task_mechanism(mechanism, self.name)

@@ -16,6 +16,7 @@ request is ``time_s + deadline_s`` (``Arrivals.deadline_abs_s``).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,6 +27,34 @@ from npuweave.sim.mt19937 import MT19937, exponential, to_nanoseconds
 
 #: Arrivals generated per model before the caller is told to shorten the run.
 MAX_ARRIVALS = 50_000_000
+#: Memory one served request costs, measured: a 49 M-request ``serve`` grew to 4.9 GB.
+SERVE_BYTES_PER_REQUEST = 100
+
+
+def memory_limit_bytes() -> int:
+    """Half of this machine's physical memory (at least 1 GiB): what one run may plan to use."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 8 * 2**30
+    return max(2**30, total // 2)
+
+
+def check_request_budget(n: float, what: str) -> None:
+    """Refuse, before any work, a run whose request count or estimated memory is over its limit.
+
+    Examples
+    --------
+    >>> check_request_budget(1000, "qps x duration")
+    """
+    if n > MAX_ARRIVALS:
+        raise ConfigError(f"{what}: {n:.3g} requests; more than {MAX_ARRIVALS}, shorten "
+                          "--duration or lower --qps")
+    need, limit = n * SERVE_BYTES_PER_REQUEST, memory_limit_bytes()
+    if need > limit:
+        raise ConfigError(f"{what}: {n:.3g} requests would take about {need / 1e9:.1f} GB "
+                          f"({SERVE_BYTES_PER_REQUEST} B each), over the {limit / 1e9:.1f} GB "
+                          "limit (half this machine's memory); shorten --duration or lower --qps")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -133,10 +162,7 @@ def _check_run(models: Sequence[str], qps: Sequence[float], duration_s: float) -
             raise ConfigError(f"qps: {q!r} for model {name!r}; give a finite rate > 0")
     if not (math.isfinite(duration_s) and duration_s > 0):
         raise ConfigError(f"duration: {duration_s!r} s; give a finite duration > 0")
-    expected = sum(rates) * duration_s
-    if expected > MAX_ARRIVALS:
-        raise ConfigError(f"qps x duration = {expected:.3g} requests; more than {MAX_ARRIVALS}, "
-                          "shorten --duration or lower --qps")
+    check_request_budget(sum(rates) * duration_s, "qps x duration")
     return rates
 
 

@@ -44,11 +44,11 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from npuweave.errors import ConfigError
+from npuweave.fileio.values import MAX_BATCH as VALUE_MAX_BATCH
 from npuweave.schedule.layerweaver_plus import check_grouping
 
 #: Per-request values: a sequence or a 1-d array.
@@ -61,22 +61,7 @@ Formed = tuple[int, int, list[int]]
 #: The largest batch a run may form. Costs are built for every batch size up to the limit
 #: (and ``serve`` makes one tenant per model, slot and size), so the limit bounds the work
 #: before it starts; Triton's own batch limits are in the tens to hundreds.
-MAX_BATCH = 1024
-
-
-@dataclass(frozen=True, slots=True)
-class Batching:
-    """Triton-style dynamic batching per model: wait at most ``window_s`` for a batch of at
-    most ``max_batch`` requests (the defaults: every request alone, no waiting).
-
-    Examples
-    --------
-    >>> Batching(0.002, 16)
-    Batching(window_s=0.002, max_batch=16)
-    """
-
-    window_s: float = 0.0
-    max_batch: int = 1
+MAX_BATCH = VALUE_MAX_BATCH
 
 
 def check_max_batch(max_batch: object, option: str = "--max-batch") -> int:

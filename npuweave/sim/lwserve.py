@@ -34,10 +34,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from npuweave.errors import ConfigError
+from npuweave.fileio.flags import Batching
 from npuweave.schedule.base import COMPUTE, MEMORY, Tenant
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import Dispatch, LayerBase, View
-from npuweave.sim.batcher import Batcher, Batching, inflight_slots
+from npuweave.sim.batcher import Batcher, inflight_slots
 from npuweave.sim.requests import Request
 
 

@@ -87,6 +87,9 @@ def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
     slots = inflight_slots(policy)
     kw: dict[str, Any] = dict(traffic=traffic, latency_s=npu.dram_latency_s, log=log,
                               max_events=max_events, progress=progress)
+    period = getattr(policy, "period_s", None)
+    span = float(arrivals.time_s[-1]) if len(arrivals) else 0.0
+    kw["wakes"] = span / period if period else 0.0
     if batching is None and slots == 1 and not getattr(policy, "inherit", False):
         sim, groups, iso = _singles(models, npu, arrivals, policy, cost_model, kw)
     else:
@@ -103,13 +106,57 @@ def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
                        eng.peak_claimed)
 
 
+#: Events a served unit fires at the least (its load's end and its computation's end).
+EVENTS_PER_UNIT = 2
+#: Largest run whose busy intervals are kept for a timeline or trace (estimated events): the
+#: intervals are held in memory and drawn at the end (a 38k-request trace grew to 5.6 GB).
+MAX_LOGGED_EVENTS = 2_000_000
+
+
+def check_work(units: int, requests: float, max_batch: int, max_events: int,
+               log: bool, wakes: float = 0.0) -> None:
+    """Refuse, before running, a run whose least event count (requests / max batch x
+    ``units``, the smallest model's unit count, x 2, plus ``wakes``, the policy's timer events over the arrival
+    span) passes ``max_events``, or, with intervals kept, the log limit.
+
+    Examples
+    --------
+    >>> check_work(1, 10, 1, 100, False)
+    """
+    events = requests / max(1, max_batch) * units * EVENTS_PER_UNIT + wakes
+    if events > max_events:
+        timer = f" + {wakes:.3g} policy timer events" if wakes else ""
+        raise ConfigError(f"this run needs at least {events:.3g} simulated events ({requests:.3g} "
+                          f"requests x {units}+ units x {EVENTS_PER_UNIT}{timer}), over "
+                          f"--max-events {max_events}; shorten --duration, lower --qps, "
+                          "lengthen the policy's period (quantum_s) or raise --max-events")
+    if log and events > MAX_LOGGED_EVENTS:
+        raise ConfigError(f"--timeline/--trace keep every busy interval: this run has at least "
+                          f"{events:.3g} events, over the {MAX_LOGGED_EVENTS:,} a timeline or "
+                          "trace is drawn from; shorten --duration (or drop --timeline/--trace)")
+
+
+def least_units(models: Sequence[ModelSpec]) -> int:
+    """A lower bound on the units a request of any of ``models`` runs: its layer count (a
+    layer that does not fit the buffer becomes several units, never fewer)."""
+    from npuweave.workload import load_layers
+
+    counts = [len(load_layers(m)) if isinstance(m, str) else len(m[1]) for m in models]
+    return max(1, min(counts, default=1))
+
+
+def _units(tenants: Sequence[Tenant]) -> int:
+    return min((len(t.compute_s) for t in tenants), default=0)
+
+
 def _singles(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals, policy: Any,
              cost_model: str, kw: dict[str, Any]) -> tuple[Simulator, list[Group], list[float]]:
     """Every request on its own, one tenant per model, queued first come first served."""
     t, m = arrivals.time_s, arrivals.model
-    groups = [(float(t[i]), int(m[i]), 1, [i]) for i in range(len(t))]
     tenants, feet = costed_tenants(models, npu, [(k, 1) for k in range(len(models))],
                                    cost_model)
+    check_work(_units(tenants), len(t), 1, kw["max_events"], kw["log"], kw.pop("wakes"))
+    groups = [(float(t[i]), int(m[i]), 1, [i]) for i in range(len(t))]
     iso = [_isolated(tenants[k], feet[k], npu, kw["traffic"]) for k in range(len(models))]
     rows = [(g[0], g[1], int(arrivals.priority[i]), float(arrivals.deadline_abs_s[i]))
             for i, g in enumerate(groups)]
@@ -126,6 +173,7 @@ def _batched(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals, policy: 
     n, cap = len(models), batching.max_batch
     sizes = [(k, b) for k in range(n) for b in range(1, cap + 1)]
     tenants, feet = costed_tenants(models, npu, sizes, cost_model)
+    check_work(_units(tenants), len(arrivals), cap, kw["max_events"], kw["log"], kw.pop("wakes"))
     iso = [_isolated(tenants[k * cap], feet[k * cap], npu, kw["traffic"]) for k in range(n)]
     order = [k * cap + b for k in range(n) for _ in range(slots) for b in range(cap)]
     batcher = Batcher(arrivals.time_s, arrivals.model, n, batching.window_s, cap, slots,

@@ -61,7 +61,12 @@ def import_onnx(path: str | Path, batch: int | None = None,
         state.add_initializer(init)
     declared = _add_inputs(state, g, dims or {}, path)
     _check_outputs(state.nodes, g, path)
-    state.resolve(list(g.output), list(model.opset_import))
+    try:
+        state.resolve(list(g.output), list(model.opset_import))
+    except onnx.shape_inference.InferenceError as exc:  # e.g. a Conv without its input
+        msg = str(exc).splitlines()[0][:200] if str(exc) else "no message"
+        raise ModelImportError(f"{path}: ONNX shape inference failed ({msg}); check the model "
+                               "with onnx.checker.check_model") from None
     runtime = [n for n in state.nodes if not all(o in state.const for o in n.output if o)]
     names = _node_names(state.nodes)  # keyed by id(): the same NodeProto objects throughout
     _check_supported(runtime, names, path)

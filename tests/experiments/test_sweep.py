@@ -95,9 +95,29 @@ def test_npu_override_changes_only_that_field():
     assert slow["compute_s"] == fast["compute_s"]
 
 
-def test_failed_point_is_a_row_not_a_crash():
-    spec = sweep_from_dict({"kind": "schedule", "fixed": {"models": "RN,BB", "requests": 2},
-                            "axes": {"options": [{}, {"nope": 1}]}})
+def test_bad_point_options_are_refused_before_any_point():
+    # issue 24: checked per point, a bad option became an error row after the others ran
+    with pytest.raises(ConfigError, match="no option 'nope'"):
+        sweep_from_dict({"kind": "schedule", "fixed": {"models": "RN,BB", "requests": 2},
+                         "axes": {"options": [{}, {"nope": 1}]}})
+
+
+def test_failed_point_is_a_row_not_a_crash(monkeypatch):
+    import dataclasses
+
+    from npuweave.errors import NpuweaveError
+    from npuweave.experiments.sweep import kinds
+
+    real = kinds.KINDS["schedule"]
+
+    def run(params, standalone):  # a point that fails only when it runs
+        if params["requests"] == 3:
+            raise NpuweaveError("no option 'nope'")
+        return real.run(params, standalone)
+
+    monkeypatch.setitem(kinds.KINDS, "schedule", dataclasses.replace(real, run=run))
+    spec = sweep_from_dict({"kind": "schedule", "fixed": {"models": "RN,BB"},
+                            "axes": {"requests": [2, 3]}})
     report = run_sweep(spec)
     assert [r["status"] for r in report.rows] == ["ok", "error"]
     assert "no option 'nope'" in report.rows[1]["error"]

@@ -21,14 +21,17 @@ from npuweave.sim.options import (
 
 
 @pytest.mark.parametrize("text,seconds", [
-    ("2", 2.0), ("2s", 2.0), ("15ms", 0.015), ("250us", 0.00025), ("40ns", 4e-8),
-    ("1.5e-3", 0.0015), (" 3 ms ", 0.003), ("inf", math.inf), (".5s", 0.5),
+    ("0", 0.0), ("2s", 2.0), ("15ms", 0.015), ("250us", 0.00025), ("40ns", 4e-8),
+    ("1.5e-3s", 0.0015), (" 3 ms ", 0.003), ("infs", math.inf), (".5s", 0.5),
 ])
 def test_parse_seconds(text, seconds):
     assert parse_seconds(text, "--x") == pytest.approx(seconds)
 
 
-@pytest.mark.parametrize("text", ["", "ms", "3 hours", "1,5ms", "2 m", "nan", "abc"])
+# a bare number has no unit (issue 25: '--duration 200' ran 200 s), nor do digits that
+# are not ASCII
+@pytest.mark.parametrize("text", ["", "ms", "3 hours", "1,5ms", "2 m", "nan", "abc", "2",
+                                  "1.5e-3", "\u00b2s", "9" * 5000 + "s"])
 def test_parse_seconds_rejects(text):
     with pytest.raises(ConfigError, match="--x"):
         parse_seconds(text, "--x")
@@ -54,7 +57,7 @@ def test_lists_per_model():
     (lambda: parse_deadlines("-5ms", 1), "--deadline"),
     (lambda: parse_deadlines("15ms", 2), "--deadline: 1 values"),
     (lambda: parse_deadlines("15 parsecs", 1), "--deadline"),
-    (lambda: parse_priorities("0", 1), "--priority: '0'"),
+    (lambda: parse_priorities("0", 1), "--priority: 0 is out of range"),
     (lambda: parse_priorities("1.5", 1), "--priority"),
     (lambda: parse_priorities("1,2,3", 2), "--priority: 3 values"),
     (lambda: parse_duration("0"), "--duration"),
@@ -65,10 +68,10 @@ def test_lists_per_model():
     (lambda: parse_arrivals("trace:"), "--arrivals: 'trace' needs a file"),
     (lambda: parse_arrivals("poisson:3"), "--arrivals"),
     (lambda: parse_batching("window:2ms"), "--batching"),
-    (lambda: parse_batching("window:2ms:max0"), "--batching: max0"),
+    (lambda: parse_batching("window:2ms:max0"), "--batching max: 0"),
     (lambda: parse_batching("window:2ms:max100000000"), "from 1 to 1024"),
-    (lambda: parse_batching("window:inf:max4"), "--batching: window"),
-    (lambda: parse_batching("window:-1ms:max4"), "--batching: window"),
+    (lambda: parse_batching("window:infs:max4"), "--batching window"),
+    (lambda: parse_batching("window:-1ms:max4"), "--batching window"),
     (lambda: parse_batching("window:2 lightyears:max4"), "--batching window"),
     (lambda: parse_batching("always"), "--batching"),
 ])

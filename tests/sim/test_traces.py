@@ -46,7 +46,7 @@ def test_json_trace_and_model_order_from_the_file(tmp_path):
     ("time,model,deadline\n0,a,3xs\n", "row 2: field 'deadline'"),
     ("time,model,priority\n0,a,0\n", "row 2: field 'priority'"),
     ("time,model,priority\n0,a,high\n", "row 2: field 'priority'"),
-    ("time,model,colour\n0,a,red\n", "row 2: unknown field 'colour'"),
+    ("time,model,colour\n0,a,red\n", "header: unknown column 'colour'"),
     ("time,model\n0,\n", "row 2: field 'model' is missing"),
     ("time,model\n0,a,extra\n", "row 2: more fields"),
     ("time,model\ninf,a\n", "row 2: field 'time'"),

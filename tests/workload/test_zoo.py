@@ -29,8 +29,9 @@ def graphs() -> dict[str, Graph]:
 
 
 def test_zoo_has_every_model_the_issue_names():
-    # resnet34 is the network of the published Gemini IR files; no paper names it
-    assert set(PAPER_ALIASES.values()) == set(ALL) - {"resnet34"}
+    # resnet34 is the network of the published Gemini IR files; no paper names it; vit-base
+    # is the network of SCALE-Sim v3's energy result (npuweave reproduce scalesim-v3-energy)
+    assert set(PAPER_ALIASES.values()) == set(ALL) - {"resnet34", "vit-base"}
     assert zoo_names() == ALL
 
 

@@ -21,6 +21,10 @@ from npuweave.workload.layer import Layer
 _MESH = re.compile(r"^\s*(\d+)\s*[xX*]\s*(\d+)\s*$")
 
 
+#: Most cores one compilation spreads over (Gemini's meshes go to 8x8).
+MAX_CORES = 1024
+
+
 def parse_mesh(text: str) -> tuple[int, int]:
     """``"2x2"`` -> ``(xlen, ylen)``.
 
@@ -29,7 +33,7 @@ def parse_mesh(text: str) -> tuple[int, int]:
     >>> parse_mesh("4x2")
     (4, 2)
     """
-    m = _MESH.match(text)
+    m = _MESH.match(text) if len(text) < 40 else None
     if m is None or int(m.group(1)) < 1 or int(m.group(2)) < 1:
         raise ConfigError(f"mesh {text!r} not understood; write XxY with positive integers, "
                           "e.g. --mesh 2x2")
@@ -39,8 +43,9 @@ def parse_mesh(text: str) -> tuple[int, int]:
 def multicore_npu(npu: NPU, cores: int, mesh: tuple[int, int],
                   dram_bw: float | None = None) -> NPU:
     """``npu`` with ``cores`` cores on an ``xlen`` x ``ylen`` mesh (checked) and a DRAM bandwidth."""
-    if cores < 1:
-        raise ConfigError(f"--cores must be >= 1, got {cores}")
+    if not 1 <= cores <= MAX_CORES:
+        raise ConfigError(f"--cores must be from 1 to {MAX_CORES}, got {cores} (the compiler "
+                          "and the replay grow with the square of the core count)")
     if mesh[0] * mesh[1] != cores:
         raise ConfigError(f"a {mesh[0]}x{mesh[1]} mesh holds {mesh[0] * mesh[1]} cores, not "
                           f"{cores}; give e.g. --cores {mesh[0] * mesh[1]} or a matching --mesh")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,8 @@ from npuweave.compile.gemini.model import (
     Workload,
     freeze,
 )
-from npuweave.errors import IRError
+from npuweave.errors import ConfigError, IRError
+from npuweave.fileio import MAX_INPUT_BYTES, file_kind, load_json
 
 REQUIRED_TOP = ("-1", "buffersize", "top_batch_cut", "xlen", "ylen")
 WEIGHT_BUFFER_KEYS = ("wl1_buffer", "wl0_buffer")
@@ -79,10 +81,14 @@ class _Obj:
 
     def get_int(self, key: str) -> int:
         v = self.d.get(key)
-        if type(v) is int:  # fast path: the common, well-formed case
-            self.used.add(key)
+        if type(v) is int and (key not in _SIZE_KEYS or 0 <= v <= MAX_SIZE_BYTES):
+            self.used.add(key)  # fast path: the common, well-formed case
             return v
-        return _int(self.raw(key), self, key)
+        v = _int(self.raw(key), self, key)
+        if key in _SIZE_KEYS and not 0 <= v <= MAX_SIZE_BYTES:
+            raise _err(self.src, child_path(self.path, key), f"size {v} is outside 0 .. "
+                       f"{MAX_SIZE_BYTES} bytes; fix the file")
+        return v
 
     def opt_int(self, key: str) -> int | None:
         v = self.raw(key, True)
@@ -188,6 +194,12 @@ def _kind(v: Any) -> str:
     return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
         type(v), "null" if v is None else type(v).__name__
     )
+
+
+#: Byte counts: never negative (a negative transfer ran time backwards in the replay), and
+#: no tensor is near 2**48 bytes.
+_SIZE_KEYS = frozenset({"size", "ofmap_size", "buffersize"})
+MAX_SIZE_BYTES = 2**48
 
 
 def _int(v: Any, o: _Obj, key: str, path: str | None = None) -> int:
@@ -347,10 +359,9 @@ def from_dict(data: Any, source: str = "<ir>") -> IR:
 def loads(text: str | bytes, source: str = "<ir>") -> IR:
     """Parse IR JSON text; raises :class:`IRError` if it is not JSON or not an IR."""
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise IRError(f"{source}: not valid JSON ({msg})") from None
+        data = load_json(text, source)
+    except ConfigError as exc:  # IR files say so in their own error class
+        raise IRError(str(exc)) from None
     try:
         return from_dict(data, source)
     except RecursionError:
@@ -368,6 +379,12 @@ def load(path: str | os.PathLike[str]) -> IR:
     """
     p = Path(path)
     try:
+        st = os.stat(p)
+        if not stat.S_ISREG(st.st_mode):  # a FIFO would block forever, a device never end
+            raise IRError(f"{p}: cannot read, it is {file_kind(st)}; give a regular IR file")
+        if st.st_size > MAX_INPUT_BYTES * 16:
+            raise IRError(f"{p}: {st.st_size >> 20} MiB; an IR file is far smaller, is this "
+                          "the right file?")
         data = p.read_bytes()
     except OSError as exc:
         raise IRError(f"{p}: cannot read ({exc.strerror or exc})") from None

@@ -1,6 +1,6 @@
 """Checks of sweep settings: each returns ``None`` for a good value or a one-line problem.
 
-The per-flag parsers of ``npuweave serve`` (``npuweave.sim.options``) and the registries
+The per-flag parsers of ``npuweave serve`` (``npuweave.fileio.flags``) and the registries
 (models, presets, schedulers, cost models) decide; nothing is run here but cheap validation
 (a model is loaded once, cached, to prove it exists).
 """
@@ -8,7 +8,7 @@ The per-flag parsers of ``npuweave serve`` (``npuweave.sim.options``) and the re
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
@@ -154,31 +154,31 @@ def cost_models() -> list[str]:
 
 
 def qps_item(text: str, n: int) -> Any:
-    from npuweave.sim.options import parse_qps
+    from npuweave.fileio.flags import parse_qps
 
     return parse_qps(text, n)
 
 
 def deadline_item(text: str, n: int) -> Any:
-    from npuweave.sim.options import parse_deadlines
+    from npuweave.fileio.flags import parse_deadlines
 
     return parse_deadlines(text, n)
 
 
 def priority_item(text: str, n: int) -> Any:
-    from npuweave.sim.options import parse_priorities
+    from npuweave.fileio.flags import parse_priorities
 
     return parse_priorities(text, n)
 
 
 def duration(text: str) -> Any:
-    from npuweave.sim.options import parse_duration
+    from npuweave.fileio.flags import parse_duration
 
     return parse_duration(text)
 
 
 def batching(text: str) -> Any:
-    from npuweave.sim.options import parse_batching
+    from npuweave.fileio.flags import parse_batching
 
     return parse_batching(text)
 
@@ -225,3 +225,32 @@ def hashable(v: Any) -> Any:
     if isinstance(v, dict):
         return tuple(sorted((k, hashable(x)) for k, x in v.items()))
     return v
+
+
+def policy(p: Mapping[str, Any]) -> None:
+    """The point's policy built once with its options (an unknown option is an error)."""
+    from npuweave.schedule import get_scheduler
+
+    opts = dict(p.get("options") or ())
+    if "seed" in opts:
+        raise NpuweaveError("setting 'options': 'seed' is the point's own 'seed' setting; "
+                            "give it there")
+    get_scheduler(p["scheduler"], seed=p["seed"], **opts)
+
+
+def serve_point(p: Mapping[str, Any], n: int) -> None:
+    """A serve point's policy, PREMA priorities and load (requests and the least events
+    against the memory and event limits), as ``npuweave serve`` checks them before a run."""
+    from npuweave.fileio import flags
+    from npuweave.schedule.prema.registry import check_priorities
+    from npuweave.sim.arrivals import check_request_budget
+    from npuweave.sim.serve import MAX_EVENTS
+    from npuweave.sim.serving import check_work, least_units
+
+    policy(p)
+    check_priorities(p["scheduler"], None if p["priority"] is None else text_list(p["priority"]))
+    load = sum(flags.parse_qps(text_list(p["qps"]), n)) * flags.parse_duration(str(p["duration"]))
+    check_request_budget(load, "qps x duration")
+    batch = flags.parse_batching(str(p["batching"]))
+    check_work(least_units(list(p["models"])), load, batch.max_batch if batch else 1,
+               MAX_EVENTS, False)

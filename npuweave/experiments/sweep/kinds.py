@@ -161,6 +161,10 @@ def _run_schedule(params: Mapping[str, Any],
     row["throughput_json"] = _json({k: float(v) for k, v in tput.items()})
     row["makespan_s"] = float(result.makespan_s)
     row["requests_done"] = len(result.requests)
+    from npuweave.experiments.energy import result_energy
+
+    energy = result_energy(result, npu, params["cost_model"])
+    row.update({k: energy[k] for k in _ENERGY_METRICS})
     return row
 
 
@@ -173,38 +177,46 @@ def _json(obj: Any) -> str:
 
 def _run_profile(params: Mapping[str, Any],
                  standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
-    from npuweave.cost import profile
     from npuweave.workload import load_layers
 
     if len(params["models"]) != 1:
         raise NpuweaveError("a 'profile' point takes one model in 'models'")
-    costs = profile(load_layers(params["models"][0]), npu_of(params), batch=params["batch"],
-                    model=params["cost_model"])
+    from npuweave.cost import profile_model
+
+    prof = profile_model(load_layers(params["models"][0]), npu_of(params), batch=params["batch"],
+                         cost_model=params["cost_model"])
+    costs = prof.costs
     total = sum(costs[1:], costs[0])
     return {"layers": len(costs), "compute_s": total.compute_s, "memory_s": total.memory_s,
             "dram_bytes": int(total.dram_bytes), "macs": int(total.macs),
-            "memory_bound_layers": sum(1 for c in costs if c.memory_s > c.compute_s)}
+            "memory_bound_layers": sum(1 for c in costs if c.memory_s > c.compute_s),
+            "energy_j": prof.energy_summary()["total_j"]}
 
 
 def _serve_arrivals_of(params: Mapping[str, Any]) -> Any:
+    from npuweave.fileio.flags import parse_arrival_flags
     from npuweave.sim.options import build_arrivals
 
     def text(key: str) -> str | None:
         return None if params[key] is None else checks.text_list(params[key])
 
-    return build_arrivals(params["arrivals"], list(params["models"]), text("qps"),
-                          str(params["duration"]), params["seed"], text("deadline"),
-                          text("priority"))
+    models = list(params["models"])
+    flags = parse_arrival_flags(params["arrivals"], len(models), text("qps"),
+                                str(params["duration"]), text("deadline"), text("priority"))
+    return build_arrivals(flags, models, params["seed"])
 
 
 def _run_serve(params: Mapping[str, Any],
                standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
-    from npuweave.sim import options as o
+    from npuweave.cost.energy import energy_spec
+    from npuweave.fileio import flags as o
     from npuweave.sim.serving import serve
 
-    result = serve(list(params["models"]), npu_of(params), _serve_arrivals_of(params),
+    npu = npu_of(params)
+    result = serve(list(params["models"]), npu, _serve_arrivals_of(params),
                    params["scheduler"], batching=o.parse_batching(str(params["batching"])),
                    cost_model=params["cost_model"], seed=params["seed"],
+                   log=energy_spec(npu)[0].gated_power_w > 0,  # gating needs the timeline
                    **dict(params.get("options") or ()))
     rows = {r["name"]: r for r in result.rows if r.get("scope") in ("all", "model")}
     top = rows.get("all", {})
@@ -214,9 +226,16 @@ def _run_serve(params: Mapping[str, Any],
                                       "deadline_violation")}
          for name, r in rows.items() if name != "all"})
     out["span_s"] = result.span_s
+    from npuweave.experiments.energy import serve_energy
+
+    energy = serve_energy(list(params["models"]), result.table, result.span_s, npu,
+                          params["cost_model"], result.intervals)[0]
+    out.update({k: energy[k] for k in _ENERGY_METRICS})
     return out
 
 
+#: energy columns of schedule and serve points (``npuweave.metrics.energy``)
+_ENERGY_METRICS = ("energy_j", "energy_per_inference_j", "avg_power_w", "edp_js")
 _SERVE_FROM_SUMMARY = ("requests", "served", "killed", "throughput_rps", "stp_open_loop",
                        "stp_task_set", "antt", "fairness", "sla_violation_x2",
                        "sla_violation_x5", "sla_violation_x10", "deadline_violation",
@@ -225,20 +244,33 @@ _SERVE_FROM_SUMMARY = ("requests", "served", "killed", "throughput_rps", "stp_op
 
 
 def _serve_combo(params: Mapping[str, Any]) -> str | None:
-    """Per-model lists must have one entry per model."""
+    """Per-model lists must have one entry per model; the policy and its options must exist;
+    the point's load must fit the event and memory limits (all checked before any point)."""
     n = len(checks.split_models(params.get("models", "")))
     for key in ("qps", "deadline", "priority"):
         v = params.get(key)
         if v is not None and n and len(checks.text_list(v).split(",")) != n:
             return (f"setting {key!r}: {len(checks.text_list(v).split(','))} values for {n} models; "
                     "give one per model")
+    try:
+        checks.serve_point(KINDS["serve"].normalize(params), n)
+    except NpuweaveError as exc:
+        return str(exc)
+    return None
+
+
+def _schedule_combo(params: Mapping[str, Any]) -> str | None:
+    try:
+        checks.policy(KINDS["schedule"].normalize(params))
+    except NpuweaveError as exc:
+        return str(exc)
     return None
 
 
 def _run_capacity(params: Mapping[str, Any],
                   standalone: Mapping[StandaloneKey, float]) -> dict[str, Any]:
     from npuweave.experiments.lwplus import ServeSetup, capacity_row, parse_ratio
-    from npuweave.sim.options import parse_deadlines
+    from npuweave.fileio.flags import parse_deadlines
 
     models = tuple(params["models"])
     if len(models) != 2:
@@ -279,14 +311,14 @@ KINDS: dict[str, Kind] = {
         required=("models",),
         metrics=("stp", "antt", "fairness", "pe_utilization", "dram_utilization",
                  "makespan_ratio", "throughput_total", "throughput_json", "makespan_s",
-                 "requests_done"),
-        run=_run_schedule, standalone_keys=_schedule_keys),
+                 "requests_done", *_ENERGY_METRICS),
+        run=_run_schedule, standalone_keys=_schedule_keys, combo=_schedule_combo),
     "profile": Kind(
         "profile",
         defaults={"npu": "memory-centric", "batch": 1, "cost_model": "systolic-ws"},
         checks=_COMMON_CHECKS, required=("models",),
         metrics=("layers", "compute_s", "memory_s", "dram_bytes", "macs",
-                 "memory_bound_layers"),
+                 "memory_bound_layers", "energy_j"),
         run=_run_profile),
     "serve": Kind(
         "serve",
@@ -300,7 +332,7 @@ KINDS: dict[str, Kind] = {
                 "priority": checks.parsed(checks.priority_item), "batching": checks.option(checks.batching),
                 "seed": checks.int_at_least(0, 2**63 - 1), "options": checks.mapping},
         required=("models", "qps"),
-        metrics=(*_SERVE_FROM_SUMMARY, "per_model_json", "span_s"),
+        metrics=(*_SERVE_FROM_SUMMARY, "per_model_json", "span_s", *_ENERGY_METRICS),
         run=_run_serve, combo=_serve_combo),
     "capacity": Kind(
         "capacity",
@@ -318,6 +350,14 @@ KINDS: dict[str, Kind] = {
 }
 
 
+# LLM serving's kind lives in its own module (it imports ``Kind`` and ``npu_of`` from here)
+from npuweave.experiments.sweep import llm_kind as _llm  # noqa: E402
+
+KINDS["llm-serve"] = Kind("llm-serve", defaults=_llm.DEFAULTS, checks=_llm.CHECKS,
+                          required=("model", "qps"), metrics=_llm.METRICS, run=_llm.run_llm_serve)
+_INT_METRICS |= _llm.INT_METRICS
+
+
 @cache
 def _check_value(kind: str, key: str, value: Any) -> str | None:
     rules = KINDS[kind].checks
@@ -325,7 +365,7 @@ def _check_value(kind: str, key: str, value: Any) -> str | None:
         from npuweave.hardware.npu import NPU
 
         fields = NPU.__dataclass_fields__
-        if key[4:] not in fields or key[4:] == "name":
+        if key[4:].split(".")[0] not in fields or key[4:] == "name":  # npu.energy.<field> too
             return f"unknown NPU field {key[4:]!r}{checks.close(key[4:], list(fields))}"
         return checks.npu_field_problem(key[4:], value)
     if key not in rules:

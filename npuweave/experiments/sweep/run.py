@@ -16,9 +16,12 @@ from npuweave.experiments.sweep.spec import Point, SweepSpec
 from npuweave.experiments.sweep.store import (
     CsvStore,
     ParquetStore,
+    check_fingerprint,
     columns,
     flat_row,
+    lock_store,
     open_store,
+    unlock_store,
 )
 
 #: Rows are flushed to disk at least this often (seconds) and every this many rows
@@ -69,6 +72,11 @@ def check_output(spec: SweepSpec, out: str | Path | None, resume: bool = False,
     if not resume and not overwrite and Path(out).exists():
         raise ConfigError(f"--out {out}: already exists; add --resume to continue that sweep "
                           "or --overwrite to replace it")
+    if resume and Path(out).exists():
+        check_fingerprint(out, spec)
+    lock_store(out, spec)  # before reading or writing it: one writer per store
+    if resume and Path(out).exists():
+        store.existing_ids()  # a damaged store is refused here, before any work
     return store
 
 
@@ -89,6 +97,16 @@ def run_sweep(spec: SweepSpec, out: str | Path | None = None, *, jobs: int = 1,
     """
     cols = columns(spec)
     store = check_output(spec, out, resume, overwrite)
+    try:
+        return _run(spec, cols, store, jobs, dask, resume, on_row)
+    finally:
+        if out is not None:
+            unlock_store(out)
+
+
+def _run(spec: SweepSpec, cols: list[Any], store: CsvStore | ParquetStore | None, jobs: int,
+         dask: str | None, resume: bool,
+         on_row: Callable[[int, int, dict[str, Any]], None] | None) -> SweepReport:
     existing = store.existing_ids() if store is not None and resume else set()
     todo = [p for p in spec.points if p.point_id not in existing]
     if store is not None:

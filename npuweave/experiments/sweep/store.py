@@ -14,7 +14,9 @@ metrics have the types their kind declares.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import json
 import os
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -84,19 +86,24 @@ class CsvStore:
         if not self.path.exists():
             return set()
         data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):  # torn by a kill mid-write: drop the tail
-            cut = data.rfind(b"\n") + 1
-            with open(self.path, "r+b") as fh:
-                fh.truncate(cut)
-            data = data[:cut]
-        reader = csv.reader(io.StringIO(data.decode("utf-8")))
-        header = next(reader, None)
+        torn = bool(data) and not data.endswith(b"\n")  # a kill mid-write: drop the tail
+        keep = data[:data.rfind(b"\n") + 1] if torn else data
+        try:  # read it all before touching it: a damaged store is refused, never truncated
+            reader = csv.reader(io.StringIO(keep.decode("utf-8")))
+            header = next(reader, None)
+            ids = {r[0] for r in reader if r}
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise ConfigError(f"{self.path}: not a sweep results CSV ({exc.__class__.__name__}); "
+                              "it was left untouched: write to a new --out") from None
         if header is None:
             return set()
         if header != [c for c, _ in self.cols]:
             raise ConfigError(f"{self.path}: its columns differ from this sweep's; resume only "
                               "the sweep that wrote it, or write to a new --out")
-        return {r[0] for r in reader if r}
+        if torn:
+            with open(self.path, "r+b") as fh:
+                fh.truncate(len(keep))
+        return ids
 
     def start(self, fresh: bool) -> None:
         if fresh or not self.path.exists() or self.path.stat().st_size == 0:
@@ -141,7 +148,11 @@ class ParquetStore:
             return set()
         ids: set[str] = set()
         for part in sorted(self.path.glob("part-*.parquet")):
-            table = pq.read_table(part)
+            try:
+                table = pq.read_table(part)
+            except Exception as exc:  # pyarrow raises its own error types for junk
+                raise ConfigError(f"{part}: not a readable Parquet part ({type(exc).__name__}); "
+                                  "the store is damaged: write to a new --out") from None
             if table.schema.names != self.schema.names:
                 raise ConfigError(f"{part}: its columns differ from this sweep's; resume only "
                                   "the sweep that wrote it, or write to a new --out")
@@ -164,6 +175,69 @@ class ParquetStore:
         tmp = self.path / f".{name}.tmp"
         pq.write_table(table, tmp)
         os.replace(tmp, self.path / name)
+
+
+def sidecar(path: str | os.PathLike[str]) -> Path:
+    """The file beside a store that holds its spec's fingerprint and the writer's lock."""
+    p = Path(path)
+    return p.with_name(f".{p.name}.sweep.json")
+
+
+def fingerprint(spec: SweepSpec) -> str:
+    """A hash of what decides a store's rows: kind, settings and every point's id."""
+    data = json_text({"kind": spec.kind, "params": list(spec.param_names),
+                      "points": [pt.point_id for pt in spec.points]})
+    return hashlib.sha256(data.encode()).hexdigest()[:32]
+
+
+def check_fingerprint(path: str | os.PathLike[str], spec: SweepSpec) -> None:
+    """Refuse, in one line and before touching it, a store another sweep (or tool) wrote."""
+    side = sidecar(path)
+    try:
+        mark = json.loads(side.read_text(encoding="utf-8")).get("fingerprint")
+    except FileNotFoundError:
+        raise ConfigError(f"--out {path}: has no sweep fingerprint ({side.name}), so it was "
+                          "not written by this sweep; write to a new --out") from None
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        raise ConfigError(f"--out {path}: its fingerprint file {side.name} is damaged; "
+                          "write to a new --out") from None
+    if mark != fingerprint(spec):
+        raise ConfigError(f"--out {path}: written by a different sweep (its spec's "
+                          "fingerprint differs); resume only the sweep that wrote it, or "
+                          "write to a new --out")
+
+
+_HELD: dict[str, int] = {}  # locks this process holds, by fingerprint-file path
+
+
+def lock_store(path: str | os.PathLike[str], spec: SweepSpec) -> None:
+    """Take (once per process) the one-writer lock of the store at ``path``: an exclusive
+    lock on its fingerprint file, held until ``unlock_store`` or the process ends, so a second
+    sweep on the same ``--out`` is refused before any work instead of interleaving rows."""
+    import fcntl
+
+    side = sidecar(path)
+    key = os.path.realpath(side)
+    if key in _HELD:
+        return
+    fd = os.open(side, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise ConfigError(f"--out {path}: another npuweave sweep is writing it now; wait "
+                          "for it to finish or choose another --out") from None
+    _HELD[key] = fd
+    text = json_text({"fingerprint": fingerprint(spec), "kind": spec.kind,
+                      "name": spec.name[:200]}).encode()
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, text, 0)
+
+
+def unlock_store(path: str | os.PathLike[str]) -> None:
+    fd = _HELD.pop(os.path.realpath(sidecar(path)), None)
+    if fd is not None:
+        os.close(fd)  # closing the descriptor drops the lock
 
 
 def open_store(path: str | os.PathLike[str], cols: Sequence[Column]) -> CsvStore | ParquetStore:

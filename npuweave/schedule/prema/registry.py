@@ -67,6 +67,9 @@ def with_preempt(name: str, preempt: str | None, opts: dict[str, object]
     if name not in _PREEMPTIVE:
         raise ConfigError(f"--preempt {preempt}: scheduler {name!r} has no preemptive PREMA "
                           f"form; use one of {', '.join(sorted(set(_PREEMPTIVE)))}")
+    if opts.get("mechanism", preempt) != preempt:
+        raise ConfigError(f"--preempt {preempt} contradicts --scheduler-opt "
+                          f"mechanism={opts['mechanism']}; give one of them")
     return _PREEMPTIVE[name], {**opts, "mechanism": preempt}
 
 

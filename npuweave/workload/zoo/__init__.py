@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.workload.graph import Graph
-from npuweave.workload.zoo import bert, classic, inception, mobilenet, ncf, resnet, rnn
+from npuweave.workload.zoo import bert, classic, inception, mobilenet, ncf, resnet, rnn, vit
 
 __all__ = ["Param", "aliases", "build", "canonical", "defaults", "describe", "names"]
 
@@ -92,6 +92,7 @@ _REGISTRY: dict[str, _Entry] = {
     "lstm-speech": _Entry(rnn.lstm_speech, "Listen, Attend and Spell (LSTM)", ("RNN-ASR",),
                           {"seq_len": Param(512, 8, 16384, step=8),
                            "out_len": Param(None, 1, 4096)}),
+    "vit-base": _Entry(vit.vit_base, "ViT-B/16, 224x224, ImageNet-1k head", ()),
 }
 
 

@@ -1,0 +1,264 @@
+"""LLM serving on the command line: the option text parsers and the LLM branches of
+``models --family llm``, ``profile <llm>:phase=...``, ``serve --llm-scheduler`` and
+``capacity --llm-scheduler``. The existing commands call in here, so their own modules carry
+only a few lines for LLMs."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import click
+
+from npuweave.errors import ConfigError
+
+LLM_OPTIONS = (
+    click.option("--llm-scheduler", default=None,
+                 help="LLM batching: orca | vllm | sarathi:chunk=N | layerweaver | disagg:P+D "
+                      "(LLM models only)."),
+    click.option("--prompt-len", default="lognormal:mean=512,sigma=1", show_default=True,
+                 help="LLM prompt tokens: fixed:N | uniform:lo=A,hi=B | lognormal:mean=M,sigma=S."),
+    click.option("--output-len", default="lognormal:mean=256,sigma=1", show_default=True,
+                 help="LLM output tokens (same forms as --prompt-len)."),
+    click.option("--slo", default=None,
+                 help="LLM SLOs, e.g. ttft=1s,tbt=100ms; add :pNN to check a percentile."),
+    click.option("--kv-preempt", default="recompute", show_default=True,
+                 type=click.Choice(["recompute", "swap"]), help="LLM KV preemption."),
+    click.option("--max-tokens", default=4096, show_default=True, type=int,
+                 help="LLM: most prompt tokens in one orca/vllm/layerweaver/disagg prefill "
+                      "batch."),
+)
+
+
+def llm_options(fn: Any) -> Any:
+    """Add the LLM options to a command (``serve``, ``capacity``)."""
+    for opt in reversed(LLM_OPTIONS):
+        fn = opt(fn)
+    return fn
+
+
+def llm_capacity_options(fn: Any) -> Any:
+    """The LLM options plus each probe's length and the first load tried (``capacity``)."""
+    fn = click.option("--probe-duration", default="60s", show_default=True,
+                      help="LLM: simulated time of each capacity probe.")(fn)
+    fn = click.option("--start-qps", default="1", show_default=True,
+                      help="LLM: the first load tried (doubled or halved from there).")(fn)
+    return llm_options(fn)
+
+
+def llm_capacity(models: str, npu_spec: str, opts: dict[str, Any],
+                 json_path: str | None) -> None:
+    """``capacity`` for an LLM: validate everything, then search (see ``capacity_cli``)."""
+    from npuweave.sim.options import parse_duration
+
+    span = parse_duration(opts["probe_duration"])
+    spec = build_spec(models, npu_spec, opts["start_qps"], span, 0, opts, None, need_pct=True)
+    capacity_cli(spec, json_path)
+
+
+def is_llm(models: str) -> bool:
+    """Whether ``--models`` names one built-in LLM config."""
+    from npuweave.workload.llm import CONFIGS
+
+    return models.split(":")[0].strip() in CONFIGS
+
+
+def llm_branch(models: str | None, opts: dict[str, Any], arrivals: str = "poisson") -> bool:
+    """Whether a serve/capacity call is an LLM run; LLM options on other models are refused."""
+    if models and is_llm(models):
+        if "," in models:
+            raise ConfigError(f"--models {models!r}: serve one LLM at a time")
+        if arrivals != "poisson" and not arrivals.startswith("trace:"):
+            raise ConfigError(f"--arrivals {arrivals!r}: LLM serving takes poisson or "
+                              f"trace:FILE (CSV: time_s,prompt,output)")
+        return True
+    if opts.get("llm_scheduler") or opts.get("slo"):
+        raise ConfigError(f"--llm-scheduler/--slo need an LLM in --models, got {models!r}; "
+                          f"see 'npuweave models --family llm'")
+    return False
+
+
+def read_llm_trace(path: str) -> tuple[tuple[float, int, int], ...]:
+    """An LLM request trace: CSV with a header naming ``time_s``, ``prompt``, ``output``.
+
+    Examples
+    --------
+    >>> read_llm_trace("requests.csv")  # doctest: +SKIP
+    ((0.0, 512, 128), (0.25, 64, 32))
+    """
+    import csv
+    import io
+
+    from npuweave.fileio import read_user_text
+
+    rows = list(csv.reader(io.StringIO(read_user_text(path, "LLM request trace"))))
+    if not rows:
+        raise ConfigError(f"{path}: empty trace; write a header time_s,prompt,output and rows")
+    head = [h.strip() for h in rows[0]]
+    try:
+        cols = [head.index(k) for k in ("time_s", "prompt", "output")]
+    except ValueError:
+        raise ConfigError(f"{path}: header {head}; it must name time_s, prompt and "
+                          f"output") from None
+    out = []
+    for n, row in enumerate(rows[1:], start=2):
+        try:
+            out.append((float(row[cols[0]]), int(row[cols[1]]), int(row[cols[2]])))
+        except (ValueError, IndexError):
+            raise ConfigError(f"{path}: line {n}: {row}; need a time in seconds and two "
+                              f"integer lengths") from None
+    if not out:
+        raise ConfigError(f"{path}: no request rows after the header")
+    return tuple(out)
+
+
+def build_spec(models: str, npu_spec: str, qps: str | None, duration: float, seed: int | str,
+               opts: dict[str, Any], cost_model: str | None, need_pct: bool = False) -> Any:
+    """An ``LLMServeSpec`` from the shared serve/capacity options (validated, no work done)."""
+    from npuweave.sim.llm.costs import DEFAULT_COST_MODEL
+    from npuweave.sim.llm.options import parse_lengths, parse_slo
+    from npuweave.sim.llm.serve import LLMServeSpec, check_spec
+    from npuweave.workload import parse_model_spec
+
+    name, params = parse_model_spec(models.strip())
+    extra = set(params) - {"weights", "kv"}
+    if extra:
+        raise ConfigError(f"--models {models!r}: unknown parameter(s) {sorted(extra)}; an LLM "
+                          f"takes :weights=FORMAT and :kv=FORMAT")
+    try:
+        rate = float(qps) if qps is not None else 1.0
+    except ValueError:
+        raise ConfigError(f"--qps: {qps!r} is not a number") from None
+    try:
+        seed = int(seed)
+    except ValueError:
+        raise ConfigError(f"--seed: {seed!r} is not an integer") from None
+    spec = LLMServeSpec(
+        model=name, npu=npu_spec, qps=rate, duration_s=duration,
+        prompt=parse_lengths(opts["prompt_len"], "--prompt-len"),
+        output=parse_lengths(opts["output_len"], "--output-len"),
+        scheduler=opts.get("llm_scheduler") or "sarathi:chunk=512", seed=seed,
+        preempt=opts["kv_preempt"], cost_model=cost_model or DEFAULT_COST_MODEL,
+        max_tokens=opts["max_tokens"],
+        weights=params.get("weights"), kv=params.get("kv"),  # type: ignore[arg-type]
+        slo=parse_slo(opts.get("slo"), need_pct),
+        requests=read_llm_trace(opts["trace_file"]) if opts.get("trace_file") else None)
+    check_spec(spec)
+    return spec
+
+
+def serve_llm_cli(spec: Any, json_path: str | None, csv_path: str | None,
+                  timeline: str | None = None, trace: str | None = None) -> None:
+    """Run one LLM serving spec; print the summary, write ``--json``/``--csv`` rows and the
+    ``--timeline``/``--trace`` of its iterations (phases as tenants)."""
+    from npuweave import report
+    from npuweave.cli._console import console
+    from npuweave.sim.llm import serve_llm
+
+    res = serve_llm(dataclasses.replace(spec, log=bool(timeline or trace)))
+    row = res.row
+    load = ("from a trace" if spec.requests is not None
+            else f"at {spec.qps:g}/s over {spec.duration_s:g} s")
+    title = f"{row['model']} on {spec.npu}, {row['scheduler']}, {row['requests']} requests {load}"
+    if csv_path == "-":
+        click.echo(report.to_csv([row]), nl=False)
+    else:
+        keys = ("ttft_p50_s", "ttft_p99_s", "tbt_p50_s", "tbt_p99_s", "e2e_p99_s",
+                "tokens_per_s", "goodput_rps", "preemptions", "kv_peak")
+        console().print(report.rich_table([{k: row[k] for k in ("scheduler", *keys)}],
+                                          title=title, fmt=_fmt))
+        util = [{"phase": p, "PE": row[f"{p}_pe_util"], "DRAM": row[f"{p}_dram_util"]}
+                for p in ("prefill", "decode", "mixed")]
+        console().print(report.rich_table(util, title="utilization per phase",
+                                          fmt=_pct_fmt))
+        for note in res.notes:
+            console().print(f"[yellow]note[/]: {note}")
+    if json_path:
+        kv = {"t_s": res.trace.kv_t[::max(1, len(res.trace.kv_t) // 1000)],
+              "blocks": res.trace.kv_blocks[::max(1, len(res.trace.kv_t) // 1000)],
+              "total_blocks": res.kv_total_blocks}
+        report.write_rows_json(json_path, {"rows": [row], "requests": res.request_rows(),
+                                           "kv_occupancy": kv, "notes": res.notes})
+        click.echo(f"wrote json: {json_path}", err=csv_path == "-")
+    if csv_path and csv_path != "-":
+        report.write_csv(csv_path, [row])
+        click.echo(f"wrote csv: {csv_path}")
+    if timeline:
+        report.plot_timeline({row["scheduler"]: res.intervals()}, timeline, title=title)
+        click.echo(f"wrote timeline: {timeline}", err=csv_path == "-")
+    if trace:
+        report.write_trace(trace, {row["scheduler"]: res.intervals()})
+        click.echo(f"wrote trace: {trace} (open in ui.perfetto.dev)", err=csv_path == "-")
+
+
+def _fmt(key: str, value: Any) -> str:
+    if key.endswith("_s") and not key.endswith("per_s") and isinstance(value, float):
+        return f"{1e3 * value:.1f} ms"
+    if key == "kv_peak" and isinstance(value, float):
+        return f"{100 * value:.1f}%"
+    return "-" if value is None else (f"{value:.3f}" if isinstance(value, float) else str(value))
+
+
+def _pct_fmt(key: str, value: Any) -> str:
+    return "-" if value is None else (f"{100 * value:.1f}%" if isinstance(value, float)
+                                      else str(value))
+
+
+def capacity_cli(spec: Any, json_path: str | None) -> None:
+    """``capacity --llm-scheduler``: the goodput search, one row per probe."""
+    from npuweave import report
+    from npuweave.cli._console import console
+    from npuweave.experiments.llm_capacity import capacity_llm
+
+    out = capacity_llm(spec)
+    rows = [{k: p[k] for k in ("qps", "meets_slo", "ttft_p99_s", "tbt_p99_s", "goodput_rps")}
+            for p in out["probes"]]
+    console().print(report.rich_table(rows, title=f"{spec.model}, {spec.scheduler}: probes"))
+    console().print(f"capacity: {out['capacity_qps']:.4g} requests/s {out['note']}")
+    if json_path:
+        report.write_rows_json(json_path, out)
+        click.echo(f"wrote json: {json_path}")
+
+
+def models_table() -> Any:
+    """``models --family llm``: the LLM configs with sizes and KV bytes per token."""
+    from rich.table import Table
+
+    from npuweave.workload.llm import CONFIGS
+
+    table = Table(title="npuweave LLM configs (decoder-only)")
+    for col in ("model", "layers", "hidden", "heads", "KV heads", "FFN", "vocab", "max ctx",
+                "params (B)", "weights GiB@16b", "KV KiB/token@16b"):
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for c in CONFIGS.values():
+        table.add_row(c.name, str(c.layers), str(c.hidden), str(c.heads), str(c.kv_heads),
+                      str(c.ffn), str(c.vocab), str(c.max_context),
+                      f"{c.weight_elems / 1e9:.2f}", f"{c.weight_bytes(16) / 2**30:.2f}",
+                      f"{c.kv_bytes_per_token(16) / 2**10:g}")
+    return table
+
+
+@click.command("sarathi", epilog="""\b
+Example:
+  npuweave reproduce sarathi --duration 60s
+""")
+@click.option("--duration", default="60s", show_default=True,
+              help="Simulated time of each capacity probe.")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON.")
+def reproduce_sarathi_cmd(duration: str, seed: int, json_path: str | None) -> None:
+    """Sarathi-Serve's capacity gain over vLLM (Mistral-7B, A100-like NPU), ours beside theirs.
+
+    Assumptions: docs/LLM_SERVING.md, "Sarathi-Serve reproduction".
+    """
+    from npuweave import report
+    from npuweave.cli._console import console
+    from npuweave.experiments.llm_repro import reproduce_sarathi
+    from npuweave.sim.options import parse_duration
+
+    rows = reproduce_sarathi(parse_duration(duration), seed)
+    console().print(report.rich_table(rows, title="Sarathi-Serve: capacity under P99 TBT "
+                                                  "<= 100 ms, Mistral-7B, a100-like"))
+    if json_path:
+        report.write_rows_json(json_path, rows)
+        click.echo(f"wrote json: {json_path}")
