@@ -23,3 +23,10 @@ def err_console() -> Console:
 def pick(data_on_stdout: bool) -> Console:
     """The console for human text: stderr when stdout carries data (an output path ``-``)."""
     return err_console() if data_on_stdout else console()
+
+
+def cost_model_help() -> str:
+    """``--cost-model`` help naming every registered cost model (never a stale list)."""
+    from npuweave.cost.registry import cost_models
+
+    return "Per-layer cost model: " + " | ".join(cost_models()) + "."

@@ -82,7 +82,10 @@ def info(file: str, clock: str) -> None:
     for col in ("direction", "type", "tensors", "bytes", "MiB"):
         traffic.add_column(col, justify="right")
     for t in s.traffic:
-        label = "DRAM -> core (out)" if t.direction == "load" else "core -> DRAM (in)"
+        # the IR's DRAM lists are named from DRAM's side ("out" of DRAM = a load); say the
+        # direction in words and name the list, so "(out)" is not read as a core's output
+        label = ("DRAM -> core (load; IR list 'out')" if t.direction == "load"
+                 else "core -> DRAM (store; IR list 'in')")
         traffic.add_row(label, t.type, str(t.count), f"{t.bytes:,}", f"{t.bytes / 2**20:.2f}")
     con.print(traffic)
 

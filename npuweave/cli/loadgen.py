@@ -6,12 +6,13 @@ from typing import Any
 
 import click
 
+from npuweave.cli._console import cost_model_help
 from npuweave.errors import ConfigError
 
 EXAMPLE = """\b
 Examples (pip install 'npuweave[loadgen]'):
   npuweave loadgen --scenario SingleStream --models resnet50 --npu memory-centric \\
-      --min-duration 0.2s --min-queries 50 --out lg-ss
+      --min-duration 0.2s --min-queries 64 --out lg-ss
   npuweave loadgen --scenario Server --models resnet50 --qps 300 --target-latency 15ms \\
       --min-duration 0.5s --compare-replay --out lg-server
 """
@@ -29,7 +30,8 @@ Examples (pip install 'npuweave[loadgen]'):
 @click.option("--qps", default=None, help="Server/Offline: queries per second of NPU time.")
 @click.option("--target-latency", default=None,
               help="Server: latency bound (NPU time, e.g. 15ms); SingleStream/MultiStream: "
-                   "the expected latency LoadGen plans with.")
+                   "the expected latency LoadGen plans with (default: one query's "
+                   "standalone time on the NPU).")
 @click.option("--time-scale", type=float, default=10.0, show_default=True,
               help="Real seconds per simulated second.")
 @click.option("--mode", default="PerformanceOnly", show_default=True,
@@ -41,7 +43,7 @@ Examples (pip install 'npuweave[loadgen]'):
 @click.option("--mix", default=None, help="Share of samples per model, e.g. 4:1 (default even).")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=0, show_default=True,
               help="LoadGen's schedule, sample-index and QSL seeds.")
-@click.option("--cost-model", default="systolic-ws", show_default=True, help="Cost model.")
+@click.option("--cost-model", default="systolic-ws", show_default=True, help=cost_model_help())
 @click.option("--compare-replay", is_flag=True,
               help="Server, one model: also replay LoadGen's schedule in virtual time "
                    "(serve --arrivals loadgen-server) and print both.")
@@ -59,9 +61,12 @@ def loadgen(scenario: str, models: str, npu_spec: str, scheduler: str, qps: str 
     LoadGen writes mlperf_log_summary.txt and mlperf_log_detail.txt to --out; npuweave adds
     npuweave_summary.json (its own metrics of the same run).
     """
+    from npuweave.errors import optional_module
+    from npuweave.experiments.loadgen import check_spec, compare_with_replay, run_loadgen
+
+    optional_module("mlperf_loadgen", "loadgen")  # before any output: one line on a plain install
     spec = _spec(scenario, models, npu_spec, scheduler, qps, target_latency, time_scale, mode,
                  min_duration, min_queries, mix, seed, cost_model)
-    from npuweave.experiments.loadgen import check_spec, compare_with_replay, run_loadgen
 
     check_spec(spec)
     from npuweave.fileio import check_output_dir
@@ -78,7 +83,7 @@ def loadgen(scenario: str, models: str, npu_spec: str, scheduler: str, qps: str 
     data: dict[str, Any] = {"loadgen": {"valid": result.valid, "summary": result.summary,
                                         "latency_npu_s": result.latency_s},
                             "npuweave": result.npu_rows, "samples": result.samples}
-    _print(result)
+    _print(result, scenario, spec.time_scale)
     if compare_replay:
         cmp = compare_with_replay(spec, result)
         data["replay"] = {"rows": cmp.rows, "replay_latency_ok": cmp.replay_valid,
@@ -120,18 +125,37 @@ def _spec(scenario: str, models: str, npu_spec: str, scheduler: str, qps: str | 
                        mode, duration, min_queries, seed, weights, cost_model=cost_model)
 
 
-def _print(result: Any) -> None:
+# LoadGen's headline latency per scenario (its summary's first latency line)
+HEADLINE = {"SingleStream": "p90", "MultiStream": "p99", "Server": "p99"}
+
+
+def _print(result: Any, scenario: str, time_scale: float) -> None:
     from npuweave.report import rich_table
 
     console = _console()
-    lat = [{"latency": k, "npu_s": v} for k, v in result.latency_s.items()]
-    console.print(rich_table(lat, title=f"LoadGen: {result.summary.get('Result is', '?')}, "
-                                        f"{result.samples} samples (latencies in NPU time)"))
+    verdict = result.summary.get("Result is", "?")
+    head = HEADLINE.get(scenario)
+    line = f"LoadGen's result: {verdict}, {result.samples} samples"
+    if head and head in result.latency_s:
+        line += (f"; its {scenario} metric, the {head} latency: "
+                 f"{result.latency_s[head] * 1e3:.3f} ms (NPU time)")
+    console.print(line)
+    for why in result.reasons:
+        console.print(f"  why {verdict}: {why}")
+    lat = [{"latency": k, "measured_s": v} for k, v in result.latency_s.items()]
+    console.print(f"LoadGen's measured latencies: real time / {time_scale:g} = NPU time "
+                  "(they include the host's thread wake-up delays)")
+    console.print(rich_table(lat))
     if result.npu_rows:
-        keep = ("name", "served", "throughput_rps", "antt", "latency_p50_s", "latency_p99_s",
+        keep = ("served", "throughput_rps", "antt", "latency_p50_s", "latency_p99_s",
                 "pe_util", "dram_util")
-        console.print(rich_table([{k: r.get(k) for k in keep} for r in result.npu_rows],
-                                 title="npuweave's view of the same run"))
+        short = {"throughput_rps": "req/s", "latency_p50_s": "sim p50_s",
+                 "latency_p99_s": "sim p99_s"}
+        rows = [{"row": "all" if r.get("scope") == "all" else f"{r.get('scope')} {r.get('name')}",
+                 **{short.get(k, k): r.get(k) for k in keep}} for r in result.npu_rows]
+        console.print("npuweave's simulated latencies of the same requests (NPU time, no host "
+                      "delays)")
+        console.print(rich_table(rows))
 
 
 def _finite(obj: Any) -> Any:

@@ -185,15 +185,17 @@ def tune(network_path: Path, platform_path: Path, evaluate_ref: str | None, out:
 def demo(margins: tuple[float, ...], network: str, seed: int, out_dir: Path | None) -> None:
     """Tune small networks on scikit-learn's digits data (libnumber vs Ristretto).
 
-    Takes about a minute per network on one core.
+    Takes about a minute per network on one core. Needs scikit-learn:
+    pip install 'npuweave[digits]'.
 
     \b
     Example:
       npuweave numbers demo --margin 0.07 --network mlp
     """
     from npuweave.numbers import write_config
-    from npuweave.numbers.demo import NETWORKS, run_demo
+    from npuweave.numbers.demo import NETWORKS, require_sklearn, run_demo
 
+    require_sklearn()
     for m in margins:
         if not 0 <= m < 1:
             raise ConfigError(f"--margin {m} must lie in [0, 1) (a relative accuracy loss, "
@@ -284,14 +286,40 @@ def _import_callable(ref: str):
 
 
 class _progress:
-    """A rich progress line counting evaluated configurations (total unknown)."""
+    """A rich progress line counting evaluated configurations (total unknown); where stderr
+    is not a terminal (a log, CI, a notebook's pipe) a plain line every few seconds."""
 
     def __enter__(self):
+        err = Console(stderr=True)
+        if not err.is_terminal:
+            self._p = None
+            return LineProgress(), "tuning"
         self._p = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                            TextColumn("{task.completed} configs"), TimeElapsedColumn(),
-                           console=Console(stderr=True), transient=True)
+                           console=err, transient=True)
         self._p.__enter__()
         return self._p, self._p.add_task("tuning", total=None)
 
     def __exit__(self, *exc):
-        return self._p.__exit__(*exc)
+        return self._p.__exit__(*exc) if self._p is not None else None
+
+
+class LineProgress:
+    """``update(task, advance=, description=)`` as rich's, printing ``N configs, <desc>,
+    T s`` on stderr at most every ``every_s`` seconds (and for the first configuration)."""
+
+    def __init__(self, every_s: float = 5.0, clock=None, echo=None) -> None:
+        import time
+
+        self.clock = clock or time.monotonic
+        self.echo = echo or (lambda line: click.echo(line, err=True))
+        self.every_s, self.t0, self.count = every_s, self.clock(), 0
+        self.last = -math.inf
+
+    def update(self, _task, advance: int = 1, description: str = "") -> None:
+        self.count += advance
+        now = self.clock()
+        if now - self.last >= self.every_s:
+            self.last = now
+            self.echo(f"tuning: {self.count} configs, {description.strip()}, "
+                      f"{now - self.t0:.0f} s")

@@ -26,6 +26,7 @@ def reproduce_scalesim_energy(json_path: str | None) -> None:
     if json_path != "-":
         shown = [{"array": r["array"], "cycles": r["cycles"], "energy mJ": r["energy_j"] * 1e3,
                   "dynamic mJ": (r["energy_j"] - r["static_j"]) * 1e3,
+                  "idle PE mJ": r["idle_pe_j"] * 1e3,
                   "static mJ": r["static_j"] * 1e3, "EDP J*s": f"{r['edp_js']:.3e}"}
                  for r in rows]
         console().print(report.rich_table(shown, title="ViT-base, one inference, weight stationary"))

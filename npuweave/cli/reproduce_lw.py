@@ -1,7 +1,7 @@
 """``npuweave reproduce layerweaver``: the thesis's evaluation, ours beside its numbers.
 
 The default configuration is the thesis's setup (``maestro`` layer times and the sequence
-length derived from the seeds, ``docs/REPRODUCTION.md``); ``--config systolic`` keeps the
+length derived from the seeds, ``docs/REPRODUCTION.md``); ``--setup systolic`` keeps the
 SCALE-Sim-exact physics as a sensitivity study. ``--seq-len-sweep`` prints the headline per
 sequence length and draws it; ``--jobs`` spreads the runs over worker processes.
 """
@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from npuweave.cli import _console as consoles
+from npuweave.errors import ConfigError
 
 _STDOUT_DATA = [False]  # a --csv/--json of '-' puts the data on stdout: tables go to stderr
 
@@ -41,9 +42,11 @@ def _split(text: str) -> list[str]:
               help="AI-MT's options without a sweep: mem (fraction of the buffer, 0-1), dist "
                    "(fraction of the fill time, 0-10), merge (block cap, fraction of the "
                    "buffer, 1/2048-1). Default: mem=0.0625,dist=0.05,merge=0.03125.")
-@click.option("--config", "config_name", default="thesis", show_default=True,
+@click.option("--setup", "config_name", default="thesis", show_default=True,
               help="thesis (maestro, derived seq_len: the reproduction) or systolic "
                    "(SCALE-Sim-exact cycles, 128 tokens: a sensitivity study).")
+@click.option("--config", "old_setup", default=None, hidden=True,
+              help="The former name of --setup (kept working).")
 @click.option("--cost-model", default=None, help="Override the configuration's cost model.")
 @click.option("--seq-len", type=int, default=None,
               help="Override the tokens per request of BB, BL and XL.")
@@ -67,7 +70,8 @@ def _split(text: str) -> list[str]:
               help="Write every row as Parquet (needs npuweave[parquet]).")
 @click.option("--seed", default=0, show_default=True, type=int)
 def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str | None,
-                aimt_sweep: bool, aimt_opts: str | None, config_name: str, cost_model: str | None,
+                aimt_sweep: bool, aimt_opts: str | None, config_name: str,
+                old_setup: str | None, cost_model: str | None,
                 seq_len: int | None, ncf: str, sweep: str | None, png_path: str, jobs: int,
                 dask_addr: str | None, csv_path: str | None, json_path: str | None,
                 parquet_path: str | None, seed: int) -> None:
@@ -76,7 +80,7 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
     \b
     Examples:
       npuweave reproduce layerweaver --aimt-sweep --jobs 2
-      npuweave reproduce layerweaver --config systolic
+      npuweave reproduce layerweaver --setup systolic
       npuweave reproduce layerweaver --seq-len-sweep 8,16,32,64,128 --png curve.png
     """
     from npuweave.cli.schedule import _check_bounds
@@ -99,6 +103,12 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
     started = time.perf_counter()
     names = _split(scheduler_list) if scheduler_list else list(SCHEDULERS)
     # every option is checked before the header and the progress bar appear
+    if old_setup is not None:
+        given = click.get_current_context().get_parameter_source("config_name")
+        if given == click.core.ParameterSource.COMMANDLINE and config_name != old_setup:
+            raise ConfigError(f"--config {old_setup} (the former name of --setup) contradicts "
+                              f"--setup {config_name}; give --setup only")
+        config_name = old_setup
     model, seq = resolve_physics(config_name, cost_model, seq_len)
     names = check_options(pairs, _split(scenarios), names, requests, model, seq, ncf, jobs)[1]
     aimt = _aimt_options(aimt_opts, aimt_sweep)

@@ -13,6 +13,8 @@ from typing import Any
 
 import click
 
+from npuweave.cli._console import cost_model_help
+from npuweave.cli._runconfig import run_config
 from npuweave.cli._suggest import SuggestingGroup
 from npuweave.errors import ConfigError
 
@@ -75,7 +77,7 @@ def _write_outputs(rows: list[dict], results: dict[str, Any], info: dict[str, An
 @click.option("--window-s", type=float, default=None,
               help="Stop issuing requests at this simulated time (seconds) instead.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed for random policies.")
-@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model.")
+@click.option("--cost-model", default="systolic-ws", show_default=True, help=cost_model_help())
 @click.option("--timeline", type=click.Path(dir_okay=False), help="Write a PE/DRAM timeline PNG.")
 @click.option("--trace", type=click.Path(dir_okay=False), help="Write a Perfetto/Chrome trace JSON.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False, allow_dash=True),
@@ -237,3 +239,5 @@ reproduce.add_command(reproduce_scalesim_energy)
 from npuweave.cli.llm import reproduce_sarathi_cmd  # noqa: E402  (reproduce sarathi)
 
 reproduce.add_command(reproduce_sarathi_cmd)
+
+schedule = run_config(schedule)  # --config run.yaml, --save-config

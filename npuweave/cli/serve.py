@@ -12,6 +12,8 @@ from typing import Any
 
 import click
 
+from npuweave.cli._console import cost_model_help
+from npuweave.cli._runconfig import run_config
 from npuweave.cli.llm import llm_branch, llm_options
 from npuweave.errors import ConfigError
 
@@ -98,7 +100,9 @@ class _Bar:
 
 
 @click.command("serve", epilog=EXAMPLE)
-@click.option("--models", required=True, help="Comma list of zoo names or ONNX paths.")
+@click.option("--models", default=None,
+              help="Comma list of zoo names or ONNX paths (not with a task set: a trace whose "
+                   "rows carry layer_latencies_s).")
 @click.option("--npu", "npu_spec", default="memory-centric", show_default=True,
               help="NPU preset name or YAML file.")
 @click.option("--arrivals", "arrival_spec", default="poisson", show_default=True,
@@ -124,23 +128,29 @@ class _Bar:
               help="none | window:<time>:max<N> (Triton-style dynamic batching).")
 @click.option("--traffic/--no-traffic", default=True, show_default=True,
               help="Move activation spills and pay DRAM latency per transfer.")
-@click.option("--cost-model", default="systolic-ws", show_default=True, help="Per-layer cost model.")
+@click.option("--cost-model", default="systolic-ws", show_default=True, help=cost_model_help())
 @click.option("--max-events", default=50_000_000, show_default=True, type=int,
               help="Stop a run that fires more simulated events than this.")
 @click.option("--timeline", type=click.Path(dir_okay=False), help="Write a PE/DRAM timeline PNG.")
 @click.option("--trace", type=click.Path(dir_okay=False), help="Write a Perfetto/Chrome trace JSON.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write results as JSON.")
+@click.option("--preempt-at", "preempt_at", default="layer", show_default=True,
+              help="Preemption points: layer (the engine's units: layers, or weight tiles of "
+                   "layers larger than the weight buffer).")
+@click.option("--per-request", "per_request", type=click.Path(dir_okay=False),
+              help="Write one row per request (.csv or .parquet).")
 @click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
               type=click.Path(dir_okay=False, allow_dash=True),
               help="Print the table as CSV, or with a path write it there.")
 @llm_options
-def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None,
+def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
           duration: str | None, seed: str, scheduler: str, scheduler_opt: tuple[str, ...],
           preempt: str | None,
           standalone: str | None, deadline: str | None,
           priority: str | None, batching: str, traffic: bool, cost_model: str,
           max_events: int, timeline: str | None, trace: str | None, json_path: str | None,
-          csv_path: str | None, **llm: Any) -> None:
+          csv_path: str | None, preempt_at: str = "layer", per_request: str | None = None,
+          **llm: Any) -> None:
     """Serve requests that arrive over time (Poisson, LoadGen Server, or a trace).
 
     An LLM config in --models (see 'npuweave models --family llm') serves it token by token
@@ -150,7 +160,8 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None,
     from npuweave.fileio.values import parse_int, parse_seed
 
     check_outputs(("--timeline", timeline, "figure"), ("--trace", trace, None),
-                  ("--json", json_path, "json"), ("--csv", csv_path, "csv"))
+                  ("--json", json_path, "json"), ("--csv", csv_path, "csv"),
+                  ("--per-request", per_request, None))
     seed_n = parse_seed(seed)
     if llm_branch(models, llm, arrival_spec):
         from npuweave.cli.llm import build_spec, serve_llm_cli
@@ -160,12 +171,13 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None,
         span = 60.0 if src == click.core.ParameterSource.DEFAULT else parse_duration(duration)
         if arrival_spec.startswith("trace:"):
             llm["trace_file"] = arrival_spec.split(":", 1)[1]
-        serve_llm_cli(build_spec(models, npu_spec, qps, span, seed_n, llm,
+        serve_llm_cli(build_spec(models or "", npu_spec, qps, span, seed_n, llm,
                                  None if cost_model == "systolic-ws" else cost_model),
                       json_path, csv_path, timeline, trace)
         return
     from npuweave import report
     from npuweave.cli import _checks
+    from npuweave.cli.serve_tasks import check_task_options, task_set
     from npuweave.fileio.flags import parse_arrival_flags
     from npuweave.hardware import get_npu
     from npuweave.metrics.serving import jsonable
@@ -174,7 +186,10 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None,
     from npuweave.sim.serving import check_work, least_units
     from npuweave.sim.serving import serve as run
 
-    model_list = [m.strip() for m in models.split(",") if m.strip()]
+    check_task_options(preempt_at, per_request)
+    tasks = task_set(arrival_spec, models, qps, deadline, priority, batching)
+    model_list = [m.strip() for m in (models or "").split(",") if m.strip()] or (
+        list(dict.fromkeys(tasks.labels)) if tasks is not None else [])
     if not model_list:
         raise ConfigError("--models is empty; give e.g. --models resnet50,bert-base")
     parse_int(max_events, "--max-events", low=1, high=10**12)
@@ -200,21 +215,31 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None,
     if flags.qps is not None and flags.duration_s is not None:  # before generating them
         check_work(least_units(model_list), sum(flags.qps) * flags.duration_s,
                    batch.max_batch if batch else 1, max_events, bool(timeline or trace))
-    arrivals = o.build_arrivals(flags, model_list, seed_n, notes)
-    if len(arrivals) == 0:
-        raise ConfigError("no request arrives in this run; raise --qps or --duration")
-    from npuweave.cost.energy import energy_spec
+    if tasks is not None:
+        from npuweave.sim.tasksets import serve_tasks
 
-    gated = energy_spec(npu)[0].gated_power_w > 0  # gating needs the busy intervals
-    bar = _Bar(float(arrivals.time_s[-1]))
-    try:
-        res = run(model_list, npu, arrivals, scheduler, batching=batch, traffic=traffic,
-                  cost_model=cost_model, seed=seed_n, log=bool(timeline or trace or gated),
-                  max_events=max_events, progress=bar, **opts)
-    finally:
-        bar.close()
-    rows = jsonable(_with_energy(res, model_list, npu, cost_model))
-    notes = notes + list(res.notes) + _energy_notes(npu, batch is not None)
+        res = serve_tasks(tasks, scheduler, seed=seed_n, max_events=max_events,
+                          log=bool(timeline or trace), **opts)
+        arrivals: Any = tasks.arrival_s
+        rows = jsonable(res.rows)  # given layer times: no cost model, so no energy
+        notes = notes + list(res.notes)
+    else:
+        arrivals = o.build_arrivals(flags, model_list, seed_n, notes)
+        if len(arrivals) == 0:
+            raise ConfigError("no request arrives in this run; raise --qps or --duration")
+        from npuweave.cost.energy import energy_spec
+
+        gated = energy_spec(npu)[0].gated_power_w > 0  # gating needs the busy intervals
+        bar = _Bar(float(arrivals.time_s[-1]))
+        try:
+            res = run(model_list, npu, arrivals, scheduler, batching=batch, traffic=traffic,
+                      cost_model=cost_model, seed=seed_n, log=bool(timeline or trace or gated),
+                      max_events=max_events, progress=bar,
+                      records=bool(json_path or per_request), **opts)
+        finally:
+            bar.close()
+        rows = jsonable(_with_energy(res, model_list, npu, cost_model))
+        notes = notes + list(res.notes) + _energy_notes(npu, batch is not None)
     info = {"models": model_list, "npu": npu.name, "arrivals": arrival_spec, "seed": seed_n,
             "scheduler": res.scheduler, "batching": batching, "traffic": traffic,
             "cost_model": cost_model, "span_s": res.span_s, "events": res.events,
@@ -240,19 +265,33 @@ def serve(models: str, npu_spec: str, arrival_spec: str, qps: str | None,
     written = []
     title = f"{' + '.join(model_list)} on {npu.name}, {res.scheduler}"
     if timeline:
-        report.plot_timeline({res.scheduler: res.intervals}, timeline, title=title)
+        from npuweave.report.timeline import serve_marks
+
+        report.plot_timeline({res.scheduler: res.intervals}, timeline, title=title,
+                             marks={res.scheduler: serve_marks(res.table, res.intervals)})
         written.append(f"timeline: {timeline}")
     if trace:
         from npuweave.experiments.energy import power_track
 
-        report.write_trace(trace, {res.scheduler: res.intervals},
-                           extra=power_track({res.scheduler: res.intervals}, npu, 1, cost_model))
+        extra = (power_track({res.scheduler: res.intervals}, npu, 1, cost_model)
+                 if tasks is None else ())
+        report.write_trace(trace, {res.scheduler: res.intervals}, extra=extra)
         written.append(f"trace: {trace} (open in ui.perfetto.dev)")
     if json_path:
-        report.write_rows_json(json_path, {**info, "rows": rows})
+        report.write_rows_json(json_path, {**info, "rows": rows,
+                                           "requests": list(res.requests),
+                                           "segments": list(res.segments)})
         written.append(f"json: {json_path}")
     if csv_path and csv_path != "-":
         report.write_csv(csv_path, rows)
         written.append(f"csv: {csv_path}")
+    if per_request:
+        from npuweave.cli.serve_tasks import write_per_request
+
+        write_per_request(per_request, res.requests)
+        written.append(f"per-request: {per_request}")
     for line in written:
         click.echo(f"wrote {line}", err=csv_path == "-")
+
+
+serve = run_config(serve, derived_defaults=("duration",))  # --config run.yaml, --save-config

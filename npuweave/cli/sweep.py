@@ -13,9 +13,16 @@ from npuweave.errors import ConfigError
 
 _PLOT = re.compile(r"^(?P<metric>.+?)_vs_(?P<axis>.+)$")
 
+
+def _kinds() -> str:
+    from npuweave.experiments.sweep.kinds import KINDS  # the registry: never a stale list
+
+    return " | ".join(KINDS)
+
+
 EXAMPLE = """\b
 Example experiment.yaml:
-  kind: schedule              # schedule (closed-loop streams) | profile
+  kind: schedule   # """ + _kinds() + """
   fixed: {npu: memory-centric, requests: 10}
   axes:
     models: ["RN,BB", "RN,ncf"]

@@ -9,7 +9,7 @@ import click
 from rich.table import Table
 
 from npuweave.cli import _console
-from npuweave.cli._console import console
+from npuweave.cli._console import console, cost_model_help
 from npuweave.cli._suggest import SuggestingGroup
 
 
@@ -99,7 +99,7 @@ def _load_formats(path: str, layers, model: str, out):
 @click.option("--batch", type=click.IntRange(min=1), default=None,
               help="Batch size (default: the model's, else 1).")
 @click.option("--cost-model", default="systolic-ws", show_default=True,
-              help="systolic-ws | systolic-ws-db | prema | roofline")
+              help=cost_model_help())
 @click.option("--formats", type=click.Path(dir_okay=False), default=None,
               help="libnumber configuration file giving per-layer weight formats.")
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False, allow_dash=True),
@@ -195,7 +195,7 @@ def _profile_table(rows: list[dict[str, object]], title: str) -> Table:
         table.add_row(str(i), str(r["name"]), str(r["kind"]), f"{r['macs']:,}",
                       f"{r['weight_bytes']:,}", f"{r['act_bytes']:,}", f"{r['compute_us']:.2f}",
                       f"{r['memory_us']:.2f}", "inf" if inten == float("inf") else f"{inten:.1f}",
-                      str(r["bound"]), f"{r['energy_uj']:.2f}")
+                      _bound_label(r), f"{r['energy_uj']:.2f}")
     return table
 
 
@@ -211,6 +211,14 @@ def _print_energy(summary: dict, out) -> None:
     out.print(f"[bold]energy[/]: {total * 1e3:.3f} mJ ({summary['energy_per_inference_j'] * 1e3:.3f}"
               f" mJ/inference; {split}); average power {summary['avg_power_w']:.2f} W,"
               f" EDP {summary['edp_js']:.3e} J*s")
+
+
+def _bound_label(row: dict[str, object]) -> str:
+    """The bound, naming the vector unit when a layer without MACs (an embedding's gather and
+    add, pooling) takes longer to compute than to fetch: it is not bound by the PE array."""
+    if row["macs"] == 0 and row["bound"] == "compute":
+        return "vector"
+    return str(row["bound"])
 
 
 def _print_totals(total, npu, batch: int, out) -> None:
@@ -248,7 +256,9 @@ def zoo_export(model: str, path: str, fmt: str | None) -> None:
     ONNX: shapes only, no weight data; ``npuweave profile PATH`` reads it back to the same
     layers. SCALE-Sim: one conv-form row per layer with array work (pooling, elementwise and
     embedding layers have no SCALE-Sim form and are listed); ``npuweave profile PATH`` reads
-    it back to the same products and cycles.
+    it back to the same products and array cycles. The format cannot carry the vector-unit
+    work fused into a layer (batch norm, activations, pooling, residual adds): the note
+    says how much is left out.
 
     \b
     Examples:
@@ -266,9 +276,18 @@ def zoo_export(model: str, path: str, fmt: str | None) -> None:
     if fmt == "scalesim":
         from npuweave.workload.scalesim import write_topology
 
-        skipped = write_topology(path, lower(graph), graph)
-        rows = len(lower(graph)) - len(skipped)
+        layers = lower(graph)
+        skipped = write_topology(path, layers, graph)
+        rows = len(layers) - len(skipped)
         console().print(f"wrote {path} ({graph.name}, {rows} SCALE-Sim layers)")
+        fused = [la for la in layers if la.gemm is not None and la.vector_ops]
+        if fused:
+            ops = sum(la.vector_ops for la in fused)
+            console().print(f"[yellow]note:[/] SCALE-Sim rows carry array work only: the "
+                            f"array cycles read back exactly, but the {ops:,} vector-unit "
+                            f"operations fused into {len(fused)} of them (batch norm, "
+                            "activations, pooling, residual adds) are not in the file, so "
+                            "'profile' of it shows that much less compute")
         if skipped:
             names = ", ".join(n for n, _ in skipped[:5]) + (" ..." if len(skipped) > 5 else "")
             console().print(f"[yellow]note:[/] {len(skipped)} layer(s) without array work have "

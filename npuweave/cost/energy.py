@@ -24,7 +24,11 @@ time, not counts). ``roofline`` counts the ideal: every operand element once in 
 DRAM. Layers without GEMM (pooling, norms, embeddings) read their input from the ifmap SRAM and
 write their output to the ofmap SRAM once; an embedding reads its gathered rows from DRAM.
 
-**Energy** (``layer_energy``): compute = MACs x ``mac_pj`` + vector ops x ``vector_op_pj``;
+**Energy** (``layer_energy``): compute = MACs x ``mac_pj`` + idle PE-cycles x ``pe_idle_pj``
++ vector ops x ``vector_op_pj``, where the idle PE-cycles (``idle_pe_cycles``) are the array's
+``PEs x cycles`` less the useful MACs, over the cycles the array runs (the layer's compute
+cycles less its vector-unit cycles; DRAM stalls not included), so an array that a layer fills
+poorly pays for its unused PEs;
 SRAM = each buffer's reads and writes in bytes x its pJ/B, where the DRAM traffic also fills
 (writes) the ifmap and filter SRAMs and drains (reads) the ofmap SRAM; DRAM = bytes x
 ``dram_pj_per_byte``; static = static power x the layer's time alone (``LayerCost.time_s``).
@@ -37,7 +41,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-from npuweave.cost.systolic import batched_gemm
+from npuweave.cost.systolic import batched_gemm, vector_cycles
 from npuweave.cost.traffic import cdiv
 from npuweave.cost.types import LayerCost
 from npuweave.hardware.energy import EnergySpec, default_energy
@@ -175,6 +179,26 @@ def _dram_bytes(acc: Accesses, cost: LayerCost, spec: EnergySpec, e: int) -> tup
     return cost.spill_bytes - half, cost.weight_bytes, half
 
 
+def idle_pe_cycles(layer: Layer, cost: LayerCost, npu: NPU, batch: int = 1) -> int:
+    """PE-cycles without a useful MAC while ``layer``'s array runs (0 for layers without MACs).
+
+    The array runs for the layer's compute cycles less its vector-unit cycles; every one of the
+    NPU's ``macs_per_cycle`` PEs spends each of those cycles, useful or not.
+
+    Examples
+    --------
+    >>> from npuweave.cost.types import LayerCost
+    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 8, 4), 32, 0, 32, 8, 4)
+    >>> npu = NPU("toy", 4, 4, 1e9, 1e9, weight_buffer=1024, act_buffer=1 << 20)
+    >>> idle_pe_cycles(fc, LayerCost(compute_s=10e-9, macs=32), npu)  # 16 PEs x 10 - 32
+    128
+    """
+    if cost.macs <= 0:
+        return 0
+    cycles = round(cost.compute_s * npu.clock_hz) - vector_cycles(layer, npu, batch)
+    return max(0, npu.macs_per_cycle * cycles - cost.macs)
+
+
 def layer_energy(layer: Layer, cost: LayerCost, acc: Accesses, npu: NPU, spec: EnergySpec,
                  batch: int = 1) -> LayerEnergy:
     """Energy of one layer from its counts, its cost and the NPU's ``spec``.
@@ -187,7 +211,8 @@ def layer_energy(layer: Layer, cost: LayerCost, acc: Accesses, npu: NPU, spec: E
     >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
     >>> spec, _ = energy_spec(npu)
     >>> e = layer_energy(fc, layer_cost(fc, npu), layer_accesses(fc, npu), npu, spec)
-    >>> e.compute_j == 2560 * spec.mac_pj * 1e-12
+    >>> idle = idle_pe_cycles(fc, layer_cost(fc, npu), npu)
+    >>> e.compute_j == (2560 * spec.mac_pj + idle * spec.pe_idle_pj) * 1e-12
     True
     """
     e = npu.element_bytes
@@ -198,6 +223,7 @@ def layer_energy(layer: Layer, cost: LayerCost, acc: Accesses, npu: NPU, spec: E
                + d_if * spec.ifmap_sram_write_pj_per_byte
                + d_filt * spec.filter_sram_write_pj_per_byte
                + d_of * spec.ofmap_sram_read_pj_per_byte)
-    compute_pj = cost.macs * spec.mac_pj + batch * layer.vector_ops * spec.vector_op_pj
+    compute_pj = (cost.macs * spec.mac_pj + batch * layer.vector_ops * spec.vector_op_pj
+                  + idle_pe_cycles(layer, cost, npu, batch) * spec.pe_idle_pj)
     return LayerEnergy(compute_pj * PJ, sram_pj * PJ, (d_if + d_filt + d_of) * spec.dram_pj_per_byte * PJ,
                        spec.static_power_w * cost.time_s)

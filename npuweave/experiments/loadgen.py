@@ -218,7 +218,22 @@ class SimulatedSUT:
         self.thread.join(timeout=10)
 
 
-def _settings(spec: LoadgenSpec) -> Any:
+def expected_latency_s(spec: LoadgenSpec, isolated_s: Sequence[float]) -> float:
+    """The latency LoadGen plans a SingleStream/MultiStream run with, in NPU time.
+
+    ``target_latency_s`` when given, else one query's standalone time: the models' isolated
+    times weighted by ``mix``, times the samples per query in MultiStream. LoadGen generates
+    about ``min_duration / expected`` queries up front, so a guess far above the real
+    latency ends the run before its minimum duration and leaves it INVALID.
+    """
+    if spec.target_latency_s:
+        return spec.target_latency_s
+    w = np.asarray(spec.mix or [1.0] * len(isolated_s), dtype=np.float64)
+    one = float(np.dot(w / w.sum(), np.asarray(isolated_s, dtype=np.float64)))
+    return one * (spec.samples_per_query if spec.scenario == "MultiStream" else 1)
+
+
+def _settings(spec: LoadgenSpec, expected_s: float) -> Any:
     import mlperf_loadgen as lg
 
     s, scale = lg.TestSettings(), spec.time_scale
@@ -229,7 +244,7 @@ def _settings(spec: LoadgenSpec) -> Any:
     s.schedule_rng_seed = spec.seed
     s.sample_index_rng_seed = spec.seed
     s.qsl_rng_seed = spec.seed
-    lat_ns = int(round((spec.target_latency_s or 0.01) * scale * 1e9))
+    lat_ns = int(round((spec.target_latency_s or expected_s) * scale * 1e9))
     if spec.scenario == "Server":
         s.server_target_qps = spec.qps / scale  # type: ignore[operator]
         s.server_target_latency_ns = lat_ns
@@ -254,6 +269,32 @@ class LoadgenResult:
     samples: int
     out_dir: str
     queries: int = 0  # LoadGen's own count (result_query_count in its detail log)
+    reasons: tuple[str, ...] = ()  # why LoadGen says INVALID, from its summary
+
+
+def invalid_reasons(path: Path) -> tuple[str, ...]:
+    """Why a LoadGen summary says INVALID: its unmet checks and its advice, one line each.
+
+    The ``... satisfied : NO`` lines, then the bullets under ``Recommendations:`` and
+    ``Early Stopping Result:`` (which also holds the counts of a run that met it).
+    """
+    if not path.is_file():
+        return ()
+    out: list[str] = []
+    section = ""
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        text = line.strip()
+        key, sep, value = text.partition(":")
+        key = key.strip()
+        if sep and key.endswith("satisfied") and value.strip().upper() == "NO":
+            out.append(f"{key}: NO")
+        elif text in ("Recommendations:", "Early Stopping Result:"):
+            section = text
+        elif text.startswith("* ") and section:
+            out.append(text[2:])
+        elif not text or text.startswith("="):
+            section = ""
+    return tuple(out)
 
 
 def run_loadgen(spec: LoadgenSpec, out_dir: str | Path) -> LoadgenResult:
@@ -278,7 +319,8 @@ def run_loadgen(spec: LoadgenSpec, out_dir: str | Path) -> LoadgenResult:
     qsl = lg.ConstructQSL(spec.sample_count, spec.sample_count, lambda _: None, lambda _: None)
     try:
         with sut_impl:
-            lg.StartTestWithLogSettings(sut, qsl, _settings(spec), log)
+            expected = expected_latency_s(spec, device.isolated_s)
+            lg.StartTestWithLogSettings(sut, qsl, _settings(spec, expected), log)
     finally:
         lg.DestroyQSL(qsl)
         lg.DestroySUT(sut)
@@ -286,9 +328,11 @@ def run_loadgen(spec: LoadgenSpec, out_dir: str | Path) -> LoadgenResult:
         raise sut_impl.error
     summary = parse_summary(out / "mlperf_log_summary.txt")
     queries = detail_value(out / "mlperf_log_detail.txt", "result_query_count")
-    return LoadgenResult(summary.get("Result is", "") == "VALID", summary,
-                         latencies_s(summary, spec.time_scale), _npu_rows(device, spec),
-                         len(device.sim.requests), str(out), int(queries or 0))
+    valid = summary.get("Result is", "") == "VALID"
+    reasons = () if valid else invalid_reasons(out / "mlperf_log_summary.txt")
+    return LoadgenResult(valid, summary, latencies_s(summary, spec.time_scale),
+                         _npu_rows(device, spec), len(device.sim.requests), str(out),
+                         int(queries or 0), reasons)
 
 
 def detail_value(path: Path, key: str) -> float | None:

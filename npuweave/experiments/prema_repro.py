@@ -18,6 +18,7 @@ from npuweave.experiments.prema import (
     configs,
     evaluate,
     improvements,
+    improvements_per_run,
     predictor_stats,
     sla_summary,
     tails,
@@ -129,7 +130,8 @@ def reproduce_prema(npu: NPU, runs: int = 25, n: int = 8, seed: int = 0, reading
         "config": {"npu": npu.name, "runs": runs, "tasks": n, "seed": seed, "reading": reading,
                    "reading_options": get_reading(reading).to_dict(), "pairs": pairs,
                    "span": span},
-        "improvements": imp, "sla_curves": {k: v["sla"] for k, v in main.items()},
+        "improvements": imp, "improvements_per_run": improvements_per_run(main),
+        "sla_curves": {k: v["sla"] for k, v in main.items()},
         "sla": sla, "tails": fig14, "predictor": pred, "oracle": oracle_ratio,
         "means": {k: {m: v[m] for m in ("antt", "stp", "fairness", "preemptions", "drains",
                                         "overhead_s")} for k, v in main.items()},
@@ -158,6 +160,14 @@ def versus(r: dict[str, Any], kill: bool = True) -> list[dict[str, Any]]:
         ("P-PREMA dynamic fairness x", imp["P-PREMA dynamic"]["fairness_x"],
          "dyn_prema_fairness_x"),
         ("P-PREMA dynamic STP x", imp["P-PREMA dynamic"]["stp_x"], "dyn_prema_stp_x"),
+        ("P-PREMA dynamic ANTT x, per-run ratios",
+         r["improvements_per_run"]["P-PREMA dynamic"]["antt_x"], "dyn_prema_antt_x_per_run"),
+        ("P-PREMA dynamic fairness x, per-run ratios",
+         r["improvements_per_run"]["P-PREMA dynamic"]["fairness_x"],
+         "dyn_prema_fairness_x_per_run"),
+        ("P-PREMA SLA violation at m = 4", r["sla"]["P-PREMA dynamic"]["at_4"],
+         "sla_prema_at_4"),
+        ("NP-FCFS SLA violation at m = 4", r["sla"]["NP-FCFS"]["at_4"], "sla_fcfs_at_4"),
         ("P-PREMA SLA violation, m > 4 (Fig. 13)", r["sla"]["P-PREMA dynamic"]["beyond_4"],
          "sla_prema_beyond_4"),
         ("NP-FCFS SLA violation, m > 4", r["sla"]["NP-FCFS"]["beyond_4"], "sla_fcfs"),
@@ -187,4 +197,5 @@ def versus(r: dict[str, Any], kill: bool = True) -> list[dict[str, Any]]:
                           for m in ("static-kill", "dynamic-kill")])
             rows.append((f"CHECKPOINT / KILL {name} (Fig. 15)", float(ck / kl),
                          f"ckpt_vs_kill_{key[:-2]}"))
-    return [{"metric": m, "ours": float(v), "paper": PAPER[k]} for m, v, k in rows]
+    return [{"metric": m, "ours": float(v), "paper": PAPER.get(k, float("nan"))}
+            for m, v, k in rows]

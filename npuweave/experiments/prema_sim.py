@@ -110,6 +110,7 @@ class TaskRun:
     drains: int
     overhead_s: float
     wasted_s: float
+    effect_s: tuple[float, ...] = ()  # per preemption: effective minus decided (seconds)
 
 
 def _simulator(tenants: Sequence[Tenant], feet: Sequence[Footprint], npu: NPU, policy: object,
@@ -166,7 +167,8 @@ def simulate(tasks: Sequence[PremaTask], npu: NPU, policy: str, mechanism: str =
                    np.array(iso), np.array([r.priority for r in reqs], dtype=float),
                    tuple(t.name for t in tasks), sum(r.preemptions for r in reqs),
                    sum(r.restarts for r in reqs), int(getattr(pol, "drains", 0)),
-                   sum(r.overhead_s for r in reqs), sum(r.wasted_s for r in reqs))
+                   sum(r.overhead_s for r in reqs), sum(r.wasted_s for r in reqs),
+                   tuple(e - d for _, d, e in sim.effects))
 
 
 def _groups(tasks: Sequence[PremaTask]) -> tuple[int, ...]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from npuweave.cost.energy import layer_accesses, layer_energy
+from npuweave.cost.energy import idle_pe_cycles, layer_accesses, layer_energy
 from npuweave.cost.registry import layer_cost
 from npuweave.cost.systolic import gemm_cycles
 from npuweave.hardware.energy import _MW_PER_MAC, default_energy
@@ -42,18 +42,21 @@ def run_array(size: int, model: str = "vit-base") -> dict[str, Any]:
     npu = array_npu(size)
     spec = npu.energy
     assert spec is not None
-    cycles, dyn = 0, {"compute_j": 0.0, "sram_j": 0.0, "dram_j": 0.0}
+    cycles, idle, dyn = 0, 0, {"compute_j": 0.0, "sram_j": 0.0, "dram_j": 0.0}
     for layer in load_layers(model):
         if layer.gemm is None:
             continue  # assumption 1: SCALE-Sim runs only the array's GEMMs
         cycles += gemm_cycles(layer, npu)
-        e = layer_energy(layer, layer_cost(layer, npu), layer_accesses(layer, npu), npu, spec)
+        cost = layer_cost(layer, npu)
+        idle += idle_pe_cycles(layer, cost, npu)
+        e = layer_energy(layer, cost, layer_accesses(layer, npu), npu, spec)
         for key in dyn:
             dyn[key] += getattr(e, key)
     time_s = cycles / CLOCK_HZ
     static = spec.static_power_w * time_s
     energy = sum(dyn.values()) + static
-    return {"array": f"{size}x{size}", "cycles": cycles, **dyn, "static_j": static,
+    return {"array": f"{size}x{size}", "cycles": cycles, "idle_pe_cycles": idle,
+            "idle_pe_j": idle * spec.pe_idle_pj * 1e-12, **dyn, "static_j": static,
             "energy_j": energy, "edp_js": energy * time_s}
 
 

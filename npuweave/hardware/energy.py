@@ -4,6 +4,10 @@ The ``energy:`` section of an NPU YAML (or of a preset) holds:
 
 * ``mac_pj``: energy of one multiply-accumulate, ``"1.5 pJ"`` (a bare number is pJ);
 * ``vector_op_pj``: one vector-unit operation (pooling, activation, norm element), pJ;
+* ``pe_idle_pj``: one PE for one array cycle in which it does no useful MAC (a fold that maps
+  fewer rows or columns than the array has, pipeline fill and drain), pJ: an ungated PE is
+  clocked and latches the operands passing through whether its MAC counts or not, so the array
+  costs ``PEs x cycles`` PE-cycles, of which the useful MACs are priced at ``mac_pj``;
 * ``<buffer>_sram_<read|write>_pj_per_byte`` for ``ifmap``, ``filter`` and ``ofmap``:
   ``"12.5 pJ/B"`` (``pJ/bit`` is multiplied by 8; a bare number is pJ/B);
 * ``dram_pj_per_byte``: one byte read or written in DRAM, pJ/B;
@@ -59,6 +63,8 @@ class EnergySpec:
 
     mac_pj: float = 0.0
     vector_op_pj: float = 0.0
+    #: energy of one PE-cycle without a useful MAC while the array runs (see the module docstring)
+    pe_idle_pj: float = 0.0
     ifmap_sram_read_pj_per_byte: float = 0.0
     ifmap_sram_write_pj_per_byte: float = 0.0
     filter_sram_read_pj_per_byte: float = 0.0
@@ -312,7 +318,8 @@ def fold_dotted(raw: dict[str, Any]) -> dict[str, Any]:
 #: Where ``default_energy`` takes its numbers from (also the note a spec without ``energy:`` gets).
 DEFAULT_SOURCE = ("default table: MAC and SRAM from Horowitz, ISSCC 2014 (45 nm: FP16 mult "
                   "1.1 + add 0.4 pJ; int8 mult 0.2 + int32 add 0.1 pJ; 1 MB SRAM 100 pJ per "
-                  "64-bit read), DRAM from O'Connor et al., MICRO 2017 (HBM2 3.9 pJ/bit), "
+                  "64-bit read), an idle PE-cycle priced as a MAC (ungated PEs, as SCALE-Sim v3's "
+                  "Accelergy action counts charge every PE a random-data MAC every cycle), DRAM from O'Connor et al., MICRO 2017 (HBM2 3.9 pJ/bit), "
                   "static power scaled by MAC count from TPUv1's 28 W idle die (Jouppi et al., "
                   "ISCA 2017, 28 nm, 65,536 MACs), split 40/40/5/15 % array/sram/vector/other")
 #: Static mW per MAC unit (TPUv1: 28 W idle over 65,536 MACs) and its split over components.
@@ -326,14 +333,15 @@ def default_energy(precision_bits: int, macs_per_cycle: int) -> EnergySpec:
     Examples
     --------
     >>> spec = default_energy(16, 16384)
-    >>> spec.mac_pj, spec.dram_pj_per_byte, round(spec.static_power_w, 2)
-    (1.5, 31.2, 7.0)
+    >>> spec.mac_pj, spec.pe_idle_pj, spec.dram_pj_per_byte, round(spec.static_power_w, 2)
+    (1.5, 1.5, 31.2, 7.0)
     """
     narrow = precision_bits <= 8
     sram = 100.0 / 8
     static = tuple((c, round(_MW_PER_MAC * macs_per_cycle * share, 3)) for c, share in _SPLIT)
+    mac = 0.3 if narrow else 1.5
     return EnergySpec(
-        mac_pj=0.3 if narrow else 1.5, vector_op_pj=0.03 if narrow else 0.4,
+        mac_pj=mac, pe_idle_pj=mac, vector_op_pj=0.03 if narrow else 0.4,
         ifmap_sram_read_pj_per_byte=sram, ifmap_sram_write_pj_per_byte=sram,
         filter_sram_read_pj_per_byte=sram, filter_sram_write_pj_per_byte=sram,
         ofmap_sram_read_pj_per_byte=sram, ofmap_sram_write_pj_per_byte=sram,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from npuweave.errors import ConfigError, NpuweaveError
+from npuweave.errors import ConfigError, MissingDependencyError
 from npuweave.numbers import cnn
 from npuweave.numbers.baselines import ristretto
 from npuweave.numbers.config import NumberConfig
@@ -96,14 +96,26 @@ def fpga_platform() -> PlatformDescriptor:
     return platform_from_dict({"supported_formats": {"FPGA": FPGA_FORMATS}}, "<fpga>")
 
 
+def require_sklearn() -> None:
+    """Raise one line naming the ``digits`` extra when scikit-learn is missing.
+
+    Called before any import of scikit-learn, so the plain install gets the line, not a
+    traceback.
+    """
+    try:
+        import sklearn  # noqa: F401
+    except ImportError:
+        raise MissingDependencyError(
+            "the digits demo needs scikit-learn (its data set and MLP trainer): "
+            "pip install 'npuweave[digits]'") from None
+
+
 def digits_split(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``x_train, x_test, y_train, y_test``: the digits scaled to [0, 1], split in halves."""
-    try:
-        from sklearn.datasets import load_digits
-        from sklearn.model_selection import train_test_split
-    except ImportError:
-        raise NpuweaveError("the digits demo needs scikit-learn: "
-                            "pip install 'npuweave[test]' or pip install scikit-learn") from None
+    require_sklearn()
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
     x, y = load_digits(return_X_y=True)
     x = (x / 16.0).astype(np.float32)
     return tuple(train_test_split(x, y, test_size=0.5, random_state=seed, stratify=y))
@@ -133,6 +145,7 @@ def _mlp_layers(n: int) -> Layer:
 
 def train_digits_mlp(seed: int = 0, hidden: tuple[int, ...] = (64, 32)) -> DigitsModel:
     """Train the demo MLP (needs scikit-learn; deterministic for a given seed)."""
+    require_sklearn()
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.neural_network import MLPClassifier
 

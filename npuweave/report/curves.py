@@ -21,9 +21,9 @@ def curves_png(path: str | os.PathLike[str], series: Mapping[str, Sequence[tuple
     >>> curves_png("gain.png", {"ours": [(8, 10.0), (32, 40.0)]}, {"thesis ours": 60.1})  # doctest: +SKIP
     'gain.png'
     """
-    from matplotlib.figure import Figure  # no pyplot: no backend selected, nothing left open
+    from npuweave.report.figure import new_figure  # no pyplot: shows inline in Jupyter
 
-    fig = Figure(figsize=(8, 4.5))
+    fig = new_figure(figsize=(8, 4.5))
     ax = fig.subplots()
     colours = {}
     for name, pts in series.items():

@@ -18,10 +18,10 @@ STYLE = {"baseline": ("k", "--"), "layerweaver": ("tab:blue", "-"),
 
 
 def _figure(n: int, cols: int = 3) -> tuple[Any, list[Any]]:
-    from matplotlib.figure import Figure  # no pyplot: no backend selected, nothing left open
+    from npuweave.report.figure import new_figure  # no pyplot: shows inline in Jupyter
 
     rows = max(1, -(-n // cols))
-    fig = Figure(figsize=(4.2 * cols, 3.2 * rows))
+    fig = new_figure(figsize=(4.2 * cols, 3.2 * rows))
     axes = fig.subplots(rows, cols, squeeze=False)
     flat = list(axes.ravel())
     for ax in flat[n:]:

@@ -20,9 +20,9 @@ METRICS = (("antt_x", "ANTT improvement"), ("fairness_x", "fairness improvement"
 
 def _bars(imp: dict[str, dict[str, float]], labels: Sequence[str], title: str, path: str
           ) -> str:
-    from matplotlib.figure import Figure  # no pyplot: no backend selected, nothing left open
+    from npuweave.report.figure import new_figure  # no pyplot: shows inline in Jupyter
 
-    fig = Figure(figsize=(13, 3.8))
+    fig = new_figure(figsize=(13, 3.8))
     axes = fig.subplots(1, 3)
     for ax, (key, name) in zip(axes, METRICS):
         vals = [imp[k][key] for k in labels]
@@ -38,9 +38,9 @@ def _bars(imp: dict[str, dict[str, float]], labels: Sequence[str], title: str, p
 
 
 def _sla(curves: dict[str, list[float]], path: str) -> str:
-    from matplotlib.figure import Figure  # no pyplot: no backend selected, nothing left open
+    from npuweave.report.figure import new_figure  # no pyplot: shows inline in Jupyter
 
-    fig = Figure(figsize=(7, 4))
+    fig = new_figure(figsize=(7, 4))
     ax = fig.subplots()
     mults = list(range(2, 2 + len(next(iter(curves.values())))))
     for label in ("NP-FCFS", "NP-SJF", "NP-PREMA", "P-HPF dynamic", "P-SJF dynamic",
@@ -57,10 +57,10 @@ def _sla(curves: dict[str, list[float]], path: str) -> str:
 
 
 def _tails(tails: dict[str, dict[str, float]], path: str) -> str:
-    from matplotlib.figure import Figure  # no pyplot: no backend selected, nothing left open
+    from npuweave.report.figure import new_figure  # no pyplot: shows inline in Jupyter
 
     models = sorted({m for v in tails.values() for m in v})
-    fig = Figure(figsize=(9, 4))
+    fig = new_figure(figsize=(9, 4))
     ax = fig.subplots()
     width = 0.8 / max(1, len(tails))
     for j, (label, vals) in enumerate(tails.items()):

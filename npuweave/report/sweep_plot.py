@@ -69,21 +69,27 @@ def plot_sweep(rows: Sequence[Mapping[str, Any]], metric: str, axis: str,
         raise ConfigError(f"--plot: {axis!r} is not a setting of this sweep (settings: "
                           f"{', '.join(settings)})")
     series = sweep_series(rows, metric, axis, settings)
-    from matplotlib.figure import Figure
+    from npuweave.report.figure import new_figure
 
-    fig = ax.figure if ax is not None else Figure(figsize=(7, 4.2))
+    fig = ax.figure if ax is not None else new_figure(figsize=(7, 4.2))
     ax = ax if ax is not None else fig.subplots()
     all_x = sorted({x for pts in series.values() for x, *_ in pts},
                    key=lambda x: (_num(x) is None, _num(x) or 0.0, str(x)))
     numeric = all(_num(x) is not None for x in all_x)
     pos = {x: (_num(x) if numeric else i) for i, x in enumerate(all_x)}
-    for label, pts in series.items():
+    for i, (label, pts) in enumerate(series.items()):
         xs = [pos[p[0]] for p in pts]
         means = [p[1] for p in pts]
         err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
-        ax.errorbar(xs, means, yerr=err, marker="o", capsize=3, label=label)
+        # lines that coincide (a policy equal to its baseline) must stay visible: each
+        # series has its own marker and dash, drawn thinner and smaller than the one below
+        ax.errorbar(xs, means, yerr=err, capsize=3, label=label, **_style(i, len(series)))
     if not numeric:
         ax.set_xticks(range(len(all_x)), [str(x) for x in all_x], rotation=20)
+    else:
+        ticks = sorted(float(v) for v in pos.values() if v is not None)
+        if all(t.is_integer() for t in ticks):
+            ax.set_xticks(ticks)  # batch 1 and 4, not 1.5, 2.5
     ax.set_xlabel(axis)
     ax.set_ylabel(metric)
     ax.set_title(title or f"{metric} vs {axis}")
@@ -95,3 +101,15 @@ def plot_sweep(rows: Sequence[Mapping[str, Any]], metric: str, axis: str,
 
         save_figure(fig, path)
     return fig
+
+
+_MARKERS = "osD^vP*X"
+_DASHES = ("-", "--", "-.", ":")
+
+
+def _style(i: int, n: int) -> dict[str, Any]:
+    """Series ``i`` of ``n``: marker, dash, and a size shrinking with ``i`` so a later series
+    drawn on top of an earlier, equal one leaves the earlier one's edge showing."""
+    shrink = i / max(n - 1, 1)
+    return {"marker": _MARKERS[i % len(_MARKERS)], "linestyle": _DASHES[i % len(_DASHES)],
+            "markersize": 9 - 4 * shrink, "linewidth": 2.6 - 1.4 * shrink, "alpha": 0.9}

@@ -56,6 +56,8 @@ def format_value(key: str, value: Any) -> str:
     """Human formatting: utilizations as percent, seconds as ms, other floats to 3 decimals."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
+    if key.endswith("_s") and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)  # a whole number of seconds still prints with its unit
     if not isinstance(value, float):
         return str(value)
     if "utilization" in key:
@@ -68,10 +70,16 @@ def format_value(key: str, value: Any) -> str:
 
 
 def _header(col: str) -> str:
+    """A column's screen name. A ``_s`` column's cells carry their unit (``1.5 ms``), so its
+    header drops the suffix: ``p50_s`` over milliseconds would read as seconds."""
     if "[" in col:
         base, sub = col.split("[", 1)
-        return f"{HEADERS.get(base, base)} {sub.rstrip(']')}"
-    return HEADERS.get(col, col)
+        return f"{HEADERS.get(base, _unitless(base))} {sub.rstrip(']')}"
+    return HEADERS.get(col, _unitless(col))
+
+
+def _unitless(col: str) -> str:
+    return col[:-2] if col.endswith("_s") and len(col) > 2 else col
 
 
 def rich_table(

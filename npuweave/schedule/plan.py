@@ -65,6 +65,15 @@ def start_streams(board: Board, policy: Policy, requests: int | None,
     return notes
 
 
+def policy_tenants(policy: Policy, tenants: Sequence[Tenant], buffer_bytes: int,
+                   dram_bw: float) -> Sequence[Tenant]:
+    """The tenants as ``policy`` runs them: its own units where it defines them (AI-MT's
+    merged sub-layer blocks), else ``tenants`` unchanged. ``plan`` and the engine both call
+    this, so a schedule's unit indices refer to the same units the engine runs."""
+    units = getattr(policy, "units", None)
+    return tenants if units is None else units(tenants, buffer_bytes, dram_bw)
+
+
 def plan(policy: str | Policy, tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
          requests: int = 1, window_s: float | None = None, **opts: object) -> Schedule:
     """Schedule ``requests`` closed-loop requests per tenant with ``policy`` (a name or object).
@@ -104,6 +113,7 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
         from npuweave.schedule.registry import get_scheduler
 
         policy = get_scheduler(policy, **opts)
+    tenants = policy_tenants(policy, tenants, buffer_bytes, dram_bw)
     board = Board(tenants, buffer_bytes, dram_bw)
     notes = start_streams(board, policy, requests, window_s)
     labels = tuple(x.label for x in tenants)

@@ -4,8 +4,9 @@ Task-level and preemptive. The policy asks to be woken every ``quantum_s`` secon
 running request has held the NPU for a whole quantum and another request waits, the running
 one is preempted (``mechanism``, checkpoint by default) and goes to the back of the line. The
 line is ordered by when a request last joined it: its arrival, or its last preemption. A
-slice counts only once the request has dispatched a unit in it, so requests cannot preempt
-each other back and forth while the NPU is still busy with the previous one's tail.
+slice counts only once the request has computed a unit in it: a preemption takes back the
+units not started (``npuweave.sim.engine.Engine.take_back``), so a quantum shorter than a
+weight fetch would otherwise preempt requests back and forth with no progress.
 """
 
 from __future__ import annotations
@@ -34,18 +35,18 @@ class RoundRobin(TaskBase):
         self.mechanism = task_mechanism(mechanism, self.name)
         self.joined: dict[int, float] = {}  # request id -> when it last joined the line
         self.since = 0.0  # when the running request got the NPU
-        self.sent = -1  # its units dispatched by then (a slice must dispatch one to count)
+        self.done = -1  # its units computed by then (a slice must compute one to count)
 
     def decide(self, now: float, view: View) -> Decision:
         if not view.queued:
             return IDLE
         best = min(view.queued, key=lambda r: (self.joined.get(r.id, r.arrival_s), r.id))
         if not view.running:
-            self.since, self.sent = now, best.dispatched
+            self.since, self.done = now, best.progress
             return Run(best.id)
         run = view.running[0]
-        if now - self.since < self.quantum_s * (1.0 - 1e-9) or run.dispatched <= self.sent:
+        if now - self.since < self.quantum_s * (1.0 - 1e-9) or run.progress <= self.done:
             return IDLE
         self.joined[run.id] = now
-        self.since, self.sent = now, best.dispatched
+        self.since, self.done = now, best.progress
         return Preempt(run.id, self.mechanism, best.id)

@@ -110,8 +110,8 @@ class Engine:
                  "free", "freed", "dma_job", "need", "waiting", "store_wait", "dma_idle",
                  "ready", "pe_busy", "pe_job", "pe_start", "dispatched", "computed",
                  "store_after", "log", "pe_log", "dram_log", "pe_busy_s", "dram_busy_s",
-                 "last_end", "claimed", "peak_claimed", "_heap", "_counter", "_ev_pull",
-                 "_ev_part", "_ev_done")
+                 "last_end", "claimed", "peak_claimed", "orphan", "_heap", "_counter",
+                 "_ev_pull", "_ev_part", "_ev_done")
 
     def __init__(self, buffer_bytes: int, dram_bw: float, source: Source,
                  on_start: Hook | None = None, on_end: Hook | None = None,
@@ -143,6 +143,7 @@ class Engine:
         self.last_end = 0.0
         self.claimed = 0  # weight-buffer bytes fetched (or being fetched) and not yet freed
         self.peak_claimed = 0  # most ever claimed at once (never above ``buf``)
+        self.orphan = False  # the fetch in progress was taken back: free its bytes at its end
         # hot path: push events onto the loop's heap directly (bound methods made once)
         self._heap, self._counter = self.loop.heap, self.loop.counter
         self._ev_pull, self._ev_part, self._ev_done = self._pull, self._part_event, self._computed
@@ -251,6 +252,8 @@ class Engine:
         same order as the event loop's, one event fewer."""
         now = self.loop.now
         if self.need == 0:
+            if self.orphan:
+                self._drop_orphan()
             self.dma_job = None
             heap = self._heap
             if not heap or heap[0][0] != now or heap[0][1] > PULL:
@@ -265,6 +268,8 @@ class Engine:
     def _part_end(self, now: float) -> None:
         """A transfer of nothing ended at once (inside another step: the pull is posted)."""
         if self.need == 0:
+            if self.orphan:
+                self._drop_orphan()
             self.dma_job = None
             self._post_pull(now)
         elif self.freed:
@@ -299,13 +304,8 @@ class Engine:
         self.last_end = now
         if self.log:
             self.pe_log.append((unit, rid, start, now))
-        hold = unit.hold
-        if hold:
-            self.claimed -= hold
-            self.freed.append(hold)
-            if self.waiting:
-                self.waiting = False
-                self._next_part(now)
+        if unit.hold:
+            self._release(unit.hold)
         if self.store_wait and self.computed >= self.store_after:
             self.store_wait = False
             store = self.dma_job[0]  # type: ignore[index]
@@ -321,3 +321,70 @@ class Engine:
                 self.on_start(job[0], job[1], now)
             heappush(self._heap, [now + job[0].seconds, FREE, next(self._counter),
                                   self._ev_done, ()])
+
+    def _release(self, hold: int) -> None:
+        """``hold`` bytes of the weight buffer become free (a stalled fetch goes on)."""
+        self.claimed -= hold
+        self.freed.append(hold)
+        if self.waiting:
+            self.waiting = False
+            self._next_part(self.loop.now)
+
+    # -- preemption -------------------------------------------------------------------------
+    def take_back(self, rid: int, first: int) -> int:
+        """Withdraw request ``rid``'s jobs for its units ``first`` and later that have not
+        started: those still queued in ``pending`` and the computations waiting for the PE
+        (their weights leave the buffer). The computation running now is left to end: a
+        preemption takes effect there, one preemption point after the decision. A weight
+        fetch in progress goes on and frees its bytes when it ends; a store waiting for a
+        withdrawn computation is cancelled. Checkpoint and restore jobs (index -1) stay.
+        Returns the number of computations withdrawn from the PE's queue.
+
+        Examples
+        --------
+        >>> class Two:
+        ...     def next(self, now):
+        ...         return None
+        >>> e = Engine(100, 1.0, Two())
+        >>> e.pending.extend([(Unit(Kind.COMPUTE, 0, 0, 0, 0, 1.0), 7),
+        ...                   (Unit(Kind.COMPUTE, 0, 1, 0, 0, 1.0), 7)])
+        >>> e.take_back(7, 1), [u.index for u, _ in e.pending]
+        (0, [0])
+        """
+        def mine(job: Job) -> bool:
+            return job[1] == rid and job[0].index >= first
+
+        pend = self.pending
+        if any(mine(j) for j in pend):
+            kept = [j for j in pend if not mine(j)]
+            pend.clear()
+            pend.extend(kept)
+        taken = [j for j in self.ready if mine(j)]
+        if taken:
+            kept = [j for j in self.ready if not mine(j)]
+            self.ready.clear()
+            self.ready.extend(kept)
+            self.dispatched -= len(taken)
+            if self.store_wait:  # all were dispatched before the waiting store
+                self.store_after -= len(taken)
+            for unit, _ in taken:
+                if unit.hold:
+                    self._release(unit.hold)
+        job = self.dma_job
+        if job is not None and mine(job):
+            if job[0].kind is _STORE and self.store_wait:
+                self.store_wait = False
+                self.dma_job = None
+                self._post_pull(self.loop.now)
+            elif job[0].hold:
+                self.orphan = True
+        if self.store_wait and self.computed >= self.store_after:
+            self.store_wait = False
+            store = self.dma_job[0]  # type: ignore[index]
+            self._move(self.loop.now, store.nbytes, store.seconds)
+        return len(taken)
+
+    def _drop_orphan(self) -> None:
+        """A fetch whose computation was taken back ended: its weights leave the buffer."""
+        self.orphan = False
+        self._release(self.dma_job[0].hold)  # type: ignore[index]

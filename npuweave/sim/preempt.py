@@ -39,6 +39,7 @@ def preempt(sim: Simulator, d: Preempt, now: float) -> None:
         return
     sim.running = None
     sim.then = d.then
+    _take_back(sim, req, now)
     if d.mechanism is Mechanism.CHECKPOINT:
         _checkpoint(sim, req)
     else:
@@ -49,6 +50,23 @@ def _target(sim: Simulator, d: Preempt) -> Request:
     if not 0 <= d.request < len(sim.requests):
         raise ConfigError(f"policy {sim.policy.name!r} preempted unknown request {d.request}")
     return sim.requests[d.request]
+
+
+def _take_back(sim: Simulator, req: Request, now: float) -> None:
+    """The preemption takes effect when the request's computation running now ends (now,
+    if none runs): its units dispatched but not started are withdrawn from the engine, and
+    ``dispatched`` rewinds to the units that started. ``sim.effects`` records
+    ``(request, decided_s, effective_s)``."""
+    eng = sim.engine
+    job = eng.pe_job
+    # the PE's job is this pass's unit unless it is left over from a killed pass (stale)
+    on_pe = (eng.pe_busy and job is not None and job[1] == req.id and job[0].index >= 0
+             and req.id not in sim.stale)
+    first = job[0].index + 1 if on_pe else req.progress  # type: ignore[index]
+    eng.take_back(req.id, first)
+    req.dispatched = first
+    end = eng.pe_start + job[0].seconds if on_pe else now  # type: ignore[index]
+    sim.effects.append((req.id, now, end))
 
 
 def _drop_layerwise(sim: Simulator, req: Request, d: Preempt, now: float) -> None:

@@ -72,4 +72,15 @@ class SimResult:
             cols = [*Interval.__dataclass_fields__, "duration_s"]
         else:
             raise ConfigError(f'to_dataframe: what must be "requests" or "intervals", got {what!r}')
-        return pd.DataFrame(rows, columns=cols)
+        return _floats_with_nan(pd.DataFrame(rows, columns=cols))
+
+
+def _floats_with_nan(frame: Any) -> Any:
+    """Columns of numbers with gaps (``deadline_s`` is None without a deadline) as float64
+    with NaN, not pandas' ``object`` dtype, so ``.mean()``, comparisons and Parquet work."""
+    for col in frame.columns[frame.dtypes == "object"]:
+        values = frame[col].dropna()
+        if len(values) < len(frame) and all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+            frame[col] = frame[col].astype("float64")
+    return frame

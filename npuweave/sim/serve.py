@@ -13,15 +13,17 @@ policies give the NPU to one request at a time (``Run``); its units then go out 
 the running request has dispatched its last unit the NPU is free for the next one, whose weight
 fetches overlap the tail of the previous computation, as on any decoupled NPU.
 
-Preemption (``Preempt``) takes effect at the next unit boundary of the dispatch stream: units
-already handed to the NPU complete, no further unit of the request is dispatched. Then:
+Preemption (``Preempt``) of the running request takes effect at the end of its computation
+running now (one preemption point: a layer, a weight tile or a compute chunk), or at once when
+none runs: its units dispatched but not started are taken back from the engine
+(``Engine.take_back``; a weight fetch in progress goes on and is discarded). Then:
 
-* checkpoint: a ``STORE`` of the live state after the last dispatched unit
-  (``npuweave.cost.preemption``) runs once those units have computed; on resume a ``LOAD`` of
+* checkpoint: a ``STORE`` of the live state after its last started unit
+  (``npuweave.cost.preemption``) runs once that unit has computed; on resume a ``LOAD`` of
   the same bytes precedes its next unit;
 * kill: the request goes back to the queue at unit 0 (``restart=False``: it is dropped and
-  reported killed); PE work of the discarded pass, including units still in flight, is
-  counted in ``wasted_s``;
+  reported killed); PE work of the discarded pass, including the unit running at the
+  decision, is counted in ``wasted_s``;
 * drain: the request keeps dispatching to its end; the next request follows.
 
 With ``traffic=True`` every unit also moves its activation spills (``LayerCost.spill_bytes``,
@@ -52,7 +54,7 @@ from npuweave.schedule.protocol import (
 from npuweave.sim.engine import Engine, Job, Kind, Unit
 from npuweave.sim.events import EventLoop, Handle
 from npuweave.sim.requests import Request, State
-from npuweave.sim.units import Footprint, dispatch_order, tenant_units
+from npuweave.sim.units import Footprint, unit_tables
 
 #: Default cap on simulated events per run (``max_events`` raises it).
 MAX_EVENTS = 50_000_000
@@ -70,6 +72,8 @@ class Simulator:
     traffic : move activation spills and pay DRAM latency (``latency_s``) per transfer.
     log : keep every busy interval (timelines, traces); off keeps only totals.
     predict : keep the predicted times of every layer-wise decision (tests).
+    segments : keep ``segments``, the maximal runs of one request on the PE as
+        ``[request, start_s, end_s]`` in time order (per-request records).
     """
 
     def __init__(self, tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
@@ -77,7 +81,7 @@ class Simulator:
                  closed: ClosedLoop | None = None,
                  footprints: Sequence[Footprint | None] | None = None,
                  traffic: bool = False, latency_s: float = 0.0, log: bool = False,
-                 predict: bool = False, max_events: int = MAX_EVENTS,
+                 predict: bool = False, max_events: int = MAX_EVENTS, segments: bool = False,
                  isolated_s: Sequence[float] = (),
                  progress: Callable[[float], None] | None = None) -> None:
         self.tenants = tuple(tenants)
@@ -90,16 +94,16 @@ class Simulator:
         # computation fewer; the PE is serial, so its first computation to end is the first
         # to have started)
         self.engine = Engine(buffer_bytes, dram_bw, self, None, self._on_end, self.loop, log)
-        self.units = [tenant_units(t, k, f, traffic, latency_s, dram_bw) for k, (t, f) in
-                      enumerate(zip(self.tenants, footprints or [None] * len(self.tenants)))]
+        tables = [unit_tables(t, k, f, traffic, latency_s, dram_bw) for k, (t, f) in
+                  enumerate(zip(self.tenants, footprints or [None] * len(self.tenants)))]
+        self.units = [u for u, _, _ in tables]
         self.requests: list[Request] = []
         self.live: list[Request] = []  # layer-wise: requests not yet done (pruned lazily)
         self.tindex: list[int] = []  # index of each request within its tenant's stream
         self.issued = [0] * len(self.tenants)
         self.pending: deque[Job] = self.engine.pending  # the engine takes these first
-        order = [dispatch_order(u) for u in self.units]  # per tenant and unit index
-        self.heads = [h for h, _ in order]
-        self.tails = [t for _, t in order]
+        self.heads = [h for _, h, _ in tables]  # per tenant and unit index
+        self.tails = [t for _, _, t in tables]
         self.arrivals = list(arrivals)
         self.next_arrival = 0
         self.closed = closed
@@ -119,8 +123,14 @@ class Simulator:
         self.view = View(0.0, self.tenants, [], [], self.board, tuple(isolated_s),
                          tuple(_suffix(t, dram_bw) for t in self.tenants))
         self.notes: list[str] = []
+        # task-level preemptions: (request, decided_s, effective_s), npuweave.sim.preempt
+        self.effects: list[tuple[int, float, float]] = []
+        self.segments: list[list[Any]] | None = [] if segments else None
         self.progress = progress
         self.ticking = False  # the policy's periodic wake-ups are scheduled
+        # a task-level policy that decides at unit boundaries only (PREMA's dysta reading):
+        # consulted when a computation ends or when a request arrives to an idle PE
+        self.at_units = not self.layer and bool(getattr(policy, "at_units", False))
 
     # -- running -----------------------------------------------------------------------------
     def run(self) -> None:
@@ -207,7 +217,8 @@ class Simulator:
             self.engine.kick()
         else:
             self.view.queued.append(req)
-            self._consult(now)  # a Run kicks the engine
+            if not self.at_units or (self.running is None and not self.engine.pe_busy):
+                self._consult(now)  # a Run kicks the engine
         return req
 
     def _reissue_predicted(self, t: int, r: int, finish_s: float) -> None:
@@ -303,11 +314,17 @@ class Simulator:
 
     def _next_task(self, now: float) -> Job | None:
         req = self.running
+        if req is not None and req.dispatched == req.units:
+            if not self._last_started(req):  # it holds the NPU (and stays preemptible)
+                return None
+            self.running = None
+            self.draining = False
+            req = None
         if req is None:
             if self.then is not None:
                 rid, self.then = self.then, None
                 self._start(rid, now)
-            elif self.view.queued:
+            elif self.view.queued and not (self.at_units and self.engine.pe_busy):
                 self._consult(now)
             if self.pending:
                 return self.pending.popleft()
@@ -316,9 +333,6 @@ class Simulator:
                 return None
         i = req.dispatched
         req.dispatched = i + 1
-        if i + 1 == req.units:
-            self.running = None
-            self.draining = False
         rid, t = req.id, req.model  # ``_emit`` inlined (once per unit)
         pend = self.pending
         job = (self.heads[t][i], rid)
@@ -328,6 +342,15 @@ class Simulator:
         for unit in self.tails[t][i]:
             pend.append((unit, rid))
         return job
+
+    def _last_started(self, req: Request) -> bool:
+        """Whether the last computation of ``req``'s pass has started (or ended)."""
+        if req.progress == req.units:
+            return True
+        eng = self.engine
+        job = eng.pe_job
+        return (eng.pe_busy and job is not None and job[1] == req.id
+                and job[0].index == req.units - 1 and req.id not in self.stale)
 
     def _start(self, rid: int, now: float) -> None:
         req = self.requests[rid]
@@ -353,6 +376,10 @@ class Simulator:
             v.queued = [r for r in self.live if r.state is State.QUEUED]
             v.running = [r for r in self.live if r.state is State.RUNNING]
         else:
+            run = self.running
+            if run is not None and run.dispatched == run.units and self._last_started(run):
+                self.running = None  # its last computation runs: the NPU is free
+                self.draining = False
             v.running = [self.running] if self.running is not None and not self.draining else []
         return self.policy.decide(now, v)
 
@@ -387,6 +414,18 @@ class Simulator:
         req = self.requests[rid]
         if req.start_s != req.start_s:  # nan: the first computation of this request ended
             req.start_s = self.engine.pe_start
+        segs = self.segments
+        if segs is not None:
+            if segs and segs[-1][0] == rid:
+                segs[-1][2] = now
+            else:
+                segs.append([rid, self.engine.pe_start, now])
+        run = self.running
+        if run is not None and run.dispatched == run.units and self.engine.dma_idle:
+            ready = self.engine.ready  # its last computation starts now: the NPU is free
+            if run.progress == run.units or (ready and ready[0][1] == run.id
+                                             and ready[0][0].index == run.units - 1):
+                self.engine.kick()
         if unit.index < 0:
             return
         stale = self.stale
@@ -394,14 +433,16 @@ class Simulator:
             from npuweave.sim.preempt import stale_done
 
             stale_done(self, unit, rid)
-            return
-        req.progress += 1
-        if req.progress == req.units:
-            req.state = State.DONE
-            req.finish_s = now
-            if self.closed is not None and not self.layer and self.closed.reissue(
-                    self.tindex[rid], now):
-                self._arrive(req.model, now, 0, math.inf)
+        else:
+            req.progress += 1
+            if req.progress == req.units:
+                req.state = State.DONE
+                req.finish_s = now
+                if self.closed is not None and not self.layer and self.closed.reissue(
+                        self.tindex[rid], now):
+                    self._arrive(req.model, now, 0, math.inf)
+        if self.at_units and self.view.queued:  # a unit boundary: the policy decides
+            self._consult(now)
 
 
 def _suffix(t: Tenant, bw: float) -> tuple[float, ...]:

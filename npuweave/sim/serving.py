@@ -56,6 +56,8 @@ class ServeResult:
     notes: tuple[str, ...] = ()
     intervals: tuple[Interval, ...] = ()
     peak_buffer_bytes: int = 0
+    requests: tuple[dict[str, Any], ...] = ()
+    segments: tuple[dict[str, Any], ...] = ()
 
 
 def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
@@ -63,7 +65,7 @@ def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
           traffic: bool = True, cost_model: str = "systolic-ws", seed: int = 0,
           log: bool = False, max_events: int = MAX_EVENTS,
           sla_mults: Sequence[float] = SLA_MULTS, stp_form: str = "open-loop",
-          progress: Callable[[float], None] | None = None,
+          progress: Callable[[float], None] | None = None, records: bool = False,
           **scheduler_opts: object) -> ServeResult:
     """Serve ``arrivals`` (indices into ``models``) on ``npu`` under ``scheduler``.
 
@@ -86,7 +88,7 @@ def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
     policy = get_scheduler(scheduler, seed=seed, **scheduler_opts)
     slots = inflight_slots(policy)
     kw: dict[str, Any] = dict(traffic=traffic, latency_s=npu.dram_latency_s, log=log,
-                              max_events=max_events, progress=progress)
+                              max_events=max_events, progress=progress, segments=records)
     period = getattr(policy, "period_s", None)
     span = float(arrivals.time_s[-1]) if len(arrivals) else 0.0
     kw["wakes"] = span / period if period else 0.0
@@ -97,13 +99,36 @@ def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
                                     batching or Batching(0.0, 1), slots, kw)
     sim.run()
     table = _table(sim, groups, arrivals, np.array(iso))
+    return finish(sim, groups, arrivals, table, policy.name, sla_mults, stp_form, log)
+
+
+def finish(sim: Simulator, groups: list[Group], arrivals: Arrivals, table: RequestTable,
+           name: str, sla_mults: Sequence[float] = SLA_MULTS, stp_form: str = "open-loop",
+           log: bool = False, ids: Sequence[Any] | None = None) -> ServeResult:
+    """Summarize a finished run (and its per-request records when it kept segments)."""
     eng = sim.engine
     span = max(eng.last_end, float(arrivals.time_s[-1]) if len(arrivals) else 0.0)
     summary = summarize(table, span_s=span if span > 0 else 1.0, pe_busy_s=eng.pe_busy_s,
                         dram_busy_s=eng.dram_busy_s, sla_mults=sla_mults, stp_form=stp_form)
+    recs, segs = _records(sim, groups, table, ids) if sim.segments is not None else ((), ())
     return ServeResult(table, summary, span, eng.pe_busy_s, eng.dram_busy_s, sim.loop.fired,
-                       policy.name, tuple(sim.notes), _intervals(sim, sim.tenants) if log else (),
-                       eng.peak_claimed)
+                       name, tuple(sim.notes), _intervals(sim, sim.tenants) if log else (),
+                       eng.peak_claimed, recs, segs)
+
+
+def _records(sim: Simulator, groups: list[Group], table: RequestTable,
+             ids: Sequence[Any] | None) -> tuple[tuple[dict[str, Any], ...], ...]:
+    """Per-request and per-segment records; a batch's segments carry its first member's id."""
+    from npuweave.metrics.records import request_records, segment_records, switches
+
+    n = len(table)
+    batch, pre = np.ones(n, np.int64), np.zeros(n, np.int64)
+    for g, k in zip(groups, switches(sim.segments or [], len(sim.requests)).tolist()):
+        batch[g[3]], pre[g[3]] = g[2], k
+    first = [g[3][0] for g in groups]
+    segs = [(first[r], s, e) for r, s, e in sim.segments or []]
+    return (tuple(request_records(table, ids, batch, pre)),
+            tuple(segment_records(segs, ids)))
 
 
 #: Events a served unit fires at the least (its load's end and its computation's end).

@@ -25,6 +25,7 @@ from npuweave.hardware.npu import NPU
 from npuweave.schedule.base import Policy, Tenant
 from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.registry import get_scheduler
+from npuweave.schedule.plan import policy_tenants
 from npuweave.sim.fastloop import closed_loop_mode, fast_path_refusal, run_fast
 from npuweave.sim.intervals import interval_columns
 from npuweave.sim.records import RequestRecord
@@ -56,9 +57,7 @@ def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
     _check_run(tenants, requests, window_s)
     policy = (get_scheduler(scheduler, seed=seed, **scheduler_opts)
               if isinstance(scheduler, str) else scheduler)
-    units = getattr(policy, "units", None)  # a policy with its own units (AI-MT's sub-layers)
-    if units is not None:
-        tenants = units(tenants, buffer_bytes, dram_bw)
+    tenants = policy_tenants(policy, tenants, buffer_bytes, dram_bw)  # AI-MT's sub-layers
     mode = closed_loop_mode(fast)
     why: str | None = "fast=False or NPUWEAVE_CLOSED_LOOP=engine"
     if mode != "engine":

@@ -14,6 +14,7 @@ round trip: half is written after the unit, half read back before the next one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from npuweave.schedule.base import Tenant
 from npuweave.sim.engine import Kind, Unit
@@ -94,3 +95,16 @@ def dispatch_order(units: TenantUnits) -> tuple[tuple[Unit, ...], tuple[tuple[Un
     seqs = [tuple(x for x in (units.aload[i], units.load[i], units.comp[i], units.astore[i])
                   if x is not None) for i in range(len(units.comp))]
     return tuple(q[0] for q in seqs), tuple(q[1:] for q in seqs)
+
+
+Tables = tuple[TenantUnits, tuple[Unit, ...], tuple[tuple[Unit, ...], ...]]
+
+
+@lru_cache(maxsize=4096)
+def unit_tables(tenant: Tenant, k: int, foot: Footprint | None, traffic: bool,
+                latency_s: float, bw: float) -> Tables:
+    """``tenant_units`` and its ``dispatch_order``, built once per distinct tenant and index
+    (units are frozen and shared, so every run of the same task reuses them)."""
+    units = tenant_units(tenant, k, foot, traffic, latency_s, bw)
+    heads, tails = dispatch_order(units)
+    return units, heads, tails

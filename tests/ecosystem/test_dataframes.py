@@ -52,6 +52,8 @@ def test_sim_result_dataframes():
     assert len(req) == len(res.requests) == 4
     assert (req["latency_s"] == req["finish_s"] - req["arrival_s"]).all()
     assert set(req["tenant"]) == {"ncf", "bert-base"}
+    # no deadline: NaN in a float column, not None in an object one
+    assert str(req["deadline_s"].dtype) == "float64" and req["deadline_s"].isna().all()
     ivs = res.to_dataframe("intervals")
     assert len(ivs) == len(res.intervals)
     pe = ivs[ivs.resource == "PE"].duration_s.sum()

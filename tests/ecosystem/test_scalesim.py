@@ -211,3 +211,23 @@ def test_export_keeps_conv_shapes_and_marks_depthwise(tmp_path, capsys):
 def test_export_lists_layers_without_array_work(tmp_path, capsys):
     code, out, _ = run(["zoo", "export", "bert-base", str(tmp_path / "bb.csv")], capsys)
     assert code == 0 and "embeddings/word" in out and "no SCALE-Sim form" in out
+
+
+def test_round_trip_loses_exactly_the_fused_vector_work(tmp_path, capsys):
+    """What `profile` shows after the round trip: the original compute cycles of each layer
+    minus its vector-unit cycles (ceil(vector_ops / lanes)), which SCALE-Sim rows cannot
+    carry; the export's note says so."""
+    pytest.importorskip("pandas")
+    path = tmp_path / "rn.csv"
+    code, out, _ = run(["zoo", "export", "resnet50", str(path)], capsys)
+    assert code == 0 and "vector-unit" in out and "not in the file" in out
+    npu = preset("memory-centric")
+    before = profile_model("resnet50", npu)
+    after = profile_model(str(path), npu)
+    layers = {la.name: la for la in lower(load_graph("resnet50"))}
+    got = after.to_dataframe()["compute_cycles"]
+    want = before.to_dataframe()["compute_cycles"]
+    assert len(got) == 54 and set(got.index) <= set(want.index)
+    for name in got.index:
+        vector = -(-layers[name].vector_ops // npu.lanes)
+        assert got[name] == want[name] - vector, name

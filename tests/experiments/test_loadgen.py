@@ -10,6 +10,8 @@ from npuweave.experiments.loadgen import (
     LoadgenSpec,
     check_spec,
     compare_with_replay,
+    expected_latency_s,
+    invalid_reasons,
     latencies_s,
     run_loadgen,
     sample_models,
@@ -95,3 +97,42 @@ def test_cli_bad_input_is_one_line_and_writes_nothing(tmp_path, capsys, monkeypa
         err = capsys.readouterr().err.strip().splitlines()
         assert exit_.value.code == 2 and len(err) == 1 and needle in err[0], (args, err)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_expected_latency_defaults_to_one_query_alone():
+    ss = LoadgenSpec("SingleStream", ("a", "b"), NPU, mix=(3.0, 1.0))
+    # 3:1 mix of 1 ms and 5 ms alone: (3 * 1 + 1 * 5) / 4 = 2 ms
+    assert expected_latency_s(ss, [0.001, 0.005]) == pytest.approx(0.002)
+    ms = LoadgenSpec("MultiStream", ("a",), NPU, samples_per_query=8)
+    assert expected_latency_s(ms, [0.001]) == pytest.approx(0.008)
+    given = LoadgenSpec("SingleStream", ("a",), NPU, target_latency_s=0.05)
+    assert expected_latency_s(given, [0.001]) == 0.05
+
+
+def test_invalid_reasons_lists_unmet_checks_and_advice(tmp_path):
+    # the layout of LoadGen 6.0's mlperf_log_summary.txt for an INVALID SingleStream run
+    (tmp_path / "s.txt").write_text(
+        "Result is : INVALID\n  Min duration satisfied : NO\n  Min queries satisfied : Yes\n"
+        "  Early stopping satisfied: NO\nRecommendations:\n * Decrease the expected latency.\n"
+        "Early Stopping Result:\n * Only processed 50 queries.\n\n"
+        "=====\nAdditional Stats\n * not a reason\n")
+    assert invalid_reasons(tmp_path / "s.txt") == (
+        "Min duration satisfied: NO", "Early stopping satisfied: NO",
+        "Decrease the expected latency.", "Only processed 50 queries.")
+    assert invalid_reasons(tmp_path / "missing.txt") == ()
+
+
+def test_readme_single_stream_example_is_valid_and_labelled(tmp_path, capsys, monkeypatch):
+    """The README's SingleStream command (LoadGen's 64-query early-stopping minimum) is VALID;
+    the three latency views are told apart and the priority row is named."""
+    pytest.importorskip("mlperf_loadgen")
+    from npuweave.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "160")
+    main(["loadgen", "--scenario", "SingleStream", "--models", "resnet50", "--npu",
+          "memory-centric", "--min-duration", "0.2s", "--min-queries", "64", "--out", "lg-ss"])
+    out = capsys.readouterr().out
+    assert "LoadGen's result: VALID" in out and "p90 latency" in out
+    assert "LoadGen's measured latencies" in out and "simulated latencies" in out
+    assert "priority 1" in out and "sim p99" in out

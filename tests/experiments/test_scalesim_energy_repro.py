@@ -17,8 +17,14 @@ def test_rows_and_statements():
     expected = sum(gemm_cycles(la, npu) for la in load_layers("vit-base") if la.gemm)
     assert rows[0]["cycles"] == expected
     assert rows[0]["cycles"] > rows[1]["cycles"] > rows[2]["cycles"]
-    # the same MACs on every array: the compute energy does not depend on its size
-    assert rows[0]["compute_j"] == pytest.approx(rows[2]["compute_j"])
+    # the same useful MACs on every array; every PE spends every cycle the array runs, so the
+    # idle PE-cycles are PEs x cycles - MACs (SCALE-Sim v3's Accelergy accounting)
+    macs = sum(la.macs for la in load_layers("vit-base") if la.gemm)
+    for row, size in zip(rows, (32, 64, 128)):
+        assert row["idle_pe_cycles"] == size * size * row["cycles"] - macs
+    useful = [r["compute_j"] - r["idle_pe_j"] for r in rows]
+    assert useful[0] == pytest.approx(useful[2]) == pytest.approx(macs * 1.5e-12)
+    assert rows[0]["idle_pe_j"] < rows[1]["idle_pe_j"] < rows[2]["idle_pe_j"]
     by = {c["statement"]: c for c in claims}
     assert by["128x128 speedup over 32x32"]["theirs"] == PUBLISHED["speedup_128_over_32"] == 6.53
     assert by["128x128 speedup over 32x32"]["ours"] == pytest.approx(

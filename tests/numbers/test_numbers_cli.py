@@ -111,3 +111,30 @@ def test_tune_bad_descriptors_and_budget_exit_2(tmp_path):
     assert "'platform'" in err and "'layer_name'" in err  # every missing field at once
     assert "max-evaluations" in _one_line_exit_2("tune", "-n", net, "-p", plat,
                                                  "--max-evaluations", "0")
+
+
+def test_tune_progress_without_a_terminal_prints_a_line_every_few_seconds():
+    from npuweave.cli.numbers import LineProgress
+
+    t = iter([0.0, 0.5, 1.0, 6.0, 7.0, 12.0])
+    lines: list[str] = []
+    p = LineProgress(every_s=5.0, clock=lambda: next(t), echo=lines.append)
+    for i in range(5):  # configurations finish at 0.5, 1, 6, 7 and 12 s
+        p.update("tuning", advance=1, description=f"search acc 0.9{i}")
+    assert lines == ["tuning: 1 configs, search acc 0.90, 0 s",
+                     "tuning: 3 configs, search acc 0.92, 6 s",
+                     "tuning: 5 configs, search acc 0.94, 12 s"]
+
+
+def test_help_lists_every_choice():
+    """profile/schedule/serve/loadgen --help name every cost model; sweep's every kind."""
+    from npuweave.cli import cli
+    from npuweave.cost.registry import cost_models
+    from npuweave.experiments.sweep.kinds import KINDS
+
+    for cmd in ("profile", "schedule", "serve", "loadgen"):
+        out = CliRunner().invoke(cli, [cmd, "--help"], terminal_width=200).output
+        missing = [m for m in cost_models() if m not in out]
+        assert not missing, f"{cmd} --help omits {missing}"
+    out = CliRunner().invoke(cli, ["sweep", "--help"], terminal_width=200).output
+    assert all(k in out.split("kind:")[1].splitlines()[0] for k in KINDS), out

@@ -40,29 +40,32 @@ def _two_task(mechanism):
 def test_checkpoint_timeline():
     """Loads: A0 0-0.5 us, A1 0.5-1 us (buffer full); A computes unit i over
     [i + 0.0005, i + 1.0005] ms. A2 loads when A0 ends (1.0005 ms) and A3 is pulled then,
-    waiting for A1's end. At 1.5 ms B arrives: A has dispatched units 0-3, so the preemption
-    takes effect after unit 3 (4.0005 ms). The checkpoint stores the 4000 live bytes after
-    unit 3 (4 us: 4.0005-4.0045), B loads (4.0045-4.005) and computes 4.005-5.005 ms. A
-    restores 4000 B (4.005-4.009), loads unit 4, and computes units 4-7 from 5.005 ms:
-    finish 9.005 ms; overhead 8 us (store + restore)."""
+    waiting for space. At 1.5 ms B arrives while A1 computes: the preemption takes effect
+    when A1 ends (2.0005 ms); A2's computation is taken back (its weights leave the buffer,
+    so A3's fetch goes on, 1.5-1.5005 ms, and is discarded). The checkpoint stores the 2000
+    live bytes after unit 1 (2 us: 2.0005-2.0025), B loads (2.0025-2.003) and computes
+    2.003-3.003 ms. A restores 2000 B (2.003-2.005), reloads unit 2 and computes units 2-7
+    from 3.003 ms: finish 9.003 ms; overhead 4 us (store + restore)."""
     sim = _two_task("checkpoint")
     a, b = sim.requests
-    assert b.start_s == pytest.approx(4.005 * MS)
-    assert b.finish_s == pytest.approx(5.005 * MS)
-    assert a.finish_s == pytest.approx(9.005 * MS)
-    assert a.overhead_s == pytest.approx(8e-6)
+    assert b.start_s == pytest.approx(2.003 * MS)
+    assert b.finish_s == pytest.approx(3.003 * MS)
+    assert a.finish_s == pytest.approx(9.003 * MS)
+    assert a.overhead_s == pytest.approx(4e-6)
     assert (a.preemptions, a.restarts) == (1, 0)
+    assert sim.effects == [(0, pytest.approx(1.5 * MS), pytest.approx(2.0005 * MS))]
 
 
 def test_kill_timeline():
-    """Same start; KILL stores nothing. Units 0-3 still complete (4.0005 ms) and are thrown
-    away (4 ms wasted). B loads when A2 frees its weights (3.0005 ms) and computes right
-    after A3: 4.0005-5.0005 ms. A restarts from unit 0 at 5.0005: 8 units, finish 13.0005."""
+    """Same start; KILL stores nothing. A1 still completes (2.0005 ms); units 0-1 are thrown
+    away (2 ms wasted); A2 is taken back. B loads after A3's discarded fetch (1.5005-1.501 ms)
+    and computes right after A1: 2.0005-3.0005 ms. A restarts from unit 0 at 3.0005: 8 units,
+    finish 11.0005."""
     sim = _two_task("kill")
     a, b = sim.requests
-    assert b.finish_s == pytest.approx(5.0005 * MS)
-    assert a.finish_s == pytest.approx(13.0005 * MS)
-    assert a.wasted_s == pytest.approx(4 * MS)
+    assert b.finish_s == pytest.approx(3.0005 * MS)
+    assert a.finish_s == pytest.approx(11.0005 * MS)
+    assert a.wasted_s == pytest.approx(2 * MS)
     assert a.restarts == 1 and a.overhead_s == 0.0
 
 
@@ -93,15 +96,15 @@ def test_prema_lets_a_short_low_task_through_a_high_stream():
     """Under P-HPF the low task waits for all six high tasks (60 ms of work). Under P-PREMA
     its token grows by 1 per 1 ms waited (priority 1, estimate 1 ms) and reaches 9 at
     8.1 ms; at the 8.25 ms wake-up it is a candidate and the shortest one, so it is picked.
-    H0 has then dispatched all its units, so L follows H0 (ends ~10.0 ms): done by ~11 ms,
-    ahead of H1 (whose token is higher but whose job is longer)."""
+    H0's last unit has not started, so H0 still holds the NPU and is preempted: L runs at the
+    end of H0's unit 8 (~9.0 ms) and is done by ~10 ms, first of all."""
     hpf = _stream(get_scheduler("p-hpf", mechanism="checkpoint"))
     prema = _stream(get_scheduler("p-prema", mechanism="checkpoint"))
     low_hpf = next(r for r in hpf.requests if r.model == 6)
     low_prema = next(r for r in prema.requests if r.model == 6)
     assert low_hpf.finish_s > 60 * MS
-    assert low_prema.finish_s < 11.5 * MS
-    assert low_prema.id == sorted(prema.requests, key=lambda r: r.finish_s)[1].id
+    assert low_prema.finish_s < 10.5 * MS
+    assert low_prema.id == sorted(prema.requests, key=lambda r: r.finish_s)[0].id
 
 
 @st.composite

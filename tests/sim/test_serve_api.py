@@ -39,13 +39,14 @@ def test_serve_fcfs_table_worked_by_hand():
 
 
 def test_hpf_preemptive_preempts_the_low_priority_request():
-    # b (prio 1) at 0: b0 fetch 0-2. a (prio 9) at 0.5 preempts b before its second unit; b0
-    # still computes 2-2.5 (its checkpoint is empty: these costs carry no activations). a:
-    # fetch 2-3, compute 3-5. b resumes: b1 fetch 3-5, compute 5-5.5.
+    # b (prio 1) at 0: b0 fetch 0-2. a (prio 9) at 0.5 preempts b before any unit of b has
+    # started, so b0's computation is taken back (its fetch goes on to 2 and is discarded; the
+    # checkpoint is empty). a: fetch 2-3, compute 3-5. b resumes at unit 0: b0 fetch 3-5,
+    # compute 5-5.5; b1 fetch 5-7, compute 7-7.5.
     arr = make_arrivals([0.0, 0.5], [0, 1], ("b", "a"), priority=[1, 9])
     r = serve([B, A], NPU_, arr, "hpf-p", traffic=False)
     assert r.table.preemptions.tolist() == [1, 0]
-    assert r.table.finish_s.tolist() == [5.5, 5.0]
+    assert r.table.finish_s.tolist() == [7.5, 5.0]
 
 
 def test_batched_requests_share_their_batch_times():

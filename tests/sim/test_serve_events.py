@@ -2,8 +2,11 @@
 
 Every case: buffer 100 B, DRAM 10 B/s (10 B of weights take 1 s). Model ``a`` has three units
 of 4 s compute and 10 B weights (one for the dispatch case); model ``b`` one unit of 1 s and
-10 B. Request 0 is ``a``, arriving at 0; request 1 is ``b``, arriving at 0.5. A checkpoint of
-``a`` after any unit stores 20 B (2 s each way). Times are worked by hand in each test.
+10 B. Request 0 is ``a``, arriving at 0; request 1 is ``b``, arriving at 0.5 (``LATE``: at 1.5,
+while a0 computes 1-5). A checkpoint of ``a`` after any unit stores 20 B (2 s each way). A
+preemption takes effect when the computation running at the decision ends; units dispatched but
+not started are taken back (a fetch in progress goes on and is discarded). Times are worked by
+hand in each test.
 """
 
 from __future__ import annotations
@@ -20,45 +23,64 @@ A3 = toy("a", [4.0, 4.0, 4.0], [10, 10, 10])
 B1 = toy("b", [1.0], [10])
 FEET = [Footprint((20, 20, 20), (0, 0, 0)), Footprint((0,), (0,))]
 ARR = [(0.0, 0, 1, math.inf), (0.5, 1, 1, math.inf)]
+LATE = [(0.0, 0, 1, math.inf), (1.5, 1, 1, math.inf)]
 
 
 def test_dispatch_fcfs_overlaps_the_next_requests_fetch():
-    # a0 fetch 0-1, compute 1-5; a1 fetch 1-2 (a is fully dispatched at 2), compute 5-9;
-    # b0 fetch 2-3 (b waited in the queue since 0.5), compute 9-10.
+    # a0 fetch 0-1, compute 1-5; a1 fetch 1-2, compute 5-9. a holds the NPU (and could be
+    # preempted) until its last computation starts at 5; then b (queued since 0.5) is run:
+    # b0 fetch 5-6 overlaps a1, compute 9-10.
     a2 = toy("a", [4.0, 4.0], [10, 10])
     sim = simulate([a2, B1], get_scheduler("fcfs"), ARR)
     assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("a", 0, 1, 5.0, 9.0), ("b", 1, 0, 9.0, 10.0)]
     assert [(k, r, s, e) for k, r, _, s, e, _ in dram_log(sim)] == [
-        ("LOAD", 0, 0.0, 1.0), ("LOAD", 0, 1.0, 2.0), ("LOAD", 1, 2.0, 3.0)]
+        ("LOAD", 0, 0.0, 1.0), ("LOAD", 0, 1.0, 2.0), ("LOAD", 1, 5.0, 6.0)]
     assert [r.finish_s for r in sim.requests] == [9.0, 10.0]
 
 
 def test_checkpoint_stores_after_the_layer_and_restores_before_resuming():
-    # 0.5: preempt a (a0's fetch in flight, so a0 still computes 1-5); the checkpoint STORE of
+    # a0 fetch 0-1, compute 1-5; a1 fetch 1-2. 1.5: preempt a while a0 computes: a1's
+    # computation is taken back (its fetch goes on to 2, discarded); the checkpoint STORE of
     # 20 B waits for a0 and runs 5-7; b0 fetch 7-8, compute 8-9. Then a resumes: restore LOAD
     # 20 B 8-10, a1 fetch 10-11, compute 11-15; a2 fetch 11-12, compute 15-19.
     pol = Script(Mechanism.CHECKPOINT)
-    sim = simulate([A3, B1], pol, ARR, FEET)
+    sim = simulate([A3, B1], pol, LATE, FEET)
     assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("b", 1, 0, 8.0, 9.0), ("a", 0, 1, 11.0, 15.0),
                            ("a", 0, 2, 15.0, 19.0)]
-    assert dram_log(sim) == [("LOAD", 0, 0, 0.0, 1.0, 10), ("STORE", 0, -1, 5.0, 7.0, 20),
+    assert dram_log(sim) == [("LOAD", 0, 0, 0.0, 1.0, 10), ("LOAD", 0, 1, 1.0, 2.0, 10),
+                             ("STORE", 0, -1, 5.0, 7.0, 20),
                              ("LOAD", 1, 0, 7.0, 8.0, 10), ("LOAD", 0, -1, 8.0, 10.0, 20),
                              ("LOAD", 0, 1, 10.0, 11.0, 10), ("LOAD", 0, 2, 11.0, 12.0, 10)]
     a, b = sim.requests
     assert (a.finish_s, b.finish_s) == (19.0, 9.0)
     assert (a.preemptions, a.restarts, a.overhead_s, a.wasted_s) == (1, 0, 4.0, 0.0)
-    assert [(t, type(d).__name__) for t, d in pol.log][:2] == [(0.0, "Run"), (0.5, "Preempt")]
+    assert [(t, type(d).__name__) for t, d in pol.log][:2] == [(0.0, "Run"), (1.5, "Preempt")]
+    assert sim.effects == [(0, 1.5, 5.0)]  # decided at 1.5, effective when a0 ends
+    assert sim.engine.claimed == 0  # the discarded fetch left the buffer
+
+
+def test_checkpoint_before_any_unit_started_takes_everything_back():
+    # 0.5: a0's fetch (0-1) is in flight and nothing of a has started: a0's computation is
+    # taken back, the fetch ends at 1 and is discarded; the checkpoint is empty. b0 fetch 1-2,
+    # compute 2-3; a restarts at unit 0: fetches 2-3, 3-4, 4-5; computes 3-7, 7-11, 11-15.
+    sim = simulate([A3, B1], Script(Mechanism.CHECKPOINT), ARR, FEET)
+    assert pe_log(sim) == [("b", 1, 0, 2.0, 3.0), ("a", 0, 0, 3.0, 7.0), ("a", 0, 1, 7.0, 11.0),
+                           ("a", 0, 2, 11.0, 15.0)]
+    a, b = sim.requests
+    assert (a.finish_s, b.finish_s, a.overhead_s, a.preemptions) == (15.0, 3.0, 0.0, 1)
+    assert sim.effects == [(0, 0.5, 0.5)]
 
 
 def test_kill_restarts_from_the_first_unit_and_counts_the_waste():
-    # 0.5: kill a. a0 (fetched 0-1) still computes 1-5 and is wasted (4 s). b0 fetch 1-2,
-    # compute 5-6. a restarts: fetches 2-3, 3-4, 4-5; computes 6-10, 10-14, 14-18.
-    sim = simulate([A3, B1], Script(Mechanism.KILL), ARR, FEET)
+    # 1.5: kill a. a0 (fetched 0-1) still computes 1-5 and is wasted (4 s); a1's computation
+    # is taken back (its fetch 1-2 is discarded). b0 fetch 2-3, compute 5-6. a restarts once
+    # b's last computation starts (5): fetches 5-6, 6-7, 7-8; computes 6-10, 10-14, 14-18.
+    sim = simulate([A3, B1], Script(Mechanism.KILL), LATE, FEET)
     assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("b", 1, 0, 5.0, 6.0), ("a", 0, 0, 6.0, 10.0),
                            ("a", 0, 1, 10.0, 14.0), ("a", 0, 2, 14.0, 18.0)]
     assert [(k, r, i, s, e) for k, r, i, s, e, _ in dram_log(sim)] == [
-        ("LOAD", 0, 0, 0.0, 1.0), ("LOAD", 1, 0, 1.0, 2.0), ("LOAD", 0, 0, 2.0, 3.0),
-        ("LOAD", 0, 1, 3.0, 4.0), ("LOAD", 0, 2, 4.0, 5.0)]
+        ("LOAD", 0, 0, 0.0, 1.0), ("LOAD", 0, 1, 1.0, 2.0), ("LOAD", 1, 0, 2.0, 3.0),
+        ("LOAD", 0, 0, 5.0, 6.0), ("LOAD", 0, 1, 6.0, 7.0), ("LOAD", 0, 2, 7.0, 8.0)]
     a, b = sim.requests
     assert (a.finish_s, b.finish_s) == (18.0, 6.0)
     assert (a.preemptions, a.restarts, a.wasted_s, a.state) == (1, 1, 4.0, State.DONE)
@@ -66,21 +88,22 @@ def test_kill_restarts_from_the_first_unit_and_counts_the_waste():
 
 
 def test_kill_without_restart_drops_the_request():
-    # a0 still computes 1-5 (wasted); a is reported killed at 0.5; b0 fetch 1-2, compute 5-6.
-    sim = simulate([A3, B1], Script(Mechanism.KILL, restart=False), ARR, FEET)
+    # a0 still computes 1-5 (wasted); a is reported killed at 1.5; a1's fetch 1-2 is
+    # discarded; b0 fetch 2-3, compute 5-6.
+    sim = simulate([A3, B1], Script(Mechanism.KILL, restart=False), LATE, FEET)
     assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("b", 1, 0, 5.0, 6.0)]
     a, b = sim.requests
-    assert (a.state, a.finish_s, a.wasted_s, b.finish_s) == (State.KILLED, 0.5, 4.0, 6.0)
+    assert (a.state, a.finish_s, a.wasted_s, b.finish_s) == (State.KILLED, 1.5, 4.0, 6.0)
 
 
 def test_drain_lets_the_running_request_finish_first():
-    # a keeps the NPU: fetches 0-1, 1-2, 2-3; computes 1-5, 5-9, 9-13. b follows: fetch 3-4,
-    # compute 13-14.
+    # a keeps the NPU: fetches 0-1, 1-2, 2-3; computes 1-5, 5-9, 9-13. b follows once a's
+    # last computation starts: fetch 9-10, compute 13-14.
     sim = simulate([A3, B1], Script(Mechanism.DRAIN), ARR, FEET)
     assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("a", 0, 1, 5.0, 9.0), ("a", 0, 2, 9.0, 13.0),
                            ("b", 1, 0, 13.0, 14.0)]
     assert [(r, s, e) for _, r, _, s, e, _ in dram_log(sim)] == [
-        (0, 0.0, 1.0), (0, 1.0, 2.0), (0, 2.0, 3.0), (1, 3.0, 4.0)]
+        (0, 0.0, 1.0), (0, 1.0, 2.0), (0, 2.0, 3.0), (1, 9.0, 10.0)]
     a = sim.requests[0]
     assert (a.preemptions, a.overhead_s, a.finish_s) == (1, 0.0, 13.0)
 

@@ -11,7 +11,8 @@ from collections import defaultdict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from npuweave.schedule import make_tenant, plan, schedulers
+from npuweave.schedule import get_scheduler, make_tenant, plan, schedulers
+from npuweave.schedule.plan import policy_tenants
 from npuweave.sim.streams import run_tenants
 
 BUF = 100
@@ -29,8 +30,10 @@ instance = st.fixed_dictionaries({
 
 
 def build(inst):
-    return [make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], BUF)
-            for k, us in enumerate(inst["tenants"])]
+    """The instance's tenants as its policy runs them (AI-MT splits layers into blocks)."""
+    ts = [make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], BUF)
+          for k, us in enumerate(inst["tenants"])]
+    return list(policy_tenants(get_scheduler(inst["policy"]), ts, BUF, inst["bw"]))
 
 
 def run(inst):

@@ -51,14 +51,28 @@ def plot_timeline(ir: IR, result: ReplayResult, path: str | os.PathLike[str],
 
 
 def _draw_occupancy(ax: Any, ir: IR) -> None:
+    """Stacked L2 bytes per tensor type; one colour per type on every core (the cores occupy
+    separate workload-id ranges, each named above its range), so the legend never repeats a
+    colour for two meanings."""
+    from matplotlib import colormaps
+
+    # tab10 colours the lanes above by kind in sorted order (fmap, pe, store, weight: 0-3):
+    # weight keeps its red here, ifmap and ofmap take colours no lane uses
+    tab = colormaps["tab10"]
+    colours = [tab({"ifmap": 4, "weight": 3, "ofmap": 5}[t]) for t in _TYPES]
+    labelled = False
     for core in ir.core_ids:
         rows = occupancy(ir, core)
         xs = [w.workload_id for w in ir.workloads(core)]
         if not xs:
             continue
         stacks = [[r[t] / 2**20 for r in rows] for t in _TYPES]
-        prefix = f"core {core} " if len(ir.core_ids) > 1 else ""
-        ax.stackplot(xs, *stacks, labels=[prefix + t for t in _TYPES], step="post", alpha=0.8)
+        ax.stackplot(xs, *stacks, labels=list(_TYPES) if not labelled else [None] * len(_TYPES),
+                     colors=colours, step="post", alpha=0.8)
+        labelled = True
+        if len(ir.core_ids) > 1:
+            ax.text((xs[0] + xs[-1]) / 2, ir.buffersize / 2**20, f"core {core}", ha="center",
+                    va="bottom", fontsize=7)
     ax.axhline(ir.buffersize / 2**20, color="black", linestyle="--", label="buffersize")
     ax.set_xlabel("workload id")
     ax.set_ylabel("L2 use (MiB)")

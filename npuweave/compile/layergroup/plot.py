@@ -46,11 +46,11 @@ def plot_plan(plan: GroupPlan, path: str | os.PathLike[str] | None = None,
     >>> fig = plot_plan(plan)                  # doctest: +SKIP
     >>> plot_plan(plan, path="lmem.png")       # doctest: +SKIP
     """
-    from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
     from npuweave.errors import ConfigError
     from npuweave.fileio import save_figure
+    from npuweave.report.figure import new_figure
 
     shown = [(k, g) for k, g in enumerate(plan.groups) if g.status is GroupStatus.GROUPED]
     if ax is not None:
@@ -64,7 +64,7 @@ def plot_plan(plan: GroupPlan, path: str | os.PathLike[str] | None = None,
     else:
         cols = min(4, max(len(shown), 1))
         nrows = max(math.ceil(len(shown) / cols), 1)
-        fig = Figure(figsize=(3.6 * cols, 2.8 * nrows))
+        fig = new_figure(figsize=(3.6 * cols, 2.8 * nrows))
         grid = fig.subplots(nrows, cols, squeeze=False)
         for one in grid.flat[len(shown):]:
             one.axis("off")

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 from npuweave.errors import ConfigError
 from npuweave.schedule.prema.mechanism import select_mechanism
-from npuweave.schedule.prema.readings import LAYER_WAKE_S, Reading
+from npuweave.schedule.prema.readings import Reading
 from npuweave.schedule.prema.readings import reading as get_reading
 from npuweave.schedule.prema.tokens import accrue
 from npuweave.schedule.protocol import (
@@ -81,10 +81,12 @@ class PremaFamily(TaskBase):
             raise ConfigError(f"{self.name}: estimates_s must all be > 0 s")
         if self.preemptive:
             self.name = f"p-{self.name}"
+        # decide_at="layer": the simulator consults the policy at every unit boundary (and
+        # when a request arrives to an idle NPU), so no periodic wake-ups
+        self.at_units = self.reading.decide_at == "layer"
         period = self.reading.period_s
-        if self.reading.decide_at == "layer":
-            period = min(period, LAYER_WAKE_S)
-        self.period_s = period if self.uses_tokens else None
+        self.period_s = period if self.uses_tokens and not self.at_units else None
+        self.fresh: set[int] = set()  # requests whose token this decision created
         self.tokens: dict[int, float] = {}
         self.updated: dict[int, float] = {}
         self.last_exec: dict[int, float] = {}
@@ -137,11 +139,15 @@ class PremaFamily(TaskBase):
     def update_tokens(self, now: float, view: View) -> None:
         """Credit every waiting request for its ready-queue time since the last update."""
         running = {r.id for r in view.running}
+        self.fresh.clear()
         for r in (*view.queued, *view.running):
             if r.id not in self.tokens:
                 self.tokens[r.id] = self.prio(r)
                 self.updated[r.id] = r.arrival_s
                 self.last_exec[r.id] = r.arrival_s
+                self.fresh.add(r.id)
+                if self.reading.first_visit == "priority":
+                    continue  # dysta: a task starts at its priority, the wait uncredited
             if r.id in running:
                 self.last_exec[r.id] = now
             elif self.reading.token_update == "since-exec":
@@ -177,8 +183,11 @@ class PremaFamily(TaskBase):
     def _preempt(self, view: View, run: RequestView, best: RequestView) -> Decision:
         # ``then=None``: the simulator asks again once the NPU is free, so a request that
         # arrives while the preemption is pending is not skipped by a stale ``then``.
+        # at a unit boundary the preemption takes effect at once: hand the NPU to the pick
+        # in the same decision (one decision per boundary, as Dysta makes)
+        then = best.id if self.at_units else None
         if self.mechanism in ("checkpoint", "kill", "drain"):
-            return Preempt(run.id, Mechanism(self.mechanism), None)
+            return Preempt(run.id, Mechanism(self.mechanism), then)
         alt = "kill" if self.mechanism == "dynamic-kill" else "checkpoint"
         if self.reading.mechanism_select == "alg3":
             choice = select_mechanism(self.est(view, run), self.executed(view, run),
@@ -186,4 +195,4 @@ class PremaFamily(TaskBase):
             if choice == "drain":
                 self.drains += 1
                 return IDLE
-        return Preempt(run.id, Mechanism(alt), None)
+        return Preempt(run.id, Mechanism(alt), then)

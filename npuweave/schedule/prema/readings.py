@@ -27,11 +27,8 @@ GATES = ("pick-differs", "bucket")
 SELECTS = ("alg3", "static")
 CKPT_COSTS = ("analytic", "paper", "zero")
 PREEMPT_AT = ("tile", "layer")
-
-LAYER_WAKE_S = 100e-6
-"""Wake-up spacing standing in for per-layer decisions (``decide_at="layer"``): the engine
-consults task-level policies only on events and wake-ups, so "every layer" becomes "every
-100 us", the spacing of the preemption points of ``experiments.prema_sim``."""
+FIRST_VISITS = ("credit", "priority")
+THRESHOLD_OF = ("all", "earlier")
 
 PAPER_CKPT_S = 12e-6
 """The paper's mean CHECKPOINT latency (section IV-D), charged per preemption by ``paper``."""
@@ -51,8 +48,13 @@ class Reading:
         wake-up), ``closed-form`` (``prio * (1 + waited / est)``, recomputed), or
         ``since-exec`` (credit ``now - last execution`` at every decision: re-counts idle time).
     job_length : ``remaining`` (estimate minus executed: SRTF) or ``total`` estimate.
-    decide_at : ``events`` (arrival, completion, every ``period_s``) or ``layer`` (decide
-        every ``LAYER_WAKE_S`` as well: the engine has no per-layer hook for task policies).
+    decide_at : ``events`` (arrival, completion, every ``period_s``) or ``layer`` (at every
+        unit boundary of the engine, and when a request arrives to an idle NPU; nothing else).
+    first_visit : ``credit`` (a token counts the wait since arrival from the first decision
+        that sees the request) or ``priority`` (Dysta: it starts at its priority; the wait is
+        credited from the next decision on).
+    threshold_of : the threshold rounds down the largest token of ``all`` candidates, or of
+        those seen by an ``earlier`` decision (Dysta: a token created now is left out).
     period_s : scheduling period Gamma (Table II: 0.25 ms).
     preempt_gate : ``pick-differs`` (the running task competes with a frozen token; preempt
         when another is picked) or ``bucket`` (only a candidate whose token bucket is at
@@ -76,6 +78,8 @@ class Reading:
     mechanism_select: str = "alg3"
     ckpt_cost: str = "analytic"
     preempt_at: str = "tile"
+    first_visit: str = "credit"
+    threshold_of: str = "all"
 
     @property
     def levels(self) -> tuple[float, ...]:
@@ -89,7 +93,8 @@ class Reading:
 PRESETS: dict[str, Reading] = {
     "paper": Reading(),
     "dysta": Reading(name="dysta", token_update="since-exec", decide_at="layer",
-                     mechanism_select="static", ckpt_cost="zero", preempt_at="layer"),
+                     mechanism_select="static", ckpt_cost="zero", preempt_at="layer",
+                     first_visit="priority", threshold_of="earlier"),
     "canplane": Reading(name="canplane", token_levels=(3.0, 6.0, 9.0),
                         threshold_levels=(3.0, 6.0, 9.0, 12.0), token_update="closed-form",
                         period_s=100_000 / 700e6, preempt_gate="bucket", ckpt_cost="zero"),
@@ -97,7 +102,8 @@ PRESETS: dict[str, Reading] = {
 
 _CHOICES = {"token_update": TOKEN_UPDATES, "job_length": JOB_LENGTHS, "decide_at": DECIDE_AT,
             "preempt_gate": GATES, "mechanism_select": SELECTS, "ckpt_cost": CKPT_COSTS,
-            "preempt_at": PREEMPT_AT}
+            "preempt_at": PREEMPT_AT, "first_visit": FIRST_VISITS,
+            "threshold_of": THRESHOLD_OF}
 
 
 def reading(name: str = "paper", **overrides: object) -> Reading:

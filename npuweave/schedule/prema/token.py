@@ -24,7 +24,9 @@ class Token(PremaFamily):
         if not pool:
             return []
         toks = [self.tokens[r.id] for r in pool]
-        thr = threshold(max(toks), self.reading.levels)
+        seen = toks if self.reading.threshold_of == "all" else [
+            self.tokens[r.id] for r in pool if r.id not in self.fresh]
+        thr = threshold(max(seen, default=0.0), self.reading.levels)
         return [pool[i] for i in candidates(toks, thr, self.reading.strict_threshold)]
 
     def choose(self, view: View, cands: list[RequestView]) -> RequestView:
