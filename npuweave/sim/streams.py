@@ -24,8 +24,8 @@ from npuweave.errors import ConfigError
 from npuweave.hardware.npu import NPU
 from npuweave.schedule.base import Policy, Tenant
 from npuweave.schedule.closedloop import ClosedLoop
-from npuweave.schedule.registry import get_scheduler
 from npuweave.schedule.plan import policy_tenants
+from npuweave.schedule.registry import get_scheduler
 from npuweave.sim.fastloop import closed_loop_mode, fast_path_refusal, run_fast
 from npuweave.sim.intervals import interval_columns
 from npuweave.sim.records import RequestRecord
