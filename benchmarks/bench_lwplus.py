@@ -22,8 +22,8 @@ from dataclasses import replace
 import numpy as np
 
 from npuweave.experiments.lwplus import ServeSetup, _Runner, capacity_row, policy_for
-from npuweave.experiments.lwserve import Batching
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
+from npuweave.sim.lwserve import Batching
 
 PAIR = ("resnet50", "bert-base")
 DEADLINES = (15e-3, 130e-3)

@@ -20,8 +20,8 @@ import time
 import numpy as np
 
 from npuweave.experiments.lwplus import ServeSetup, _Runner
-from npuweave.experiments.lwserve import Batching
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
+from npuweave.sim.lwserve import Batching
 
 MODELS = ("resnet50", "bert-base")
 DEADLINES = (0.015, 0.130)

@@ -41,15 +41,14 @@ import numpy as np
 
 from npuweave.errors import ConfigError, InfeasibleError
 from npuweave.experiments.capacity import Capacity, Trial, poisson_trace, search_capacity
-from npuweave.experiments.lwkernel import available as kernel_ok
-from npuweave.experiments.lwkernel import serve_compiled
-from npuweave.experiments.lwserve import Batching, Served, serve_layerwise
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 from npuweave.schedule.protocol import LayerBase
 from npuweave.schedule.sequential import Sequential
 from npuweave.schedule.standalone import replay_alone
+from npuweave.sim.lwkernel import serve_auto
+from npuweave.sim.lwserve import Batching, Served
 from npuweave.workload import parse_model_spec
 
 SCHEDULERS = ("baseline", "layerweaver", "lwplus-approx", "lwplus-precise")
@@ -172,8 +171,7 @@ class _Runner:
         limit = math.ceil(2 * self.setup.budget * len(times)) if stop else None
         args = (costs, npu.weight_buffer, npu.dram_bw, times, models, self.deadlines,
                 self.factory(), self.batching, limit)
-        out = serve_compiled(*args) if self.setup.compiled and kernel_ok() else None
-        out = serve_layerwise(*args) if out is None else out  # unsupported: the Python loop
+        out = serve_auto(*args, compiled=self.setup.compiled)
         self.runs[load, seed] = (out, times, models)
         return out
 

@@ -158,10 +158,12 @@ def parse_arrival_flags(spec: Any, n_models: int, qps: Any = None, duration: Any
 
 @dataclass(frozen=True, slots=True)
 class Batching:
-    """Triton-style dynamic batching: wait at most ``window_s`` and batch at most ``max_batch``."""
+    """Triton-style dynamic batching per model: wait at most ``window_s`` for a batch of at
+    most ``max_batch`` requests (the defaults: every request alone, no waiting). The one
+    batching spec of ``serve``, the serving loops (``npuweave.sim.lwserve``) and the CLI."""
 
-    window_s: float
-    max_batch: int
+    window_s: float = 0.0
+    max_batch: int = 1
 
 
 def parse_batching(text: Any) -> Batching | None:

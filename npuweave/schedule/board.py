@@ -8,8 +8,11 @@ ends after ``t_m`` (their weights still occupy the buffer at ``t_m``), in comple
 ``fetch_end`` is ScheduleMemFetch (Figure IV.5): the fetch starts at ``t_m`` into the free
 space and, when that runs out, continues in parts as in-flight units complete and free theirs.
 ``commit`` applies one decision: fetch, then compute at ``max(t_c, fetch end)``, then drops the
-in-flight units that completed by the new ``t_m``. The NPU engine (``npuweave.sim.engine``)
-performs the same float operations in the same order, so its times equal these predictions.
+in-flight units that completed by the new ``t_m``. The arithmetic is written once, in
+``npuweave.schedule.buffer`` (the compiled loops call the same functions); the board keeps the
+in-flight list as three Python lists ``fl_s``, ``fl_c``, ``fl_f`` (bytes, completion, bytes /
+bandwidth) live from ``head`` on. The NPU engine (``npuweave.sim.engine``) performs the same
+float operations in the same order, so its times equal these predictions.
 
 Each tenant serves a queue of requests; a request is the tenant's unit list. The candidate
 group is the next unit of every tenant in ``active`` (tenants with a request in progress or
@@ -21,7 +24,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 
+from npuweave.schedule import buffer, jit
 from npuweave.schedule.base import COMPUTE, MEMORY, Tenant
+
+# the buffer arithmetic as plain Python on the board's lists (``npuweave.schedule.buffer``)
+_fetch_end = jit.python(f"{buffer.__name__}.fetch_end")
+_fetch_window = jit.python(f"{buffer.__name__}.fetch_window")
+_commit = jit.python(f"{buffer.__name__}.commit")
 
 # on_dispatched(tenant, request, predicted finish): the last unit of a request was committed.
 DispatchHook = Callable[[int, int, float], None]
@@ -39,9 +48,9 @@ class Board:
     (0, 0, 0.0, 1.0, 1.0, 3.0)
     """
 
-    __slots__ = ("buf", "bw", "t_m", "t_c", "fl", "used", "tenants", "comp", "size", "ftime",
+    __slots__ = ("buf", "bw", "t_m", "t_c", "fl_s", "fl_c", "fl_f", "head", "used", "tenants", "comp", "size", "ftime",
                  "inh", "kind", "mft", "pos", "req", "arrival", "queue", "active", "served",
-                 "excluded", "maxft", "on_dispatched", "busy")
+                 "excluded", "maxft", "on_dispatched", "busy", "tail")
 
     def __init__(self, tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
                  on_dispatched: DispatchHook | None = None) -> None:
@@ -49,7 +58,11 @@ class Board:
         self.bw = float(dram_bw)
         self.t_m = 0.0
         self.t_c = 0.0
-        self.fl: deque[tuple[int, float]] = deque()
+        self.fl_s: list[int] = [0] * 16
+        self.fl_c: list[float] = [0.0] * 16
+        self.fl_f: list[float] = [0.0] * 16
+        self.head = 0
+        self.tail = 0
         self.used = 0
         self.tenants = tuple(tenants)
         bw, buf = self.bw, self.buf
@@ -112,77 +125,63 @@ class Board:
         self.maxft = max((self.mft[t] for t in self.active), default=0.0)
 
     # -- ScheduleMemFetch and the fetch window ---------------------------------------------
+    def in_flight(self) -> list[tuple[int, float]]:
+        """The in-flight list: ``(weight bytes, completion time)``, in completion order."""
+        h, t = self.head, self.tail
+        return list(zip(self.fl_s[h:t], self.fl_c[h:t]))
+
+    def set_in_flight(self, entries: Sequence[tuple[int, float]]) -> None:
+        """Replace the in-flight list (``(weight bytes, completion time)``, in completion
+        order) and the bytes it holds."""
+        n = max(16, 2 * len(entries))
+        self.fl_s = [s for s, _ in entries] + [0] * (n - len(entries))
+        self.fl_c = [float(c) for _, c in entries] + [0.0] * (n - len(entries))
+        self.fl_f = [s / self.bw for s, _ in entries] + [0.0] * (n - len(entries))
+        self.head, self.tail = 0, len(entries)
+        self.used = sum(s for s, _ in entries)
+
+    def free_until(self, now: float) -> None:
+        """Drop the in-flight units whose computation ended by ``now`` (their space is free)."""
+        h, t, fl_c = self.head, self.tail, self.fl_c
+        while h < t and fl_c[h] <= now:
+            self.used -= self.fl_s[h]
+            h += 1
+        self.head = h
+
     def fetch_end(self, size: int) -> float:
         """When a fetch of ``size`` bytes dispatched now would complete (Figure IV.5)."""
-        bw = self.bw
-        t = self.t_m
         free = self.buf - self.used
         if size <= free:
-            return t + size / bw
-        t += free / bw
-        need = size - free
-        for s, c in self.fl:
-            if t < c:
-                t = c
-            if need <= s:
-                return t + need / bw
-            need -= s
-            t += s / bw
-        raise AssertionError(f"unit of {size} bytes exceeds the {self.buf}-byte buffer")
+            return self.t_m + size / self.bw
+        fe = _fetch_end(self.fl_s, self.fl_c, self.fl_f, self.head, self.tail, self.t_m,
+                        free, size, self.bw)
+        assert fe != float("inf"), f"unit of {size} bytes exceeds the {self.buf}-byte buffer"
+        return fe
 
     def fetch_window(self, t0: float, size: int, t1: float) -> float:
         """fetch(S'[t_m], S[t_c]): bytes the DMA can bring in during ``(t0, t1)`` once a unit
         of ``size`` bytes has been fetched by ``t0`` (section IV.4, "Memory Idle Time")."""
-        bw = self.bw
-        free = self.buf - self.used - size
-        entries = iter(self.fl)
-        nxt = None
-        for s, c in entries:
-            if c <= t0:
-                free += s  # completed by t0: already free when the window opens
-            else:
-                nxt = (s, c)
-                break
-        t, got = t0, 0.0
-        if free > 0:
-            if t + free / bw >= t1:
-                return (t1 - t) * bw
-            t += free / bw
-            got = float(free)
-        while nxt is not None:
-            s, c = nxt
-            if c >= t1:
-                break
-            if t < c:
-                t = c
-            if t + s / bw >= t1:
-                return got + (t1 - t) * bw
-            t += s / bw
-            got += s
-            nxt = next(entries, None)
-        return got
+        return _fetch_window(self.fl_s, self.fl_c, self.fl_f, self.head, self.tail,
+                             self.buf - self.used - size, self.bw, t0, t1)
 
     # -- committing a decision -------------------------------------------------------------
     def commit(self, t: int) -> tuple[int, int, float, float, float, float]:
         """Dispatch tenant ``t``'s next unit; return ``(request, unit, fetch start, fetch end,
         compute start, compute end)`` as predicted."""
         i = self.pos[t]
-        size = self.size[t][i]
-        comp = self.comp[t][i]
-        fs = self.t_m
-        fe = self.fetch_end(size) if size else fs
-        t_c = self.t_c
-        cs = t_c if t_c > fe else fe
-        ce = cs + comp
-        fl = self.fl
-        while fl and fl[0][1] <= fe:
-            self.used -= fl.popleft()[0]
-        if size and ce > fe:
-            fl.append((size, ce))
-            self.used += size
+        fs, t_c = self.t_m, self.t_c
+        if self.tail == len(self.fl_s) and self.head == 0:  # room for one more, in place
+            grow = [0] * len(self.fl_s)
+            self.fl_s += grow
+            self.fl_c += [0.0] * len(grow)
+            self.fl_f += [0.0] * len(grow)
+        fe, ce, self.head, self.tail, self.used, _, _, _ = _commit(
+            i, fs, t_c, self.buf - self.used, self.size[t], self.comp[t], self.ftime[t],
+            self.fl_s, self.fl_c, self.fl_f, self.head, self.tail, self.used, self.bw)
         self.t_m = fe
         self.t_c = ce
-        self.served[t] += comp if comp > self.ftime[t][i] else self.ftime[t][i]
+        comp, ftime = self.comp[t][i], self.ftime[t][i]
+        self.served[t] += comp if comp > ftime else ftime
         r = self.req[t]
         if i + 1 < len(self.size[t]):
             self.pos[t] = i + 1
@@ -190,4 +189,4 @@ class Board:
             if self.on_dispatched is not None:
                 self.on_dispatched(t, r, ce)
             self._next_request(t)
-        return r, i, fs, fe, cs, ce
+        return r, i, fs, fe, (t_c if t_c > fe else fe), ce

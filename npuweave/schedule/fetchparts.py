@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from npuweave.schedule.kernel import _jit, loaded
+from npuweave.schedule.jit import kernel as _jit
+from npuweave.schedule.jit import loaded
 
 
 @_jit

@@ -1,58 +1,30 @@
-"""Layerweaver's ``plan`` loop as one compiled kernel on flat numpy arrays (the fast path).
+"""Layerweaver's compiled decisions: the scoring of a candidate, the pick, and the closed loop.
 
 ``plan("layerweaver", ...)`` spends about 3-4 us per decision in Python (the ``Board`` and
-``Layerweaver.select`` reference); this kernel runs the same loop, selection, commit and
-closed-loop re-issue rule with numba, at well under 1 us per decision. It performs the same
-float operations in the same order as ``Board.fetch_end``, ``Board.fetch_window``,
-``Layerweaver.select`` and ``Board.commit`` (no fastmath, so no reassociation or fused
-multiply-add), hence the same decisions and bit-identical predicted times; a hypothesis test
-compares the two on random instances.
+``Layerweaver.select`` reference); ``run_kernel`` runs the same loop, selection, commit and
+closed-loop re-issue rule on flat arrays, compiled by numba when it is installed. The scoring
+(``evaluate``, both readings of chapter IV), the starvation filter (``pool``) and the pick
+(``pick_lw``) are written once here and called by every compiled loop (this closed loop and
+the serving loop, ``npuweave.sim.lwloop``); the buffer arithmetic is ``npuweave.schedule.buffer``.
+They perform the same float operations in the same order as ``Board.fetch_end``,
+``Board.fetch_window``, ``Layerweaver.evaluate``/``select`` and ``Board.commit`` (no fastmath,
+so no reassociation or fused multiply-add), hence the same decisions and bit-identical
+predicted times; hypothesis tests compare them on random instances.
 
 State layout: units of all tenants are concatenated (``off[t]:off[t + 1]`` is tenant ``t``);
-the in-flight list is the slice ``head:tail`` of two arrays that grow with the output. Without
-numba the functions below are plain Python (correct, but slower than the reference).
+the in-flight list is the slice ``head:tail`` of three arrays (``npuweave.schedule.buffer``).
+Without numba the functions are plain Python (correct, but slower than the reference).
 """
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 
-EPS = 1e-12  # same as npuweave.schedule.base.EPS (copied: the kernel reads globals as constants)
+from npuweave.schedule import jit
+from npuweave.schedule.base import EPS
+from npuweave.schedule.buffer import commit, fetch_end, fetch_window, grow
 
-# numba is the optional ``fast`` extra (pip install 'npuweave[fast]'). It is imported lazily, on
-# the first kernel run, never at import time: importing numba costs about a second and 200 MB of
-# install, and a broken numba must not break npuweave. The functions below are plain Python
-# until then; ``_compile`` swaps in jitted versions under the same global names, so the jitted
-# callers find jitted callees when numba resolves their globals.
-# Other modules' kernels (``npuweave.schedule.fetchparts``) register with ``_jit`` too; each
-# function is swapped in its own module's globals.
-_PLAIN: dict[str, object] = {}
-_COMPILED: list[bool] = []  # empty: not tried yet; [True] or [False] afterwards
-
-
-def _jit(fn):
-    _PLAIN[f"{fn.__module__}.{fn.__name__}"] = fn
-    if _COMPILED == [True]:  # a module imported after the kernels were compiled
-        from numba import njit
-
-        return njit(cache=True)(fn)
-    return fn
-
-
-def _compile() -> bool:
-    """Jit every kernel function with numba if it imports; False (plain Python) otherwise."""
-    if not _COMPILED:
-        try:
-            from numba import njit
-        except Exception:  # ImportError, or a numba that fails against this NumPy
-            _COMPILED.append(False)
-        else:
-            for fn in _PLAIN.values():
-                fn.__globals__[fn.__name__] = njit(cache=True)(fn)  # type: ignore
-            _COMPILED.append(True)
-    return _COMPILED[0]
+# EPS is read as a compile-time constant by numba (the same value as npuweave.schedule.base)
 
 
 def load() -> bool:
@@ -62,131 +34,107 @@ def load() -> bool:
     (``npuweave.schedule.plan.kernels_pay``); a long-lived process (a notebook, a benchmark)
     may call it once up front so that shorter runs use the kernels too.
     """
-    return _compile()
+    return jit.compile()
 
 
 def loaded() -> bool:
     """Whether this process has already swapped in the compiled kernels (numba imported)."""
-    return _COMPILED == [True]
+    return jit.loaded()
 
 
-@_jit
-def _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, size, bw):
-    """``Board.fetch_end`` for a fetch that does not fit in the free space."""
-    t = t_m + free / bw
-    need = size - free
-    for j in range(head, tail):
-        s = fl_s[j]
-        c = fl_c[j]
-        if t < c:
-            t = c
-        if need <= s:
-            return t + need / bw
-        need -= s
-        t += fl_f[j]  # = s / bw, stored when the unit entered the list
-    return np.inf  # unreachable for units that fit the buffer (tiling guarantees it)
+def available() -> bool:
+    """Whether the kernel can be compiled (numba is installed; not imported by this check)."""
+    return jit.available()
 
 
-@_jit
-def _fetch_window(fl_s, fl_c, fl_f, head, tail, free, bw, t0, t1):
-    """``Board.fetch_window`` with ``free = BufSize - used - size`` precomputed."""
-    j = head
-    while j < tail and fl_c[j] <= t0:
-        free += fl_s[j]
-        j += 1
-    t = t0
-    got = 0.0
-    if free > 0:
-        if t + free / bw >= t1:
-            return (t1 - t) * bw
-        t += free / bw
-        got = float(free)
-    while j < tail:
-        s = fl_s[j]
-        c = fl_c[j]
-        if c >= t1:
-            break
-        if t < c:
-            t = c
-        if t + fl_f[j] >= t1:
-            return got + (t1 - t) * bw
-        t += fl_f[j]
-        got += s
-        j += 1
-    return got
-
-
-@_jit
-def _select(k, active, pos, off, size, comp, ftime, inh, compute_kind, maxft, t_m, t_c, free,
-            fl_s, fl_c, fl_f, head, tail, bw, ev_tot, ev_dd, ev_fe, ev_ok):
-    """``Layerweaver.select`` (starvation filter, least total, both tie-breaks)."""
-    all_ci = True
-    all_mem = True
-    for t in range(k):
-        if not active[t]:
-            continue
-        u = off[t] + pos[t]
-        sz = size[u]
-        if sz <= free:
-            fe = t_m + ftime[u]
-        else:
-            fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
-        ev_fe[t] = fe
-        ce = (t_c if t_c > fe else fe) + comp[u]
-        h = inh[u]
+@jit.kernel(inline=True)
+def evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f,
+             head, tail, bw, ev):
+    """Chapter IV's idle terms of tenant ``t``'s next unit ``u`` into ``ev[t]``: total, compute
+    idle, memory idle incurred, fetch end, compute end (``Layerweaver.evaluate`` in the
+    ``printed`` or the ``npuweave`` reading)."""
+    sz = size[u]
+    if sz <= free:
+        fe = t_m + ftime[u]
+    else:
+        fe = fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
+    ce = (t_c if t_c > fe else fe) + comp[u]
+    h = inh[u]
+    if printed:
+        fetched = 0.0
+        if fe < t_c:
+            fetched = fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe, t_c) / bw
+        mem = fetched
+        charged = fetched
+        ci = t_m + ftime[u] - t_c
+        if not ci > 0.0:
+            ci = 0.0
+    else:
         mem = h
         if fe > t_c:
             ci = fe - t_c
         else:
             ci = 0.0
             if fe < t_c and h + (t_c - fe) > 0.0:
-                mem = h + _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe,
-                                             t_c) / bw
+                mem = h + fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe,
+                                       t_c) / bw
         charged = (mem if mem > 0.0 else 0.0) - (h if h > 0.0 else 0.0)
-        pi = maxft - (ce - fe)
-        ev_tot[t] = ci + charged + (pi if pi > 0.0 else 0.0)
-        ev_dd[t] = ce - fe
-        if ci <= EPS:
-            all_ci = False
-        if mem <= EPS:
-            all_mem = False
-    return _pick(k, active, pos, off, inh, compute_kind, all_ci, all_mem, ev_tot, ev_dd, ev_ok)
+    pi = maxft - (ce - fe)
+    ev[t, 0] = ci + charged + (pi if pi > 0.0 else 0.0)
+    ev[t, 1] = ci
+    ev[t, 2] = mem
+    ev[t, 3] = fe
+    ev[t, 4] = ce
 
 
-@_jit
-def _pick(k, active, pos, off, inh, compute_kind, all_ci, all_mem, ev_tot, ev_dd, ev_ok):
-    """The pool after starvation prevention, then ``_pick`` of ``layerweaver.py``."""
+@jit.kernel(inline=True)
+def pool(k, active, nact, compute_kind, ev, ok):
+    """Chapter IV's starvation filter: which candidates may be picked (into ``ok``)."""
+    all_ci = nact > 1
+    all_mem = nact > 1
+    for t in range(k):
+        if active[t]:
+            if ev[t, 1] <= EPS:
+                all_ci = False
+            if ev[t, 2] <= EPS:
+                all_mem = False
     n_ok = 0
     for t in range(k):
-        ok = active[t]
-        if ok and all_ci:
-            ok = compute_kind[t]
-        elif ok and all_mem:
-            ok = not compute_kind[t]
-        ev_ok[t] = ok
-        n_ok += ok
+        o = active[t]
+        if o and all_ci:
+            o = compute_kind[t]
+        elif o and all_mem:
+            o = not compute_kind[t]
+        ok[t] = o
+        n_ok += o
     if n_ok == 0:  # no candidate of the wanted kind: the whole group
         for t in range(k):
-            ev_ok[t] = active[t]
+            ok[t] = active[t]
+
+
+@jit.kernel(inline=True)
+def pick_lw(k, ok, ev, inh_now, printed):
+    """``layerweaver._pick``: least total; ties: no inherent memory idle, largest distance."""
     best = np.inf
     for t in range(k):
-        if ev_ok[t] and ev_tot[t] < best:
-            best = ev_tot[t]
+        if ok[t] and ev[t, 0] < best:
+            best = ev[t, 0]
+    use_h = (not printed) or best <= EPS
     pick = -1
     pick_h = True
     pick_nd = 0.0
     for t in range(k):
-        if not ev_ok[t] or not ev_tot[t] <= best + EPS:
+        if not ok[t] or not ev[t, 0] <= best + EPS:
             continue
-        h = inh[off[t] + pos[t]] > 0.0
-        nd = -ev_dd[t]
+        h = inh_now[t] > 0.0 and use_h
+        nd = -(ev[t, 4] - ev[t, 3])
         if pick < 0 or (h < pick_h) or (h == pick_h and nd < pick_nd):
             pick, pick_h, pick_nd = t, h, nd
     return pick
 
 
-@_jit
-def _fcfs(k, active, pos, arrival):
+@jit.kernel(inline=True)
+def fcfs(k, active, pos, arrival):
     """``sequential.fcfs_tenant``: the request in progress, else the earliest issued."""
     for t in range(k):
         if active[t] and pos[t] > 0:
@@ -198,20 +146,42 @@ def _fcfs(k, active, pos, arrival):
     return pick
 
 
-@_jit
-def _grow(a, n):
-    out = np.empty(2 * n + 16, a.dtype)
-    out[:n] = a[:n]
-    return out
+@jit.kernel(inline=True)
+def evaluate_all(k, active, pos, off, printed, t_m, t_c, free, maxft, size, comp, ftime, inh,
+                 fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now):
+    """``evaluate`` for the next unit of every active tenant (and its inherent idle)."""
+    for t in range(k):
+        if active[t]:
+            u = off[t] + pos[t]
+            inh_now[t] = inh[u]
+            evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c,
+                     fl_f, head, tail, bw, ev)
 
 
-@_jit
+@jit.kernel
+def choose_lw(k, active, nact, pos, off, arrival, printed, failsafe, compute_kind, t_m, t_c,
+              free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail, bw, ev, ok,
+              inh_now):
+    """Layerweaver's choice among the active tenants (failsafe: first come first served)."""
+    if nact == 1:
+        for t in range(k):
+            if active[t]:
+                return t
+    if failsafe:
+        return fcfs(k, active, pos, arrival)
+    evaluate_all(k, active, pos, off, printed, t_m, t_c, free, maxft, size, comp, ftime, inh,
+                 fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now)
+    pool(k, active, nact, compute_kind, ev, ok)
+    return pick_lw(k, ok, ev, inh_now, printed)
+
+
+@jit.kernel
 def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, failsafe,
                active, pos, req, arrival, t_m, t_c, fl_s, fl_c, fl_f, head, tail, used,
                requests, window, has_window, cap):
     """Run the board to the end; return ``(n, tenant, request, unit, fs, fe, cs, ce)``.
 
-    One function for the whole loop (select, commit, re-issue) because a call per decision
+    One function for the whole loop (choice, commit, re-issue) because a call per decision
     from Python would cost more than the decision itself.
     """
     o_t = np.empty(cap, np.int64)
@@ -221,10 +191,9 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
     o_fe = np.empty(cap, np.float64)
     o_cs = np.empty(cap, np.float64)
     o_ce = np.empty(cap, np.float64)
-    ev_tot = np.empty(k, np.float64)
-    ev_dd = np.empty(k, np.float64)
-    ev_fe = np.empty(k, np.float64)
-    ev_ok = np.empty(k, np.bool_)
+    ev = np.empty((k, 5), np.float64)
+    ok = np.empty(k, np.bool_)
+    inh_now = np.empty(k, np.float64)
     nact = 0
     maxft = 0.0
     for t in range(k):
@@ -234,61 +203,26 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
     n = 0
     while nact > 0:
         free = buf - used
-        chose = False  # whether ev_fe holds the fetch ends of this state
-        if nact == 1:
-            t = 0
-            while not active[t]:
-                t += 1
-        elif failsafe:
-            t = _fcfs(k, active, pos, arrival)
-        else:
-            t = _select(k, active, pos, off, size, comp, ftime, inh, compute_kind, maxft, t_m,
-                        t_c, free, fl_s, fl_c, fl_f, head, tail, bw, ev_tot, ev_dd, ev_fe,
-                        ev_ok)
-            chose = True
-        # -- Board.commit --
+        t = choose_lw(k, active, nact, pos, off, arrival, False, failsafe, compute_kind, t_m,
+                      t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail,
+                      bw, ev, ok, inh_now)
+        if n == cap:  # only when the decision count was underestimated (time windows)
+            o_t, o_r, o_i = grow(o_t, n), grow(o_r, n), grow(o_i, n)
+            o_fs, o_fe = grow(o_fs, n), grow(o_fe, n)
+            o_cs, o_ce = grow(o_cs, n), grow(o_ce, n)
+            cap = o_t.shape[0]
         i = pos[t]
         u = off[t] + i
-        sz = size[u]
         fs = t_m
-        if sz == 0:
-            fe = fs
-        elif chose:
-            fe = ev_fe[t]
-        elif sz <= free:
-            fe = t_m + ftime[u]
-        else:
-            fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
-        cs = t_c if t_c > fe else fe
-        ce = cs + comp[u]
-        while head < tail and fl_c[head] <= fe:
-            used -= fl_s[head]
-            head += 1
-        if tail == fl_s.shape[0]:  # in-flight list full: slide it down, or grow it
-            if head > 0:
-                fl_s[:tail - head] = fl_s[head:tail]
-                fl_c[:tail - head] = fl_c[head:tail]
-                fl_f[:tail - head] = fl_f[head:tail]
-                tail -= head
-                head = 0
-            else:
-                fl_s, fl_c, fl_f = _grow(fl_s, tail), _grow(fl_c, tail), _grow(fl_f, tail)
-        if n == cap:  # only when the decision count was underestimated (time windows)
-            o_t, o_r, o_i = _grow(o_t, n), _grow(o_r, n), _grow(o_i, n)
-            o_fs, o_fe = _grow(o_fs, n), _grow(o_fe, n)
-            o_cs, o_ce = _grow(o_cs, n), _grow(o_ce, n)
-            cap = o_t.shape[0]
-        if sz > 0 and ce > fe:
-            fl_s[tail] = sz
-            fl_c[tail] = ce
-            fl_f[tail] = ftime[u]
-            tail += 1
-            used += sz
+        cs_floor = t_c
+        fe, ce, head, tail, used, fl_s, fl_c, fl_f = commit(
+            u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw)
         t_m = fe
         t_c = ce
         r = req[t]
         o_t[n], o_r[n], o_i[n] = t, r, i
-        o_fs[n], o_fe[n], o_cs[n], o_ce[n] = fs, fe, cs, ce
+        o_fs[n], o_fe[n] = fs, fe
+        o_cs[n], o_ce[n] = (cs_floor if cs_floor > fe else fe), ce
         n += 1
         if u + 1 < off[t + 1]:
             pos[t] = i + 1
@@ -302,16 +236,6 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
                 if active[v]:
                     maxft = max(maxft, mft[v])
     return n, o_t, o_r, o_i, o_fs, o_fe, o_cs, o_ce
-
-
-def available() -> bool:
-    """Whether the kernel can be compiled (numba is installed; not imported by this check).
-
-    Without numba the kernel runs as plain Python: correct, but slower than the reference.
-    """
-    if _COMPILED:
-        return _COMPILED[0]
-    return importlib.util.find_spec("numba") is not None
 
 
 def run_board(board, failsafe: bool, requests: int | None, window_s: float | None,
@@ -328,7 +252,7 @@ def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: floa
                      cap: int) -> tuple[np.ndarray, ...]:
     """``run_board`` as arrays: ``tenant, request, unit, fs, fe, cs, ce`` (one row per
     decision)."""
-    _compile()
+    jit.compile()
     b = board
     k = len(b.tenants)
     off = np.zeros(k + 1, np.int64)
@@ -339,7 +263,7 @@ def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: floa
     def floats(rows):
         return np.array([x for per in rows for x in per], np.float64)
 
-    fl = list(b.fl)
+    fl = b.in_flight()
     cap_fl = max(len(fl), 16) + min(cap, 1 << 16)
     fl_s, fl_c = np.zeros(cap_fl, np.int64), np.zeros(cap_fl, np.float64)
     fl_f = np.zeros(cap_fl, np.float64)

@@ -31,6 +31,7 @@ is disabled: requests run one at a time, first come first served, and the run sa
 from __future__ import annotations
 
 from npuweave.errors import unknown_name
+from npuweave.schedule import jit, kernel
 from npuweave.schedule.base import COMPUTE, EPS, MEMORY
 from npuweave.schedule.board import Board
 from npuweave.schedule.lw_reading import (
@@ -43,6 +44,8 @@ from npuweave.schedule.lw_reading import (
 )
 from npuweave.schedule.protocol import LayerBase
 from npuweave.schedule.sequential import fcfs_tenant
+
+_evaluate = jit.python(f"{kernel.__name__}.evaluate")
 
 
 class Layerweaver(LayerBase):
@@ -130,41 +133,45 @@ class Layerweaver(LayerBase):
             return act[0] if len(act) == 1 else fcfs_tenant(board)
         if not self.kernel_ok:
             return self.select_reference(board)
-        b = board
-        t_m, t_c, bw, maxft = b.t_m, b.t_c, b.bw, b.maxft
-        free = b.buf - b.used
-        pos, sizes, ftimes, comps, inhs = b.pos, b.size, b.ftime, b.comp, b.inh
-        evals = []
-        all_ci = all_mem = True
-        for t in act:
-            i = pos[t]
-            size = sizes[t][i]
-            fe = t_m + ftimes[t][i] if size <= free else b.fetch_end(size)
-            ce = (t_c if t_c > fe else fe) + comps[t][i]
-            inh = inhs[t][i]
-            mem = inh
-            if fe > t_c:
-                ci = fe - t_c
-            else:
-                ci = 0.0
-                if fe < t_c and inh + (t_c - fe) > 0.0:
-                    mem = inh + b.fetch_window(fe, size, t_c) / bw
-            charged = (mem if mem > 0.0 else 0.0) - (inh if inh > 0.0 else 0.0)
-            pi = maxft - (ce - fe)
-            total = ci + charged + (pi if pi > 0.0 else 0.0)
-            if ci <= EPS:
-                all_ci = False
-            if mem <= EPS:
-                all_mem = False
-            evals.append((t, total, ci, mem, charged, pi, ce - fe))
-        if all_ci:
-            evals = [e for e in evals if b.kind[e[0]] == COMPUTE] or evals
-        elif all_mem:
-            evals = [e for e in evals if b.kind[e[0]] == MEMORY] or evals
-        return _pick(b, evals, NPUWEAVE)
+        return _pick(board, candidates(board)[1], NPUWEAVE)
 
 
-def _pick(board: Board, pool: list[tuple[int, float, float, float, float, float, float]],
+Scored = tuple[int, float, float, float, float, float, float, float]
+
+
+def candidates(b: Board) -> tuple[list[Scored], list[Scored]]:
+    """``evaluate`` in the ``npuweave`` reading for every active tenant, inlined (the hot loop
+    of every Python path that scores candidates: ``Layerweaver.select`` and Layerweaver+'s
+    Mode 1). Returns every candidate as ``(tenant, total, compute idle, memory idle incurred,
+    inherent idle, fetch end, decoupling distance, compute end)`` and the pool that the
+    starvation filter leaves. The scoring is ``npuweave.schedule.kernel.evaluate`` (the one
+    definition the compiled loops call), run as plain Python on the board's lists."""
+    t_m, t_c, bw, maxft = b.t_m, b.t_c, b.bw, b.maxft
+    free = b.buf - b.used
+    pos, sizes, ftimes, comps, inhs = b.pos, b.size, b.ftime, b.comp, b.inh
+    fl_s, fl_c, fl_f, head, tail = b.fl_s, b.fl_c, b.fl_f, b.head, b.tail
+    ev: dict[tuple[int, int], float] = {}
+    evals = []
+    all_ci = all_mem = len(b.active) > 1
+    for t in b.active:
+        i = pos[t]
+        _evaluate(t, i, False, t_m, t_c, free, maxft, sizes[t], comps[t], ftimes[t], inhs[t],
+                  fl_s, fl_c, fl_f, head, tail, bw, ev)
+        ci, mem, fe, ce = ev[t, 1], ev[t, 2], ev[t, 3], ev[t, 4]
+        if ci <= EPS:
+            all_ci = False
+        if mem <= EPS:
+            all_mem = False
+        evals.append((t, ev[t, 0], ci, mem, inhs[t][i], fe, ce - fe, ce))
+    pool = evals
+    if all_ci:
+        pool = [e for e in evals if b.kind[e[0]] == COMPUTE] or evals
+    elif all_mem:
+        pool = [e for e in evals if b.kind[e[0]] == MEMORY] or evals
+    return evals, pool
+
+
+def _pick(board: Board, pool: list[Scored] | list[tuple[int, float, float, float, float, float, float]],
           reading: Reading) -> int:
     """Least total idle; ties: no inherent memory idle (where the reading applies it), then
     the largest decoupling distance."""

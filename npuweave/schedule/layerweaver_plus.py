@@ -33,7 +33,7 @@ from dataclasses import replace
 from npuweave.errors import ConfigError
 from npuweave.schedule.base import COMPUTE, EPS, MEMORY
 from npuweave.schedule.board import Board
-from npuweave.schedule.layerweaver import Layerweaver
+from npuweave.schedule.layerweaver import Layerweaver, candidates
 from npuweave.schedule.protocol import Decision, Dispatch, LayerBase, View
 from npuweave.schedule.qos import MODE_URGENT, Candidate, decide, mode1_pick
 from npuweave.schedule.standalone import Estimator, StandaloneMode, standalone_mode
@@ -163,44 +163,20 @@ class LayerweaverPlus(LayerBase):
         property test checks both give the same decisions)."""
         b, est = board, self.est
         assert est is not None
-        t_m, t_c, bw, maxft = b.t_m, b.t_c, b.bw, b.maxft
-        free = b.buf - b.used
-        pos, sizes, ftimes, comps, inhs = b.pos, b.size, b.ftime, b.comp, b.inh
-        evals = []
-        all_ci = all_mem = len(b.active) > 1
-        for t in b.active:
-            i = pos[t]
-            size = sizes[t][i]
-            fe = t_m + ftimes[t][i] if size <= free else b.fetch_end(size)
-            ce = (t_c if t_c > fe else fe) + comps[t][i]
-            inh = inhs[t][i]
-            mem = inh
-            if fe > t_c:
-                ci = fe - t_c
-            else:
-                ci = 0.0
-                if fe < t_c and inh + (t_c - fe) > 0.0:
-                    mem = inh + b.fetch_window(fe, size, t_c) / bw
-            charged = (mem if mem > 0.0 else 0.0) - (inh if inh > 0.0 else 0.0)
-            pi = maxft - (ce - fe)
-            total = ci + charged + (pi if pi > 0.0 else 0.0)
-            if ci <= EPS:
-                all_ci = False
-            if mem <= EPS:
-                all_mem = False
-            evals.append((t, total, deadlines.get(t, math.inf), inh > 0.0, fe - ce, ce))
-        pool = evals
-        if all_ci:
-            pool = [e for e in evals if b.kind[e[0]] == COMPUTE] or evals
-        elif all_mem:
-            pool = [e for e in evals if b.kind[e[0]] == MEMORY] or evals
+        pos, sizes, comps = b.pos, b.size, b.comp
+        evals, pool = candidates(b)
         best = min(e[1] for e in pool) + EPS
-        pick = min((e for e in pool if e[1] <= best), key=lambda e: (e[2], e[3], e[4], e[0]))
+        # fe - ce is exactly -(ce - fe): IEEE subtraction is antisymmetric
+        pick = min((e for e in pool if e[1] <= best),
+                   key=lambda e: (deadlines.get(e[0], math.inf), e[4] > 0.0, -e[6], e[0]))
+        pick_t, pick_ce = pick[0], pick[7]
         urgent, u_deadline = -1, math.inf
-        for t, _total, deadline, _inh, _dd, _ce in evals:
+        for e in evals:
+            t = e[0]
+            deadline = deadlines.get(t, math.inf)
             if deadline == math.inf or (urgent >= 0 and deadline >= u_deadline):
                 continue
-            slack = deadline - (t_end if t == pick[0] else pick[5])
+            slack = deadline - (t_end if t == pick_t else pick_ce)
             i = pos[t]
             if self.prune and slack >= est.serial_bound(comps[t], sizes[t], i):
                 continue
@@ -209,7 +185,7 @@ class LayerweaverPlus(LayerBase):
         if urgent >= 0:
             self.urgent += 1
             return urgent
-        return pick[0]
+        return pick_t
 
     def _candidates(self, board: Board, deadlines: dict[int, float], t_end: float,
                     est: Estimator) -> list[Candidate]:

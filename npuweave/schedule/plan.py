@@ -117,7 +117,7 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
     board = Board(tenants, buffer_bytes, dram_bw)
     notes = start_streams(board, policy, requests, window_s)
     labels = tuple(x.label for x in tenants)
-    path = _choose(path, policy, board, requests, window_s)
+    path = choose_path(path, policy, board, requests, window_s)
     if path == "kernel":
         from npuweave.schedule import kernel
 
@@ -145,7 +145,7 @@ def plan_arrays(policy: Policy, board: Board, requests: int | None, window_s: fl
     """Run ``board`` (started with ``start_streams``) to the end on ``path`` (as in
     ``plan_using``); return ``tenant, request, unit, fs, fe, cs, ce`` as arrays, one row per
     decision (what ``npuweave.sim.fastloop`` builds its result from)."""
-    path = _choose(path, policy, board, requests, window_s)
+    path = choose_path(path, policy, board, requests, window_s)
     if path == "kernel":
         from npuweave.schedule import kernel
 
@@ -194,8 +194,10 @@ def kernel_cache_warm() -> bool:
     return any(cache.glob("kernel.run_kernel-*.nbi"))
 
 
-def _choose(path: str, policy: Policy, board: Board, requests: int | None,
-            window_s: float | None) -> str:
+def choose_path(path: str, policy: Policy, board: Board, requests: int | None,
+                window_s: float | None) -> str:
+    """``"kernel"`` or ``"python"``: what ``path`` (``"auto"``, ``"python"``, ``"kernel"``)
+    resolves to for this run (see ``plan_using``)."""
     if path not in ("auto", "python", "kernel"):
         raise ValueError(f'path must be "auto", "python" or "kernel", got {path!r}')
     from npuweave.schedule.layerweaver import Layerweaver

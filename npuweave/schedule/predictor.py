@@ -36,6 +36,4 @@ class Predictor(Board):
             self.t_m = now
         if self.t_c < now:
             self.t_c = now
-        fl = self.fl
-        while fl and fl[0][1] <= now:
-            self.used -= fl.popleft()[0]
+        self.free_until(now)

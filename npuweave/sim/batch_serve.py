@@ -16,7 +16,7 @@ arrived before the NPU can start on it, as Triton's batcher does when the model 
 * a killed request that is dropped frees its slot too.
 
 With ``traffic=False`` and a layer-wise policy this serves exactly as the predictor-only path
-``npuweave.experiments.lwserve.serve_layerwise`` (a hypothesis test checks the finish times).
+``npuweave.sim.lwserve.serve_layerwise`` (a hypothesis test checks the finish times).
 """
 
 from __future__ import annotations

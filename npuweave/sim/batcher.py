@@ -19,7 +19,7 @@ alone) did not do.
 
 ``Batcher`` is pure bookkeeping (no clock of its own): a driver calls ``admit(now)`` at every
 decision and at the times ``wake(now)`` names, and ``free`` when a batch's last unit went out.
-The drivers are ``npuweave.experiments.lwserve`` (the predictor alone) and
+The drivers are ``npuweave.sim.lwserve`` (the predictor alone) and
 ``npuweave.sim.batch_serve.BatchingSimulator`` (the event-driven engine); a property test
 checks that they serve identically.
 

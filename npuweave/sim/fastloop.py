@@ -30,7 +30,8 @@ from npuweave.schedule.base import Policy, Tenant
 from npuweave.schedule.board import Board
 from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.fetchparts import fetch_parts
-from npuweave.schedule.plan import plan_arrays, start_streams
+from npuweave.schedule.jit import loaded as kernel_loaded
+from npuweave.schedule.plan import choose_path, plan_arrays, start_streams
 from npuweave.schedule.protocol import LayerBase
 from npuweave.sim.intervals import interval_columns
 from npuweave.sim.records import RequestRecord
@@ -107,7 +108,8 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     board = Board(tenants, buffer_bytes, dram_bw)
     notes = start_streams(board, policy, loop.requests, loop.window_s)
     left = sum(board.excluded) if loop.first() else 0
-    t, r, i, fs, fe, cs, ce = plan_arrays(policy, board, loop.requests, loop.window_s)
+    how = choose_path("auto", policy, board, loop.requests, loop.window_s)
+    t, r, i, fs, fe, cs, ce = plan_arrays(policy, board, loop.requests, loop.window_s, how)
     counts = [len(x.weight_bytes) for x in tenants]
     off = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     flat = np.array([b for x in tenants for b in x.weight_bytes] or [0], np.int64)
@@ -122,9 +124,13 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     makespan = float(ce[-1]) if len(ce) else 0.0
     if left:
         notes.append(NEVER_RUN.format(left))
+    plan_how = ("the compiled Layerweaver kernel" if how == "kernel" and kernel_loaded()
+                else "the Layerweaver kernel as plain Python" if how == "kernel"
+                else "the Python policy loop")
     return SimResult(intervals, _records(tenants, t, i, cs, ce, counts), makespan,
                      running_sum(ce - cs), running_sum(pe - ps), tuple(notes), policy.name,
-                     labels)
+                     labels, f"closed-loop fast path: planned by {plan_how}, DMA parts "
+                     "replayed (a layer-wise policy that only selects)")
 
 
 def running_sum(x: np.ndarray) -> float:

@@ -7,7 +7,7 @@ read it. Times are seconds from the start of the run.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from npuweave.errors import ConfigError, optional_module
@@ -30,6 +30,9 @@ class SimResult:
     notes : remarks a reader must see (e.g. the Layerweaver failsafe applied).
     scheduler : the registered name of the policy that produced the order.
     tenants : tenant labels in input order (a model given twice gets ``"name#2"``).
+    path : which simulation path produced the result and why (``"engine: ..."`` or
+        ``"closed-loop fast path: ..."``); not part of equality, since every path must give
+        the same result.
     """
 
     intervals: Sequence[Interval]
@@ -40,6 +43,7 @@ class SimResult:
     notes: tuple[str, ...] = ()
     scheduler: str = ""
     tenants: tuple[str, ...] = ()
+    path: str = field(default="", compare=False)
 
     @property
     def pe_utilization(self) -> float:

@@ -15,6 +15,7 @@ issue time, because the PE runs units in dispatch order.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -58,6 +59,7 @@ def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
               if isinstance(scheduler, str) else scheduler)
     tenants = policy_tenants(policy, tenants, buffer_bytes, dram_bw)  # AI-MT's sub-layers
     mode = closed_loop_mode(fast)
+    why: str | None = "fast=False or NPUWEAVE_CLOSED_LOOP=engine"
     if mode != "engine":
         loop = ClosedLoop(requests, window_s)
         why = fast_path_refusal(tenants, dram_bw, policy, loop, max_events)
@@ -68,10 +70,11 @@ def run_tenants(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
             result = run_fast(tenants, buffer_bytes, dram_bw, policy, loop)
             if result is not None:
                 return result
+            why = "a replayed fetch missed its predicted end (a fast-path bug; please report)"
     sim = Simulator(tenants, buffer_bytes, dram_bw, policy,
                     closed=ClosedLoop(requests, window_s), log=True, max_events=max_events)
     sim.run()
-    return _result(tenants, sim)
+    return replace(_result(tenants, sim), path=f"engine: {why}")
 
 
 def _check_run(tenants: Sequence[Tenant], requests: int, window_s: float | None) -> None:

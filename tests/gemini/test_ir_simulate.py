@@ -11,7 +11,7 @@ from npuweave.compile import gemini
 from npuweave.errors import ConfigError, InfeasibleError
 
 
-def log(result: gemini.SimResult) -> list[tuple[str, float, float]]:
+def log(result: gemini.ReplayResult) -> list[tuple[str, float, float]]:
     spans = sorted(result.workloads + result.transfers, key=lambda s: (s.start, s.name))
     return [(s.name, round(s.start, 9), round(s.end, 9)) for s in spans]
 
@@ -63,7 +63,7 @@ def test_bad_parameters(bw, clock):
         gemini.simulate(gemini.from_dict(tiny_ir()), dram_bw=bw, clock_hz=clock)
 
 
-def check_invariants(ir: gemini.IR, r: gemini.SimResult) -> None:
+def check_invariants(ir: gemini.IR, r: gemini.ReplayResult) -> None:
     eps = 1e-12
     by_wl = {(s.core, s.workload_id): s for s in r.workloads}
     xfer = {int(s.name.split("#")[1]): s for s in r.transfers if s.kind != "store"}

@@ -119,9 +119,9 @@ def test_one_model_fcfs_on_the_npu_never_misses_more_at_a_lower_load(units, seed
     """One model served first come first served on the decoupled NPU (fetch of the next
     request overlapping the current computation): the same seed at a lower load stretches the
     arrivals, and no request waits longer (the capacity search's monotonicity, exact here)."""
-    from npuweave.experiments.lwserve import serve_layerwise
     from npuweave.schedule.base import Tenant
     from npuweave.schedule.sequential import Sequential
+    from npuweave.sim.lwserve import serve_layerwise
 
     t = Tenant("m", tuple(f"L{i}" for i in range(len(units))), tuple(c for c, _ in units),
                tuple(s for _, s in units))

@@ -1,4 +1,4 @@
-"""The compiled serving loop (``experiments.lwkernel``) against the Python loop it replaces."""
+"""The compiled serving loop (``sim.lwkernel``) against the Python loop it replaces."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from npuweave.experiments.lwkernel import policy_code, serve_compiled
-from npuweave.experiments.lwserve import Batching, serve_layerwise
 from npuweave.schedule.aimt import AIMT
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 from npuweave.schedule.sequential import Sequential
 from npuweave.schedule.standalone import replay_alone
+from npuweave.sim.lwkernel import policy_code, serve_compiled
+from npuweave.sim.lwserve import Batching, serve_layerwise
 
 # fine values, and a coarse grid on which idle times, deadlines and estimates tie often
 # (the tie-breaks of both readings and of Mode 1 get exercised)
@@ -94,7 +94,7 @@ def test_compiled_loop_equals_the_python_loop(tenants, arrivals, deadlines, wind
 def test_precise_table_equals_the_replay(units, buffer) -> None:
     """The precise estimate the kernel looks up is ``replay_alone`` at every position
     (the Python path's estimate), bit for bit; the entry after the last unit is 0."""
-    from npuweave.experiments.lwkernel import _model_tables
+    from npuweave.sim.lwkernel import _model_tables
 
     t = Tenant("m", tuple(f"L{i}" for i in range(len(units))), tuple(c for _, c in units),
                tuple(s for s, _ in units))

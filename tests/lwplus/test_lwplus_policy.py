@@ -97,7 +97,7 @@ def test_precise_and_audit_count_disagreements() -> None:
 def test_pruning_never_changes_a_decision(tenants, arrivals, deadline, mode) -> None:
     import numpy as np
 
-    from npuweave.experiments.lwserve import serve_layerwise
+    from npuweave.sim.lwserve import serve_layerwise
 
     costs = [[make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], 100)]
              for k, us in enumerate(tenants)]
@@ -119,7 +119,7 @@ def test_fast_path_equals_the_reference(tenants, arrivals, deadlines, mode) -> N
     """The inlined hot loop makes the decisions of ``_candidates`` + ``qos.decide``."""
     import numpy as np
 
-    from npuweave.experiments.lwserve import serve_layerwise
+    from npuweave.sim.lwserve import serve_layerwise
 
     costs = [[make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], 100)]
              for k, us in enumerate(tenants)]
@@ -140,7 +140,7 @@ def test_one_request_at_a_time_loose_deadlines_same_as_layerweaver(tenants, orde
     Layerweaver+ never enters Mode 2 and every request finishes when Layerweaver's does."""
     import numpy as np
 
-    from npuweave.experiments.lwserve import serve_layerwise
+    from npuweave.sim.lwserve import serve_layerwise
 
     costs = [[make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], 100)]
              for k, us in enumerate(tenants)]

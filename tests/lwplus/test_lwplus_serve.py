@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from npuweave.errors import ConfigError
-from npuweave.experiments.lwserve import Batching, serve_layerwise
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 from npuweave.schedule.sequential import Sequential
+from npuweave.sim.lwserve import Batching, serve_layerwise
 from npuweave.sim.serve import Simulator
 
 unit = st.tuples(st.integers(0, 60), st.floats(0.01, 3.0))

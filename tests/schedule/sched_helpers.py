@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
-
 from npuweave.schedule import Board, make_tenant
 
 
@@ -17,6 +15,5 @@ def board(units_per_tenant, buf=100, bw=10.0, state=None):
         b.issue(t, 0, 0.0)
     if state is not None:
         b.t_m, b.t_c = state[0], state[1]
-        b.fl = deque(state[2])
-        b.used = sum(s for s, _ in state[2])
+        b.set_in_flight(state[2])
     return b

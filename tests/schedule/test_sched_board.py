@@ -60,9 +60,9 @@ def test_commit_drops_units_completed_by_new_t_m():
     b = board([[(60, 4.0), (30, 10.0), (80, 1.0)]])
     for _ in range(2):
         b.commit(0)
-    assert list(b.fl) == [(60, 10.0), (30, 20.0)] and b.used == 90
+    assert b.in_flight() == [(60, 10.0), (30, 20.0)] and b.used == 90
     b.commit(0)  # t_m = 21: both completed, only u3 (done 22) remains
-    assert list(b.fl) == [(80, 22.0)] and b.used == 80
+    assert b.in_flight() == [(80, 22.0)] and b.used == 80
 
 
 def test_kinds_from_totals():

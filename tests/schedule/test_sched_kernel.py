@@ -16,7 +16,7 @@ from npuweave.schedule import Board, get_scheduler, make_tenant
 from npuweave.schedule.plan import (
     KERNEL_COLD_MIN_DECISIONS,
     KERNEL_MIN_DECISIONS,
-    _choose,
+    choose_path,
     kernel_cache_warm,
     plan_using,
 )
@@ -80,23 +80,23 @@ def test_auto_uses_kernel_only_for_long_layerweaver_runs():
     for t in range(2):
         board.issue(t, 0, 0.0)
     many = KERNEL_MIN_DECISIONS // 100 + 1
-    assert _choose("auto", lw, board, 1, None) == "python"
+    assert choose_path("auto", lw, board, 1, None) == "python"
     warm = kernel_cache_warm()  # a cold cache needs KERNEL_COLD_MIN_DECISIONS (9 s of JIT)
-    assert _choose("auto", lw, board, many, None) == ("kernel" if kernel.available() and warm
+    assert choose_path("auto", lw, board, many, None) == ("kernel" if kernel.available() and warm
                                                        else "python")
     lots = KERNEL_COLD_MIN_DECISIONS // 100 + 1
-    assert _choose("auto", lw, board, lots, None) == ("kernel" if kernel.available()
+    assert choose_path("auto", lw, board, lots, None) == ("kernel" if kernel.available()
                                                        else "python")
-    assert _choose("auto", get_scheduler("sequential"), board, many, None) == "python"
+    assert choose_path("auto", get_scheduler("sequential"), board, many, None) == "python"
     with pytest.raises(ValueError, match="kernel runs Layerweaver"):
-        _choose("kernel", get_scheduler("fair"), board, 1, None)
+        choose_path("kernel", get_scheduler("fair"), board, 1, None)
     # the kernel implements the "npuweave" reading only: other readings fall back to Python
     printed = get_scheduler("layerweaver")
-    assert _choose("auto", printed, board, many, None) == "python"
+    assert choose_path("auto", printed, board, many, None) == "python"
     with pytest.raises(ValueError, match="kernel runs Layerweaver"):
-        _choose("kernel", printed, board, 1, None)
+        choose_path("kernel", printed, board, 1, None)
     with pytest.raises(ValueError, match="path must be"):
-        _choose("numba", lw, board, 1, None)
+        choose_path("numba", lw, board, 1, None)
 
 
 def test_kernel_runs_the_failsafe_of_any_reading():

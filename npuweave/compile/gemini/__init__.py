@@ -39,14 +39,14 @@ from npuweave.compile.gemini.writer import dump, dumps, to_dict
 
 if TYPE_CHECKING:  # the names below load lazily (see _LAZY); type checkers see them here
     from npuweave.compile.gemini.multicore import compile_multicore
-    from npuweave.compile.gemini.replay import SimResult, Span, simulate
+    from npuweave.compile.gemini.replay import ReplayResult, Span, simulate
     from npuweave.compile.gemini.timeline import plot_timeline, trace_events, write_trace
 
 # The replay (event loop of npuweave.sim), the pictures (matplotlib through npuweave.report)
 # and the emitter (layer-group compiler, cost models) load on first use, so reading and
 # validating a file (`npuweave ir validate`) does not pay for them.
 _LAZY = {
-    "SimResult": "replay", "Span": "replay", "simulate": "replay",
+    "ReplayResult": "replay", "Span": "replay", "simulate": "replay",
     "plot_timeline": "timeline", "trace_events": "timeline", "write_trace": "timeline",
     "compile_multicore": "multicore",
 }
@@ -64,7 +64,7 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "CHECKS", "IR", "Box", "BufferEntry", "Destination", "DramLoad", "DramStore", "Ifmap",
-    "Ofmap", "SimResult", "Source", "Span", "Summary", "Tile", "Violation", "Weight",
+    "Ofmap", "ReplayResult", "Source", "Span", "Summary", "Tile", "Violation", "Weight",
     "WeightBufferEntry", "Workload", "compile_multicore", "dump", "dumps", "from_dict", "load",
     "loads", "plot_timeline", "simulate", "summarize", "to_dict", "trace_events", "validate",
     "write_trace",

@@ -50,7 +50,7 @@ class Span:
 
 
 @dataclass(frozen=True, slots=True)
-class SimResult:
+class ReplayResult:
     workloads: tuple[Span, ...]
     transfers: tuple[Span, ...]
     makespan: float
@@ -259,7 +259,7 @@ class _Replay:
         self.port_free[link.src] = True
         self._dispatch()
 
-    def run(self) -> SimResult:
+    def run(self) -> ReplayResult:
         for x in self.xfers.values():
             if x.kind != "store" and x.waits == 0:
                 heapq.heappush(self.ready, (0.0, x.order, x.tid))
@@ -276,7 +276,7 @@ class _Replay:
                     f"simulation stalled: workload {w.workload_id} ({w.layer_name}) on core "
                     f"{core} waits for an input that never arrives; run 'npuweave ir validate'")
 
-    def _result(self) -> SimResult:
+    def _result(self) -> ReplayResult:
         spans = []
         for core, wls in self.ir.cores:
             for i, w in enumerate(wls):
@@ -294,7 +294,7 @@ class _Replay:
         end = max([s.end for s in spans] + [s.end for s in xspans] + [s.end for s in mspans],
                   default=0.0)
         total = sum(w.time for w in self.ir.workloads()) / self.clock
-        return SimResult(tuple(spans), tuple(xspans), end, busy,
+        return ReplayResult(tuple(spans), tuple(xspans), end, busy,
                          sum(s.duration for s in xspans), total, self.clock, self.bw,
                          tuple(mspans))
 
@@ -341,7 +341,7 @@ def _first_holders(ir: IR) -> dict[int, tuple[int, int, int]]:
 
 
 def simulate(ir: IR, dram_bw: float | None = 16e9, clock_hz: float = 1e9,
-             noc_bw: float | None = None, hop_cycles: int = 0) -> SimResult:
+             noc_bw: float | None = None, hop_cycles: int = 0) -> ReplayResult:
     """Replay ``ir`` with DRAM and mesh transfers overlapped with compute.
 
     Parameters

@@ -9,35 +9,25 @@ The replay's spans become report intervals (``resource`` = ``core <i>``, ``DRAM`
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any
 
 from npuweave.compile.gemini.model import IR
-from npuweave.compile.gemini.replay import SimResult, Span
+from npuweave.compile.gemini.replay import ReplayResult, Span
 from npuweave.fileio import write_json
 from npuweave.report.timeline import plot_timeline as _plot_lanes
 from npuweave.report.trace import chrome_trace
+from npuweave.sim.records import Interval
 
 _TYPES = ("ifmap", "weight", "ofmap")
 
 
-@dataclass(frozen=True, slots=True)
-class Interval:
-    """A replay span in the shape ``report`` draws: resource, tenant (colour), unit, times."""
-
-    resource: str
-    tenant: str
-    unit: str
-    request: int
-    start_s: float
-    end_s: float
-
-
-def intervals(result: SimResult) -> list[Interval]:
-    """Every span of the replay (workloads, DRAM and mesh transfers) as report intervals."""
+def intervals(result: ReplayResult) -> list[Interval]:
+    """Every span of the replay (workloads, DRAM and mesh transfers) as the package's one
+    ``Interval``: resource = lane, tenant = kind (the colour), unit = name, request = the
+    workload id (-1 for none)."""
     spans: list[Span] = [*result.workloads, *result.transfers, *result.mesh]
-    return [Interval(s.lane, s.kind, s.name, s.workload_id if s.workload_id is not None else -1,
-                     s.start, s.end) for s in spans]
+    return [Interval(s.lane, s.kind, s.workload_id if s.workload_id is not None else -1,
+                     s.name, s.start, s.end) for s in spans]
 
 
 def occupancy(ir: IR, core: int) -> list[dict[str, int]]:
@@ -51,7 +41,7 @@ def occupancy(ir: IR, core: int) -> list[dict[str, int]]:
     return rows
 
 
-def plot_timeline(ir: IR, result: SimResult, path: str | os.PathLike[str],
+def plot_timeline(ir: IR, result: ReplayResult, path: str | os.PathLike[str],
                   title: str = "") -> None:
     """Save a PNG: per-core, DRAM and mesh lanes above the L2 occupancy per core."""
     head = (f"{title}: " if title else "") + (f"makespan {result.makespan * 1e3:.3f} ms, sum of "
@@ -89,7 +79,7 @@ def _draw_occupancy(ax: Any, ir: IR) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1), fontsize=7)
 
 
-def trace_events(ir: IR, result: SimResult) -> dict[str, Any]:
+def trace_events(ir: IR, result: ReplayResult) -> dict[str, Any]:
     """The replay as a Trace Event Format document (open it in ui.perfetto.dev)."""
     doc = chrome_trace({"replay": intervals(result)}, buffer=False)  # L2 counters below
     starts = {(s.core, s.workload_id): s.start for s in result.workloads}
@@ -103,6 +93,6 @@ def trace_events(ir: IR, result: SimResult) -> dict[str, Any]:
     return doc
 
 
-def write_trace(ir: IR, result: SimResult, path: str | os.PathLike[str]) -> None:
+def write_trace(ir: IR, result: ReplayResult, path: str | os.PathLike[str]) -> None:
     """Write :func:`trace_events` to ``path`` atomically."""
     write_json(path, trace_events(ir, result), indent=None)

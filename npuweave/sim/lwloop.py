@@ -1,4 +1,4 @@
-"""The compiled serving loop's numba functions (``npuweave.experiments.lwkernel`` drives them).
+"""The compiled serving loop's numba functions (``npuweave.sim.lwkernel`` drives them).
 
 Flat-array versions of ``lwserve.serve_layerwise``'s steps: the predictor's ``commit`` and
 idle-time evaluation (chapter IV, both readings), the candidate pool with the starvation
@@ -13,38 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from npuweave.schedule import kernel as _k
 from npuweave.schedule.base import EPS
+from npuweave.schedule.buffer import commit
+from npuweave.schedule.jit import kernel as _jit
+from npuweave.schedule.kernel import choose_lw, evaluate_all, pool
 
 SEQ, LW_PRINTED, LW_NPUWEAVE, LW_PLUS = 0, 1, 2, 3
-
-_PLAIN: dict[str, object] = {}
-_COMPILED: list[bool] = []
-_INLINE = ("_commit",)  # numba copies these into each caller (no call in the hot loop)
-# the Board arithmetic of the Layerweaver kernel (rebound to the jitted versions by _compile)
-_fetch_end = _k._fetch_end
-_fetch_window = _k._fetch_window
-
-
-def _jit(fn):
-    _PLAIN[fn.__name__] = fn
-    return fn
-
-
-def _compile() -> bool:
-    """Jit this module's kernel functions (after ``npuweave.schedule.kernel``'s)."""
-    if not _COMPILED:
-        ok = _k._compile()
-        namespace = globals()
-        namespace["_fetch_end"], namespace["_fetch_window"] = _k._fetch_end, _k._fetch_window
-        if ok:
-            from numba import njit
-
-            for name, fn in _PLAIN.items():
-                jit = njit(cache=True, inline="always") if name in _INLINE else njit(cache=True)
-                namespace[name] = jit(fn)
-        _COMPILED.append(ok)
-    return _COMPILED[0]
 
 
 @_jit
@@ -61,134 +35,11 @@ def _replay_table(size, comp, ftime, lo, n, buf, bw, out):
         head = 0
         tail = 0
         for u in range(lo + p, lo + n):
-            fe, t_c, head, tail, used, fl_s, fl_c, fl_f = _commit(
+            fe, t_c, head, tail, used, fl_s, fl_c, fl_f = commit(
                 u, t_m, t_c, buf - used, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used,
                 bw)
             t_m = fe
         out[lo + p] = t_c
-
-
-@_jit
-def _commit(u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw):
-    """``Board.commit`` of unit ``u`` (``free`` bytes free): drop the in-flight units done by
-    its fetch end and append it (sliding the list down, or growing it, when full). Returns
-    ``(fe, ce, head, tail, used, fl_s, fl_c, fl_f)``."""
-    sz = size[u]
-    if sz == 0:
-        fe = t_m
-    elif sz <= free:
-        fe = t_m + ftime[u]
-    else:
-        fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
-    ce = (t_c if t_c > fe else fe) + comp[u]
-    while head < tail and fl_c[head] <= fe:
-        used -= fl_s[head]
-        head += 1
-    if tail == fl_s.shape[0]:
-        if head > 0:
-            fl_s[:tail - head] = fl_s[head:tail]
-            fl_c[:tail - head] = fl_c[head:tail]
-            fl_f[:tail - head] = fl_f[head:tail]
-            tail -= head
-            head = 0
-        else:
-            fl_s, fl_c, fl_f = _k_grow(fl_s, tail), _k_grow(fl_c, tail), _k_grow(fl_f, tail)
-    if sz > 0 and ce > fe:
-        fl_s[tail] = sz
-        fl_c[tail] = ce
-        fl_f[tail] = ftime[u]
-        tail += 1
-        used += sz
-    return fe, ce, head, tail, used, fl_s, fl_c, fl_f
-
-
-@_jit
-def _evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f,
-              head, tail, bw, ev):
-    """Chapter IV's idle terms of tenant ``t``'s next unit ``u`` into ``ev[t]``: total, compute
-    idle, memory idle incurred, fetch end, compute end (the reading's arithmetic).
-
-    ``schedule.kernel._select`` inlines the same npuweave-reading arithmetic on purpose: one
-    jitted helper shared by both costs the Layerweaver kernel 10-30% per decision (numba
-    reference-counts the array arguments on every call, inlined or not; notes/dedupe.md)."""
-    sz = size[u]
-    if sz <= free:
-        fe = t_m + ftime[u]
-    else:
-        fe = _fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
-    ce = (t_c if t_c > fe else fe) + comp[u]
-    h = inh[u]
-    if printed:  # Layerweaver.evaluate with the printed reading
-        fetched = 0.0
-        if fe < t_c:
-            fetched = _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe, t_c) / bw
-        mem = fetched
-        charged = fetched
-        ci = t_m + ftime[u] - t_c
-        if not ci > 0.0:
-            ci = 0.0
-    else:  # the npuweave reading (LayerweaverPlus._choose_fast)
-        mem = h
-        if fe > t_c:
-            ci = fe - t_c
-        else:
-            ci = 0.0
-            if fe < t_c and h + (t_c - fe) > 0.0:
-                mem = h + _fetch_window(fl_s, fl_c, fl_f, head, tail, free - sz, bw, fe,
-                                        t_c) / bw
-        charged = (mem if mem > 0.0 else 0.0) - (h if h > 0.0 else 0.0)
-    pi = maxft - (ce - fe)
-    ev[t, 0] = ci + charged + (pi if pi > 0.0 else 0.0)
-    ev[t, 1] = ci
-    ev[t, 2] = mem
-    ev[t, 3] = fe
-    ev[t, 4] = ce
-
-
-@_jit
-def _pool(k, active, nact, compute_kind, ev, ok):
-    """Chapter IV's starvation filter: which candidates may be picked (into ``ok``)."""
-    all_ci = nact > 1
-    all_mem = nact > 1
-    for t in range(k):
-        if active[t]:
-            if ev[t, 1] <= EPS:
-                all_ci = False
-            if ev[t, 2] <= EPS:
-                all_mem = False
-    n_ok = 0
-    for t in range(k):
-        o = active[t]
-        if o and all_ci:
-            o = compute_kind[t]
-        elif o and all_mem:
-            o = not compute_kind[t]
-        ok[t] = o
-        n_ok += o
-    if n_ok == 0:
-        for t in range(k):
-            ok[t] = active[t]
-
-
-@_jit
-def _pick_lw(k, ok, ev, inh_now, printed):
-    """``layerweaver._pick``: least total; ties: no inherent memory idle, largest distance."""
-    best = np.inf
-    for t in range(k):
-        if ok[t] and ev[t, 0] < best:
-            best = ev[t, 0]
-    use_h = (not printed) or best <= EPS
-    pick = -1
-    pick_h = True
-    pick_nd = 0.0
-    for t in range(k):
-        if not ok[t] or not ev[t, 0] <= best + EPS:
-            continue
-        h = inh_now[t] > 0.0 and use_h
-        nd = -(ev[t, 4] - ev[t, 3])
-        if pick < 0 or (h < pick_h) or (h == pick_h and nd < pick_nd):
-            pick, pick_h, pick_nd = t, h, nd
-    return pick
 
 
 @_jit
@@ -219,29 +70,13 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
             prune, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head,
             tail, bw, ev, ok, inh_now, stats):
     """The policy's choice; ``stats``: [estimates, urgent] counters."""
-    if code == SEQ:
-        for t in range(k):
-            if active[t] and pos[t] > 0:
-                return t
-        pick = -1
-        for t in range(k):
-            if active[t] and (pick < 0 or arrival[t] < arrival[pick]):
-                pick = t
-        return pick
-    if code != LW_PLUS and nact == 1:
-        for t in range(k):
-            if active[t]:
-                return t
-    printed = code == LW_PRINTED
-    for t in range(k):
-        if active[t]:
-            u = seg[t] + pos[t]
-            inh_now[t] = inh[u]
-            _evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s,
-                      fl_c, fl_f, head, tail, bw, ev)
-    _pool(k, active, nact, compute_kind, ev, ok)
     if code != LW_PLUS:
-        return _pick_lw(k, ok, ev, inh_now, printed)
+        return choose_lw(k, active, nact, pos, seg, arrival, code == LW_PRINTED, code == SEQ,
+                         compute_kind, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s,
+                         fl_c, fl_f, head, tail, bw, ev, ok, inh_now)
+    evaluate_all(k, active, pos, seg, False, t_m, t_c, free, maxft, size, comp, ftime, inh,
+                 fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now)
+    pool(k, active, nact, compute_kind, ev, ok)
     pick = _pick_plus(k, ok, ev, inh_now, deadline)
     t_end = now if now > t_c else t_c
     urgent = -1
@@ -345,7 +180,7 @@ def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est
                     fl_c, fl_f, head, tail, bw, ev, ok, inh_now, stats)
         decisions += 1
         # -- Board.commit --
-        fe, ce, head, tail, used, fl_s, fl_c, fl_f = _commit(
+        fe, ce, head, tail, used, fl_s, fl_c, fl_f = commit(
             seg[t] + pos[t], t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail,
             used, bw)
         t_m = fe
@@ -418,10 +253,3 @@ def _finish_batch(t, ce, lo, hi, order, times, rel, finish, batch_of):
         if ce > times[i] + rel[t]:
             missed += 1
     return missed
-
-
-@_jit
-def _k_grow(a, n):
-    out = np.empty(2 * n + 16, a.dtype)
-    out[:n] = a[:n]
-    return out

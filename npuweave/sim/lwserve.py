@@ -34,19 +34,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from npuweave.errors import ConfigError
+from npuweave.fileio.flags import Batching
 from npuweave.schedule.base import COMPUTE, MEMORY, Tenant
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import Dispatch, LayerBase, View
 from npuweave.sim.batcher import Batcher, inflight_slots
 from npuweave.sim.requests import Request
-
-
-@dataclass(frozen=True, slots=True)
-class Batching:
-    """Dynamic batching per model: up to ``max_batch`` requests, waiting at most ``window_s``."""
-
-    window_s: float = 0.0
-    max_batch: int = 1
 
 
 @dataclass(frozen=True, slots=True, eq=False)

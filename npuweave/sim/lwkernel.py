@@ -1,6 +1,6 @@
 """``serve_layerwise`` as one compiled loop: the capacity searches' fast path.
 
-``npuweave.experiments.lwserve.serve_layerwise`` spends 30-40 us of Python per decision (the
+``npuweave.sim.lwserve.serve_layerwise`` spends 30-40 us of Python per decision (the
 ``Predictor``, the policy, the batching bookkeeping). ``serve_compiled`` runs the same loop
 (admission and dynamic batching per model, the predictor's ``tell`` and ``commit``, the
 policy's choice, the deadline accounting, the early stop) in one numba function on flat
@@ -21,7 +21,7 @@ per model (the ``precise`` table replays every suffix with the ``Board``'s arith
 kernel): an estimate is one lookup in either mode. Other policies (or ``audit=True``, or a
 model without units) get ``None``: the caller runs the Python loop.
 
-The numba functions themselves are in ``npuweave.experiments.lwloop``; this module builds
+The numba functions themselves are in ``npuweave.sim.lwloop``; this module builds
 their flat tables and drives them.
 
 Without numba the functions are plain Python (correct, slower than the reference); see
@@ -32,13 +32,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
-from npuweave.experiments import lwloop as _loop
-from npuweave.experiments.lwloop import LW_NPUWEAVE, LW_PLUS, LW_PRINTED, SEQ
-from npuweave.experiments.lwserve import Batching, Served, _check
-from npuweave.schedule import kernel as _k
+from npuweave.schedule import jit
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
@@ -47,9 +45,26 @@ from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import LayerBase
 from npuweave.schedule.sequential import Sequential
 from npuweave.schedule.standalone import StandaloneMode, approx_suffix
+from npuweave.sim import lwloop as _loop
+from npuweave.sim.lwloop import LW_NPUWEAVE, LW_PLUS, LW_PRINTED, SEQ
+from npuweave.sim.lwserve import Batching, Served, _check, serve_layerwise
 
 __all__ = ["LW_NPUWEAVE", "LW_PLUS", "LW_PRINTED", "SEQ", "available", "policy_code",
-           "serve_compiled"]
+           "refusal", "serve_auto", "serve_compiled"]
+
+
+def refusal(policy: LayerBase) -> str | None:
+    """Why the compiled loop cannot run ``policy`` (after its ``start``), or None."""
+    if policy_code(policy) is not None:
+        return None
+    name = getattr(policy, "name", type(policy).__name__)
+    if isinstance(policy, LayerweaverPlus):
+        why = [w for w, bad in (("per-request grouping", policy.grouping != "per-model-fifo"),
+                                ("deadline inheritance", policy.inherit),
+                                ("audit", policy.audit), ("fast=False", not policy.fast))
+               if bad]
+        return f"{name} with {', '.join(why)} is not in the compiled loop"
+    return f"policy {name} is not in the compiled loop"
 
 
 def policy_code(policy: LayerBase) -> int | None:
@@ -142,7 +157,7 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     code = policy_code(policy)
     if code is None or any(not per[0].units for per in costs):
         return None
-    _loop._compile()
+    jit.compile()
     k, nb = len(costs), batching.max_batch
     tabs = [_model_tables(per, board.buf, board.bw) for per in costs]
     seg_off, base = [], 0
@@ -188,7 +203,27 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
                   spent, float(pe_busy), notes)
 
 
+def serve_auto(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw: float,
+               time_s: np.ndarray, model: np.ndarray, deadline_s: Sequence[float],
+               policy: LayerBase, batching: Batching = Batching(),
+               stop_missed: int | None = None, compiled: bool = True) -> Served:
+    """``serve_compiled`` where it applies, else ``serve_layerwise`` (the same outcome, the
+    Python loop); the result's last note says which path ran and why."""
+    args = (costs, buffer_bytes, dram_bw, time_s, model, deadline_s, policy, batching,
+            stop_missed)
+    why = None if compiled else "the compiled loop was turned off"
+    if why is None and not available():
+        why = "numba is not installed"
+    out = serve_compiled(*args) if why is None else None
+    if out is not None:
+        return replace(out, notes=(*out.notes, "path: compiled serving loop"))
+    if why is None:
+        why = refusal(policy) or "a model has no units"
+    out = serve_layerwise(*args)
+    return replace(out, notes=(*out.notes, f"path: Python serving loop ({why})"))
+
+
 def available() -> bool:
     """Whether the loop can be compiled (numba installed); see ``schedule.kernel.available``."""
-    return _k.available()
+    return jit.available()
 

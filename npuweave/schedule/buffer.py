@@ -1,0 +1,108 @@
+"""The weight buffer model on flat arrays: fetch end, fetch window and commit, written once.
+
+The ``Board`` (``npuweave.schedule.board``) keeps the thesis's schedule state for the Python
+policies; every compiled loop (the closed-loop Layerweaver kernel, the serving loop, the
+standalone replay table) keeps the same state as scalars plus the in-flight list as three
+arrays, ``fl_s`` (bytes), ``fl_c`` (completion time), ``fl_f`` (bytes / bandwidth, stored when
+the unit entered), live between ``head`` and ``tail``. These functions are that state's
+arithmetic, with the same float operations in the same order as ``Board.fetch_end``,
+``Board.fetch_window`` and ``Board.commit`` (no fastmath), so every loop's decisions and times
+equal the reference's bit for bit (property tests in ``tests/schedule`` and ``tests/lwplus``).
+They are plain Python until ``npuweave.schedule.jit.compile`` jits them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from npuweave.schedule.jit import kernel
+
+
+@kernel
+def fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, size, bw):
+    """``Board.fetch_end`` for a fetch of ``size`` bytes that does not fit the ``free`` bytes."""
+    t = t_m + free / bw
+    need = size - free
+    for j in range(head, tail):
+        s = fl_s[j]
+        c = fl_c[j]
+        if t < c:
+            t = c
+        if need <= s:
+            return t + need / bw
+        need -= s
+        t += fl_f[j]  # = s / bw, stored when the unit entered the list
+    return np.inf  # unreachable for units that fit the buffer (tiling guarantees it)
+
+
+@kernel
+def fetch_window(fl_s, fl_c, fl_f, head, tail, free, bw, t0, t1):
+    """``Board.fetch_window`` with ``free = BufSize - used - size`` precomputed."""
+    j = head
+    while j < tail and fl_c[j] <= t0:
+        free += fl_s[j]
+        j += 1
+    t = t0
+    got = 0.0
+    if free > 0:
+        if t + free / bw >= t1:
+            return (t1 - t) * bw
+        t += free / bw
+        got = float(free)
+    while j < tail:
+        s = fl_s[j]
+        c = fl_c[j]
+        if c >= t1:
+            break
+        if t < c:
+            t = c
+        if t + fl_f[j] >= t1:
+            return got + (t1 - t) * bw
+        t += fl_f[j]
+        got += s
+        j += 1
+    return got
+
+
+@kernel
+def grow(a, n):
+    """A copy of ``a[:n]`` with room for about twice as many entries."""
+    out = np.empty(2 * n + 16, a.dtype)
+    out[:n] = a[:n]
+    return out
+
+
+@kernel(inline=True)
+def commit(u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw):
+    """``Board.commit`` of unit ``u`` (``free`` bytes free): fetch, compute at
+    ``max(t_c, fetch end)``, drop the in-flight units done by the fetch end and append this
+    one (sliding the list down, or growing it, when full). Returns
+    ``(fe, ce, head, tail, used, fl_s, fl_c, fl_f)``; the compute start is
+    ``max(t_c, fe)`` of the ``t_c`` passed in."""
+    sz = size[u]
+    if sz == 0:
+        fe = t_m
+    elif sz <= free:
+        fe = t_m + ftime[u]
+    else:
+        fe = fetch_end(fl_s, fl_c, fl_f, head, tail, t_m, free, sz, bw)
+    ce = (t_c if t_c > fe else fe) + comp[u]
+    while head < tail and fl_c[head] <= fe:
+        used -= fl_s[head]
+        head += 1
+    if tail == len(fl_s):  # full: slide the live part down, or grow (arrays only)
+        if head > 0:
+            fl_s[:tail - head] = fl_s[head:tail]
+            fl_c[:tail - head] = fl_c[head:tail]
+            fl_f[:tail - head] = fl_f[head:tail]
+            tail -= head
+            head = 0
+        else:
+            fl_s, fl_c, fl_f = grow(fl_s, tail), grow(fl_c, tail), grow(fl_f, tail)
+    if sz > 0 and ce > fe:
+        fl_s[tail] = sz
+        fl_c[tail] = ce
+        fl_f[tail] = ftime[u]
+        tail += 1
+        used += sz
+    return fe, ce, head, tail, used, fl_s, fl_c, fl_f
