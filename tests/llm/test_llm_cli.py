@@ -54,6 +54,8 @@ BAD = [
     ([*SERVE, "--prompt-len", "fixed:-5"], "positive"),
     ([*SERVE, "--output-len", "lognormal:mean=-1,sigma=1"], "positive"),
     ([*SERVE, "--prompt-len", "fixed:500", "--output-len", "fixed:100"], "maximum context"),
+    # a fixed prompt beyond the context with a lognormal output was clamped silently (exit 0)
+    ([*SERVE, "--prompt-len", "fixed:999999"], "maximum context"),
     ([*SERVE, "--qps", "-1"], "qps"),
     ([*SERVE, "--qps", "1e9", "--duration", "1000s"], "over the limit"),
     ([*SERVE, "--slo", "tbt=fast"], "not a time"),

@@ -185,10 +185,14 @@ def check_spec(spec: LLMServeSpec) -> tuple[LLMConfig, NPU, LLMScheduler]:
         check_tokens(getattr(spec, name), name)
     longest = [x.mean if x.kind == "fixed" else x.hi if x.kind == "uniform" else 0
                for x in (spec.prompt, spec.output)]
-    if all(longest) and sum(longest) > cfg.max_context:
-        raise ConfigError(f"prompt {longest[0]:g} + output {longest[1]:g} tokens is longer "
-                          f"than {cfg.name}'s maximum context {cfg.max_context}; give at most "
-                          f"{cfg.max_context} tokens in all")
+    # a fixed or uniform length bounds every draw: one that cannot fit is an error, not a clamp
+    # (lognormal tails are clamped, as the spec's docstring says)
+    if longest[0] >= cfg.max_context or longest[1] >= cfg.max_context or (
+            all(longest) and sum(longest) > cfg.max_context):
+        shown = [f"{x:g}" if x else "lognormal" for x in longest]
+        raise ConfigError(f"prompt {shown[0]} + output {shown[1]} tokens cannot fit {cfg.name}'s maximum "
+                          f"context {cfg.max_context}; give at most {cfg.max_context} tokens "
+                          "in all (prompt at most one less)")
     for name in ("swap_bw", "kv_link_bw"):
         if not getattr(spec, name) > 0:
             raise ConfigError(f"{name} must be a positive bandwidth, got {getattr(spec, name)}")
