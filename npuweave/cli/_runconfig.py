@@ -133,12 +133,19 @@ def run_config(cmd: click.Command, derived_defaults: tuple[str, ...] = ()) -> cl
     @functools.wraps(inner)
     def callback(*args: Any, config: str | None = None, save_config: str | None = None,
                  **kwargs: Any) -> Any:
-        if save_config:
-            ctx = click.get_current_context()
-            skip = tuple(n for n in derived_defaults
-                         if ctx.get_parameter_source(n) == click.core.ParameterSource.DEFAULT)
-            save_run_config(cmd, save_config, kwargs, skip)
-        return inner(*args, **kwargs)
+        if not save_config:
+            return inner(*args, **kwargs)
+        from npuweave.fileio import check_outputs
+
+        check_outputs(("--save-config", save_config, None))  # writable, before any work
+        ctx = click.get_current_context()
+        skip = tuple(n for n in derived_defaults
+                     if ctx.get_parameter_source(n) == click.core.ParameterSource.DEFAULT)
+        # written once the command has accepted its options and run: a rejected run (bad
+        # value, unknown scheduler) leaves no config behind
+        out = inner(*args, **kwargs)
+        save_run_config(cmd, save_config, kwargs, skip)
+        return out
 
     cmd.callback = callback
     return cmd

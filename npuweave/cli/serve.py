@@ -167,6 +167,21 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         from npuweave.cli.llm import build_spec, serve_llm_cli
         from npuweave.sim.options import parse_duration
 
+        # options of layer-wise/task-level serving mean nothing to the LLM loop: refuse them
+        # rather than ignore them (a file asked for with --per-request was never written)
+        unused = {"--scheduler": scheduler != "layerweaver", "--scheduler-opt": scheduler_opt,
+                  "--preempt": preempt, "--standalone": standalone, "--deadline": deadline,
+                  "--priority": priority, "--batching": batching != "none",
+                  "--no-traffic": not traffic, "--preempt-at": preempt_at != "layer",
+                  "--per-request": per_request,
+                  "--qps/--duration with a trace": arrival_spec.startswith("trace:")
+                  and (qps is not None or duration is not None)}
+        given = [k for k, v in unused.items() if v]
+        if given:
+            raise ConfigError(f"{', '.join(given)}: not used by LLM serving (it takes "
+                              "--llm-scheduler, --prompt-len, --output-len, --slo, --qps, "
+                              "--duration and the outputs --json/--csv/--timeline/--trace)")
+
         src = click.get_current_context().get_parameter_source("duration")
         span = 60.0 if src == click.core.ParameterSource.DEFAULT else parse_duration(duration)
         if arrival_spec.startswith("trace:"):

@@ -127,11 +127,22 @@ def _example(field: str) -> str:
                                                                                 "'120 mW'")
 
 
-def _finite_nonneg(number: float, value: Any) -> float:
+#: upper bounds far above any physical value (DRAM costs ~10-100 pJ/B, a chip ~10-500 W):
+#: a larger number is a typo or a wrong unit, and would overflow the run's sums to inf
+MAX_PJ = 1e6
+MAX_MW = 1e9
+MAX_WAKE_S = 1e3
+
+
+def _finite_nonneg(number: float, value: Any, limit: float = math.inf,
+                   limit_text: str = "") -> float:
     if not math.isfinite(number):
         raise ValueError(f"must be a finite number, got {value!r}")
     if number < 0:
         raise ValueError(f"must be >= 0, got {value!r}")
+    if number > limit:
+        raise ValueError(f"{value!r} is over the limit {limit_text}; check the value and its "
+                         "unit")
     return number
 
 
@@ -162,7 +173,7 @@ def parse_energy(value: Any, field: str, *, per_byte: bool) -> float:
     elif per is not None and per not in _PER_ACCESS:
         raise ValueError(f"'/{per}' in {value!r}: this field is an energy per access, "
                          f"write e.g. {_example(field)}")
-    return _finite_nonneg(number * scale, value)
+    return _finite_nonneg(number * scale, value, MAX_PJ, "1e6 pJ (1 uJ)")
 
 
 def parse_power(value: Any, field: str) -> float:
@@ -179,7 +190,7 @@ def parse_power(value: Any, field: str) -> float:
                          f"e.g. '120 mW'")
     if (unit and unit not in _POWER_PREFIX) or per is not None:
         raise ValueError(f"cannot read {value!r} as a power; write e.g. '120 mW'")
-    return _finite_nonneg(number * _POWER_PREFIX.get(unit, 1.0), value)
+    return _finite_nonneg(number * _POWER_PREFIX.get(unit, 1.0), value, MAX_MW, "1 MW")
 
 
 def parse_time(value: Any, field: str) -> float:
@@ -187,7 +198,7 @@ def parse_time(value: Any, field: str) -> float:
     number, unit, per = _split(value, field)
     if (unit and unit not in _TIME_PREFIX) or per is not None:
         raise ValueError(f"cannot read {value!r} as a time; write e.g. '2 us'")
-    return _finite_nonneg(number * _TIME_PREFIX.get(unit, 1.0), value)
+    return _finite_nonneg(number * _TIME_PREFIX.get(unit, 1.0), value, MAX_WAKE_S, "1000 s")
 
 
 def _components(value: Any, where: str, problems: list[str]) -> list[str]:

@@ -78,3 +78,15 @@ def test_reproduce_setup_and_its_old_name(capsys):
     code, _, err = run(["reproduce", "layerweaver", "--pairs", "RN+BB", "--setup", "thesis",
                         "--config", "systolic"], capsys)
     assert code == 2 and "contradicts" in err
+
+
+@pytest.mark.parametrize("bad", [["--qps", "abc"], ["--scheduler", "nosuch"],
+                                 ["--models", "nosuchmodel"]])
+def test_a_rejected_run_saves_no_config(tmp_path, capsys, monkeypatch, bad):
+    # the config used to be written before the options were checked
+    monkeypatch.chdir(tmp_path)
+    args = ["serve", "--models", "ncf", "--qps", "100", "--duration", "20ms", "--cost-model",
+            "roofline", *bad, "--save-config", "saved.yaml"]
+    code, _, err = run(args, capsys)
+    assert code == 2 and err.startswith("error:")
+    assert not (tmp_path / "saved.yaml").exists()

@@ -49,6 +49,10 @@ def test_units_are_read():
     ({"sram_pj": 1}, "energy.sram_pj"),
     ({"dram_counts": "exact"}, "energy.dram_counts"),
     ({"wake_up_s": "2 pJ"}, "energy.wake_up_s"),
+    # finite but absurd: the run's sums overflowed to inf (printed 'inf mJ', exit 0)
+    ({"mac_pj": "1e308 pJ"}, "energy.mac_pj"),
+    ({"dram_pj_per_byte": "1e308 pJ/B"}, "energy.dram_pj_per_byte"),
+    ({"static_mw": {"array": "1e300 W"}}, "energy.static_mw.array"),
 ])
 def test_bad_values_name_their_field(energy, field):
     with pytest.raises(ConfigError) as err:

@@ -48,6 +48,10 @@ BAD = [
     (["profile", "llama-3-8b:phase=decode:batch=0", "--npu", "tpuv5e-like"], "batch"),
     (["profile", "llama-3-8b:phase=train", "--npu", "tpuv5e-like"], "phase"),
     ([*SERVE, "--llm-scheduler", "fcfs"], "unknown LLM scheduler"),
+    # options of layer-wise serving were accepted and ignored (no --per-request file written)
+    ([*SERVE, "--per-request", "r.csv"], "not used by LLM serving"),
+    ([*SERVE, "--scheduler", "p-prema"], "not used by LLM serving"),
+    ([*SERVE, "--batching", "window:1ms:max4"], "not used by LLM serving"),
     ([*SERVE, "--llm-scheduler", "sarathi:chunk=0"], "chunk"),
     ([*SERVE, "--llm-scheduler", "disagg:1"], "disagg:P+D"),
     ([*SERVE, "--prompt-len", "fixed:0"], "positive"),
