@@ -75,6 +75,13 @@ def llm_branch(models: str | None, opts: dict[str, Any], arrivals: str = "poisso
     if opts.get("llm_scheduler") or opts.get("slo"):
         raise ConfigError(f"--llm-scheduler/--slo need an LLM in --models, got {models!r}; "
                           f"see 'npuweave models --family llm'")
+    # any other LLM option changed from its default would be silently ignored
+    given = [f"--{p.name.replace('_', '-')}" for p in click.get_current_context().command.params
+             if p.name in opts and p.name not in ("probe_duration", "start_qps")
+             and opts[p.name] not in (None, p.default)]
+    if given:
+        raise ConfigError(f"{', '.join(given)}: LLM options; they need an LLM in --models, "
+                          f"got {models!r} (see 'npuweave models --family llm')")
     return False
 
 

@@ -177,6 +177,9 @@ def capacity(models: str, npu_spec: str, ratio: str | None, deadline: str | None
     if llm_branch(models, llm):
         from npuweave.cli.llm import llm_capacity
 
+        if ratio is not None or deadline is not None:
+            raise ConfigError("--ratio/--deadline: not used by an LLM capacity search (one "
+                              "model; its SLO is --slo)")
         llm_capacity(models, npu_spec, llm, json_path)
         return
     if ratio is None or deadline is None:

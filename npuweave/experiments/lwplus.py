@@ -105,6 +105,10 @@ def isolated_s(model: str, npu_name: str, cost_model: str = "systolic-ws") -> fl
     return replay_alone(t, 0, npu.weight_buffer, npu.dram_bw)
 
 
+#: the largest ratio between two rates (the thesis sweeps 1:64 to 64:1)
+MAX_RATIO = 1e4
+
+
 def parse_ratio(text: str, flag: str = "--ratio",
                 order: str = "in --models order") -> tuple[float, float]:
     """``"4:1"`` -> ``(4.0, 1.0)``; both parts finite and > 0.
@@ -121,6 +125,10 @@ def parse_ratio(text: str, flag: str = "--ratio",
         a = b = math.nan
     if not (math.isfinite(a) and math.isfinite(b) and a > 0 and b > 0):
         raise ConfigError(f"{flag}: {text!r}; write two rates > 0 as A:B (e.g. 4:1), {order}")
+    if max(a, b) / min(a, b) > MAX_RATIO:
+        # 1e300:1 ran and reported a second rate of 1e-298 QPS: no request of that model
+        raise ConfigError(f"{flag}: {text!r}; the two rates may differ by at most "
+                          f"{MAX_RATIO:g}x, {order}")
     return a, b
 
 

@@ -35,6 +35,8 @@ def parse_lengths(text: str, flag: str) -> Lengths:
     if any(not math.isfinite(v) or v <= 0 for k, v in args.items() if k != "sigma") or \
             not 0 <= args.get("sigma", 0) <= 5:
         raise ConfigError(f"{flag}: {text!r}; lengths must be positive (and 0 <= sigma <= 5)")
+    if kind != "lognormal" and any(v != int(v) for v in args.values()):
+        raise ConfigError(f"{flag}: {text!r}; token counts are whole numbers")
     if kind == "uniform":
         lo, hi = int(args["lo"]), int(args["hi"])
         if lo < 1 or hi < lo:
@@ -58,6 +60,8 @@ def parse_slo(text: str | None, need_pct: bool = False) -> SLO:
         key, sep, val = item.strip().partition("=")
         if key not in ("ttft", "tbt") or not sep:
             raise ConfigError(f"--slo: {item!r}; write ttft=1s,tbt=100ms (optionally :p99)")
+        if f"{key}_s" in out:
+            raise ConfigError(f"--slo: {key} is given twice; give it once")
         val, _, pct = val.partition(":")
         out[f"{key}_s"] = parse_seconds(val, f"--slo {key}")
         if not out[f"{key}_s"] > 0:
