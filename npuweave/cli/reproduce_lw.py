@@ -112,6 +112,8 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
     model, seq = resolve_physics(config_name, cost_model, seq_len)
     names = check_options(pairs, _split(scenarios), names, requests, model, seq, ncf, jobs)[1]
     aimt = _aimt_options(aimt_opts, aimt_sweep)
+    if aimt_opts is not None and "aimt" not in names and sweep is None:
+        raise ConfigError("--aimt: aimt is not among --schedulers; add it or drop --aimt")
     lens = check_seq_lens(sweep) if sweep is not None else None
     config = {"config": config_name, "cost_model": model, "seq_len": seq, "ncf": ncf,
               "requests": requests, "seed": seed, "pairs": pairs,

@@ -48,6 +48,8 @@ def test_rows_for_the_random_interleaver_and_the_former_controller():
     (["--aimt", "dist=-1"], '"dist"'),
     (["--aimt", "merge"], "key=value"),
     (["--aimt-sweep", "--aimt", "mem=0.1"], "chosen by --aimt-sweep"),
+    # accepted and ignored before: no aimt row to apply it to
+    (["--schedulers", "layerweaver", "--aimt", "mem=0.5"], "not among --schedulers"),
 ])
 def test_bad_aimt_and_ncf_options_exit_2_with_one_line(args, match):
     proc = subprocess.run([sys.executable, "-m", "npuweave", "reproduce", "layerweaver",
