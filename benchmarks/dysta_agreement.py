@@ -14,7 +14,6 @@ Run: ``python benchmarks/dysta_agreement.py [--sets 100] [--tasks 8]``.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 from pathlib import Path
 
@@ -22,23 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "prema"))
 
-from dysta_ref import dysta_run  # noqa: E402
+from dysta_ref import dysta_run, random_task_set  # noqa: E402
 
 from npuweave.sim.tasksets import serve_tasks, task_set_from_rows  # noqa: E402
 
 SCHEDS = (("fcfs", "np-fcfs", {}), ("sjf", "p-sjf", {"reading": "dysta"}),
           ("prema", "p-prema", {"reading": "dysta"}), ("prema", "p-prema", {"reading": "paper"}))
-
-
-def task_set(seed: int, n: int, rate: float) -> list[dict]:
-    rng = random.Random(seed)
-    t, out = 0.0, []
-    for i in range(n):
-        t += rng.expovariate(rate)
-        lat = [rng.uniform(1e-5, 2e-3) for _ in range(rng.randint(1, 10))]
-        out.append({"id": i, "model": f"m_L{len(lat)}", "arrival_s": t,
-                    "priority": rng.choice([1, 3, 9]), "layer_latencies_s": lat})
-    return out
 
 
 def main() -> None:
@@ -51,7 +39,7 @@ def main() -> None:
         for key, sched, opts in SCHEDS:
             sane = raw = back = 0
             for seed in range(args.sets):
-                rows = task_set(seed, args.tasks, rate)
+                rows = random_task_set(seed, args.tasks, rate)
                 res = serve_tasks(task_set_from_rows(rows, "generated"), sched, **opts)
                 ours = [[s["id"], s["start_s"], s["end_s"]] for s in res.segments]
                 sane += ours == dysta_run(rows, key)[1]

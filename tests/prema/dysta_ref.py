@@ -78,3 +78,18 @@ def _decide(tasks, t, policy):
     thr = 9 if top >= 9 else 3 if top >= 3 else 1
     cands = [k for k, tk in enumerate(tasks) if tk["tok"] >= thr]
     return min(cands, key=lambda k: (sum(tasks[k]["est"]), k))
+
+
+def random_task_set(seed: int, n: int, rate: float) -> list[dict]:
+    """``n`` Poisson arrivals at ``rate`` per second, 1-10 layers of 10 us - 2 ms, priorities
+    1/3/9: the task sets the agreement test and ``benchmarks/dysta_agreement.py`` compare on."""
+    import random
+
+    rng = random.Random(seed)
+    t, out = 0.0, []
+    for i in range(n):
+        t += rng.expovariate(rate)
+        lat = [rng.uniform(1e-5, 2e-3) for _ in range(rng.randint(1, 10))]
+        out.append({"id": i, "model": f"m_L{len(lat)}", "arrival_s": t,
+                    "priority": rng.choice([1, 3, 9]), "layer_latencies_s": lat})
+    return out

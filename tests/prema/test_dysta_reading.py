@@ -7,7 +7,6 @@ generated task sets: the PE segments must be identical, float for float.
 
 from __future__ import annotations
 
-import random
 import sys
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 from npuweave.sim.tasksets import serve_tasks, task_set_from_rows
 
 sys.path.insert(0, str(Path(__file__).parent))
-from dysta_ref import dysta_run  # noqa: E402
+from dysta_ref import dysta_run, random_task_set  # noqa: E402
 
 MS = 1e-3
 
@@ -96,17 +95,6 @@ def test_e_no_decision_counts_an_unfinished_layer():
     assert _segs(rows, "p-sjf", reading="dysta") == [("X", 0, 4), ("Y", 4, 7)]
 
 
-def _sets(seed, n, rate):
-    rng = random.Random(seed)
-    t, out = 0.0, []
-    for i in range(n):
-        t += rng.expovariate(rate)
-        lat = [rng.uniform(1e-5, 2e-3) for _ in range(rng.randint(1, 10))]
-        out.append({"id": i, "model": f"m_L{len(lat)}", "arrival_s": t,
-                    "priority": rng.choice([1, 3, 9]), "layer_latencies_s": lat})
-    return out
-
-
 SCHEDS = (("fcfs", "np-fcfs", {}), ("sjf", "p-sjf", {"reading": "dysta"}),
           ("prema", "p-prema", {"reading": "dysta"}))
 
@@ -116,7 +104,7 @@ def test_whole_runs_equal_dystas_decisions(rate):
     agree = {k: 0 for k, _, _ in SCHEDS}
     paper_differs = 0
     for seed in range(40):
-        rows = _sets(seed, 8, rate)
+        rows = random_task_set(seed, 8, rate)
         ts = task_set_from_rows(rows, "t.json")
         for key, sched, opts in SCHEDS:
             ours = [[s["id"], s["start_s"], s["end_s"]] for s in serve_tasks(ts, sched,
