@@ -205,6 +205,18 @@ def standalone(abbreviation: str, scenario: str, phys: Physics) -> float:
 
 
 @cache
+def pair_tenants(pair: tuple[str, str], scenario: str, phys: Physics) -> list[Any]:
+    """The pair's two streams as costed tenants (``sim.tenants_for``), costed once per
+    process and shared by every run of the pair (cached; tenants are frozen)."""
+    from npuweave.hardware import preset
+    from npuweave.sim.tenants import tenants_for
+
+    sc = SCENARIOS[scenario]
+    specs = [_spec(a, scenario, phys) for a in pair]
+    return tenants_for(specs, preset(sc.npu), sc.batch, phys.cost_model)
+
+
+@cache
 def pair_bound(pair: tuple[str, str], scenario: str, phys: Physics) -> float:
     """The fluid upper bound on the pair's STP (``lw_setup.fluid_bound``; cached).
 
@@ -214,12 +226,9 @@ def pair_bound(pair: tuple[str, str], scenario: str, phys: Physics) -> float:
     1.53
     """
     from npuweave.hardware import preset
-    from npuweave.sim.tenants import tenants_for
 
-    sc = SCENARIOS[scenario]
-    npu = preset(sc.npu)
-    specs = [_spec(a, scenario, phys) for a in pair]
-    tenants = tenants_for(specs, npu, sc.batch, phys.cost_model)
+    npu = preset(SCENARIOS[scenario].npu)
+    tenants = pair_tenants(pair, scenario, phys)
     comp = tuple(t.total_compute_s for t in tenants)
     mem = tuple(t.total_weight_bytes / npu.dram_bw for t in tenants)
     alone = tuple(standalone(a, scenario, phys) for a in pair)
@@ -266,14 +275,15 @@ def run_task(task: Task) -> dict[str, Any]:
     'layerweaver'
     """
     from npuweave.hardware import preset
-    from npuweave.sim import run_streams
+    from npuweave.sim import run_tenants
 
     sc, phys = SCENARIOS[task.scenario], task.phys
     specs = [_spec(a, task.scenario, phys) for a in task.pair]
     opts = dict(task.opts)
-    result = run_streams(specs, preset(sc.npu), batch=sc.batch, scheduler=task.scheduler,
-                         requests=task.requests, seed=phys.seed, cost_model=phys.cost_model,
-                         **opts)
+    npu = preset(sc.npu)
+    # ``run_streams`` on the pair's tenants, costed once (``pair_tenants``)
+    result = run_tenants(pair_tenants(task.pair, task.scenario, phys), npu.weight_buffer,
+                         npu.dram_bw, task.scheduler, task.requests, seed=phys.seed, **opts)
     alone = {(s if isinstance(s, str) else s[0]): standalone(a, task.scenario, phys)
              for a, s in zip(task.pair, specs, strict=True)}
     row: dict[str, Any] = {"scenario": sc.name, "npu": sc.npu, "batch": sc.batch,
@@ -325,8 +335,44 @@ def run_tasks(tasks: Sequence[Task], jobs: int = 1,
     """
     for t in dict.fromkeys((t.pair, t.scenario, t.phys) for t in tasks):
         pair_bound(*t)
+    load_kernels(tasks)
     return run_map(run_task, tasks, jobs,
                    None if on_step is None else (lambda _t, row: on_step(row)), dask=dask)
+
+
+def decisions(task: Task) -> int:
+    """The scheduling decisions ``task``'s run takes: requests times units (AI-MT's blocks)."""
+    from npuweave.hardware import preset
+    from npuweave.schedule.plan import policy_tenants
+    from npuweave.schedule.registry import get_scheduler
+
+    npu = preset(SCENARIOS[task.scenario].npu)
+    policy = get_scheduler(task.scheduler, **dict(task.opts))
+    tenants = policy_tenants(policy, pair_tenants(task.pair, task.scenario, task.phys),
+                             npu.weight_buffer, npu.dram_bw)
+    return task.requests * sum(len(t.units) for t in tenants)
+
+
+def load_kernels(tasks: Sequence[Task]) -> bool:
+    """Bring the compiled loops into this process when ``tasks`` together repay it
+    (``plan.kernels_pay`` of their decisions), before a pool forks: its workers inherit them,
+    and every later run takes the compiled path (one run alone is too short to repay numba's
+    load). Each loop is run once on a toy board so that it is compiled or read from numba's
+    cache here, once, not in every worker. False (nothing loaded) otherwise."""
+    from npuweave.schedule import jit
+    from npuweave.schedule.plan import kernels_pay, plan_using
+    from npuweave.schedule.tiling import make_tenant
+
+    if jit.loaded() or not kernels_pay(sum(decisions(t) for t in tasks)):
+        return jit.loaded()
+    jit.compile()
+    toy = [make_tenant(n, [1.0, 2.0], [10, 20], 100) for n in "ab"]
+    for name in ("aimt", "layerweaver"):  # two compute-bound tenants: Layerweaver's failsafe
+        plan_using("kernel", name, toy, 100, 10.0, 2)
+    from npuweave.sim.streams import run_tenants
+
+    run_tenants(toy, 100, 10.0, "aimt", 2, fast=True)  # the DMA parts' replay
+    return True
 
 
 def reproduce_layerweaver(
