@@ -20,6 +20,8 @@ the same picks and draws), which lets a threshold sweep skip it (``AIMT.same_run
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from npuweave.schedule import jit
@@ -194,9 +196,9 @@ def run_board_arrays(policy, board, requests: int | None, window_s: float | None
     k = len(b.tenants)
     off = np.zeros(k + 1, np.int64)
     off[1:] = np.cumsum([len(s) for s in b.size])
-    size = np.array([x for per in b.size for x in per] or [0], np.int64)
-    comp = np.array([x for per in b.comp for x in per] or [0.0], np.float64)
-    ftime = np.array([x for per in b.ftime for x in per] or [0.0], np.float64)
+    size = np.fromiter(chain.from_iterable(b.size), np.int64)
+    comp = np.fromiter(chain.from_iterable(b.comp), np.float64)
+    ftime = np.fromiter(chain.from_iterable(b.ftime), np.float64)
     fl = b.in_flight()
     cap_fl = max(len(fl), 16) + min(cap, 1 << 16)
     fl_s, fl_c, fl_f = (np.zeros(cap_fl, np.int64), np.zeros(cap_fl, np.float64),
@@ -216,7 +218,7 @@ def run_board_arrays(policy, board, requests: int | None, window_s: float | None
         -1 if requests is None else int(requests),
         0.0 if window_s is None else float(window_s), window_s is not None, max(cap, 1), mt,
         box)
-    policy.rng.setstate((version, tuple(int(x) for x in mt), gauss))
+    policy.rng.setstate((version, tuple(mt.tolist()), gauss))
     policy.box[:] = box.tolist()
     n = out[0]
     return tuple(a[:n] for a in out[1:])
