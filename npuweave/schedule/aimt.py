@@ -18,6 +18,11 @@ NNP-I"), from AI-MT's abstract and the thesis (IV.5.B, IV.5.C):
   3. otherwise a memory-intensive candidate at random (``random.Random(seed)``), else any
      candidate at random.
 
+  The rules are written once, in ``npuweave.schedule.aimt_kernel`` (``choose``,
+  ``pool_member``): ``AIMT.select`` runs them as plain Python on the board, and ``plan``'s
+  kernel path runs them in ``run_aimt``, compiled by numba when it is installed
+  (``AIMT.run_compiled``), with the same decisions and times.
+
 ``AimtFetchAhead`` (``aimt-fetchahead``) is the former controller: whole layers, the distance
 kept in a band ``[low, high]`` (fractions of ``fill``), random inside. ``RandomInterleaver``
 (``random``) picks a candidate uniformly at random. ``npuweave.sim.sweep_aimt`` and
