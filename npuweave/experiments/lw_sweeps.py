@@ -77,8 +77,12 @@ def sweep_aimt_thresholds(
         chosen, [scenario], ["aimt"], requests, phys, {"aimt": dict(merge or {})},
         stp_only=True)]
     prime(tasks)
-    per_pair = run_map(run_grid, tasks, jobs, None if on_step is None else (
-        lambda _t, rows: [on_step(r) for r in rows]), dask=dask)
+
+    def each_row(_task: Any, rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            on_step(row)  # type: ignore[misc]
+
+    per_pair = run_map(run_grid, tasks, jobs, None if on_step is None else each_row, dask=dask)
     scored = [(m, d, _geomean(rows[i]["stp"] for rows in per_pair))
               for i, (m, d) in enumerate(grid)]
     m, d, best = max(scored, key=lambda g: g[2] or 0.0)

@@ -4,9 +4,10 @@
 given as two short arrays, the compute and fetch seconds of each candidate's next block (in
 tenant order); ``pool_member`` is the pool its random rule draws from. ``AIMT.select`` calls
 both as plain Python on the ``Board``'s numbers; ``run_aimt`` calls the same functions in its
-loop, which numba compiles when it is installed (``npuweave.schedule.jit``), with the buffer
-arithmetic of ``npuweave.schedule.buffer`` (``commit``), so both paths make the same decisions
-with the same float operations (property tests in ``tests/schedule/test_aimt_kernel.py``).
+loop, which numba compiles when it is installed (``npuweave.schedule.jit``), with the closed
+loop's step of ``npuweave.schedule.kernel`` (``dispatch``: ``buffer.commit``, the output
+columns, ``ClosedLoop.reissue``), so both paths make the same decisions with the same float
+operations (property tests in ``tests/schedule/test_aimt_kernel.py``).
 
 The random rule draws as ``random.Random(seed).randrange(n)`` does (CPython's Mersenne Twister
 and its rejection sampling, ``randbelow``); the loop starts from the policy's generator state
@@ -25,7 +26,7 @@ from itertools import chain
 import numpy as np
 
 from npuweave.schedule import jit
-from npuweave.schedule.buffer import commit, grow
+from npuweave.schedule.kernel import columns, dispatch
 
 _N = 624  # MT19937's state words
 _M = 397
@@ -132,17 +133,13 @@ def run_aimt(k, off, size, comp, ftime, buf, bw, low_free, min_d, active, pos, r
              box):
     """Run AI-MT on the flat board to the end; return ``(n, tenant, request, unit, fs, fe,
     cs, ce)`` (``npuweave.schedule.kernel.run_kernel``'s layout and closed-loop rule)."""
-    o_t = np.empty(cap, np.int64)
-    o_r = np.empty(cap, np.int64)
-    o_i = np.empty(cap, np.int64)
-    o_fs = np.empty(cap, np.float64)
-    o_fe = np.empty(cap, np.float64)
-    o_cs = np.empty(cap, np.float64)
-    o_ce = np.empty(cap, np.float64)
+    out = columns(cap)
     cand = np.empty(k, np.int64)
     c = np.empty(k, np.float64)
     f = np.empty(k, np.float64)
+    arrival = np.zeros(k, np.float64)  # dispatch records re-issue times; AI-MT reads none
     n = 0
+    fl = (fl_s, fl_c, fl_f, head, tail)
     while True:
         m = 0
         for t in range(k):
@@ -157,32 +154,11 @@ def run_aimt(k, off, size, comp, ftime, buf, bw, low_free, min_d, active, pos, r
         j = choose(m, c, f, free, low_free, t_c - t_m, min_d, box)
         if j < 0:
             j = pool_member(m, c, f, randbelow(mt, pool_member(m, c, f, -1)))
-        t = cand[j]
-        if n == cap:  # only when the decision count was underestimated (time windows)
-            o_t, o_r, o_i = grow(o_t, n), grow(o_r, n), grow(o_i, n)
-            o_fs, o_fe = grow(o_fs, n), grow(o_fe, n)
-            o_cs, o_ce = grow(o_cs, n), grow(o_ce, n)
-            cap = o_t.shape[0]
-        i = pos[t]
-        u = off[t] + i
-        fs = t_m
-        cs_floor = t_c
-        fe, ce, head, tail, used, fl_s, fl_c, fl_f = commit(
-            u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw)
-        t_m = fe
-        t_c = ce
-        r = req[t]
-        o_t[n], o_r[n], o_i[n] = t, r, i
-        o_fs[n], o_fe[n] = fs, fe
-        o_cs[n], o_ce[n] = (cs_floor if cs_floor > fe else fe), ce
+        out, fl, t_m, t_c, used = dispatch(cand[j], n, out, fl, t_m, t_c, used, free, off,
+                                           size, comp, ftime, bw, pos, req, arrival, active,
+                                           requests, window, has_window)
         n += 1
-        if u + 1 < off[t + 1]:
-            pos[t] = i + 1
-        elif (ce < window) if has_window else (r + 1 < requests):  # ClosedLoop.reissue
-            req[t], pos[t] = r + 1, 0
-        else:
-            active[t] = False
-    return n, o_t, o_r, o_i, o_fs, o_fe, o_cs, o_ce
+    return n, out[0], out[1], out[2], out[3], out[4], out[5], out[6]
 
 
 def run_board_arrays(policy, board, requests: int | None, window_s: float | None,

@@ -163,7 +163,7 @@ def compiled_arrays(policy: Policy, board: Board, requests: int | None,
     cap = _expected_decisions(board, requests, window_s)
     own = getattr(policy, "run_compiled", None)
     if own is not None:
-        return own(board, requests, window_s, cap)  # type: ignore[no-any-return]
+        return own(board, requests, window_s, cap)
     from npuweave.schedule import kernel
 
     # the kernel path is chosen only for Layerweaver policies, which have ``failsafe``

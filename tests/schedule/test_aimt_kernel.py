@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from test_sched_kernel import BUF, build
+from test_sched_kernel import instance as lw_instance
 
 from npuweave.schedule import Board, make_tenant
 from npuweave.schedule.aimt import AIMT
@@ -21,25 +23,14 @@ from npuweave.schedule.aimt_kernel import randbelow
 from npuweave.schedule.fetchparts import fetch_parts
 from npuweave.schedule.plan import plan_arrays, plan_using, policy_tenants, start_streams
 
-BUF = 100
-
-unit = st.tuples(st.sampled_from([0, 1, 10, 20, 40, 50, 60, 90, 100, 150]),
-                 st.sampled_from([0.0, 0.5, 1.0, 2.0, 4.0, 5.0, 10.0, 0.3]))
-instance = st.fixed_dictionaries({
-    "tenants": st.lists(st.lists(unit, min_size=1, max_size=6), min_size=1, max_size=4),
-    "bw": st.sampled_from([1.0, 10.0, 3.0, 7.5]),
-    "requests": st.integers(1, 4),
-    "window": st.one_of(st.none(), st.sampled_from([1.0, 15.0, 60.0])),
+# Layerweaver's kernel instances (ties, starvation, tiles, zero-byte and zero-second units),
+# with AI-MT's options drawn beside them
+instance = st.tuples(lw_instance, st.fixed_dictionaries({
     "mem": st.sampled_from([0.0, 1 / 32, 0.1, 0.25, 0.5, 1.0]),
     "dist": st.sampled_from([0.0, 0.01, 0.05, 0.2, 1.0, 5.0]),
     "merge": st.sampled_from([1 / 8, 0.3, 1.0]),
     "seed": st.integers(0, 5),
-})
-
-
-def build(inst):
-    return [make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], BUF)
-            for k, us in enumerate(inst["tenants"])]
+})).map(lambda both: {**both[0], **both[1]})
 
 
 def run(path, ts, bw, requests, window, **opts):
@@ -59,10 +50,11 @@ def bits(policy):
 @given(instance)
 def test_compiled_loop_equals_python_select_bit_for_bit(inst):
     ts = build(inst)
-    if inst["window"] is not None:  # a stream without work would re-issue forever
-        assume(all(t.total_compute_s + t.total_weight_bytes > 0 for t in ts))
-    opts = {k: inst[k] for k in ("mem", "dist", "merge", "seed")}
+    # with a time window, a stream without work would re-issue forever
+    assume(inst["window"] is None or all(t.total_compute_s + t.total_weight_bytes > 0
+                                         for t in ts))
     args = (ts, inst["bw"], inst["requests"], inst["window"])
+    opts = {k: inst[k] for k in ("mem", "dist", "merge", "seed")}
     ref, ref_pol = run("python", *args, **opts)
     fast, fast_pol = run("kernel", *args, **opts)
     assert fast == ref
