@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from npuweave.errors import ConfigError
+from npuweave.fileio.pairs import key_values
 from npuweave.metrics.llm import SLO
 from npuweave.sim.llm.serve import Lengths
 from npuweave.sim.options import parse_seconds
@@ -21,13 +22,14 @@ def parse_lengths(text: str, flag: str) -> Lengths:
     1.0
     """
     kind, _, rest = text.strip().partition(":")
+    # a bare number is the mean (fixed:512); each key once
+    parts = [p if "=" in p else f"mean={p}" for p in filter(None, rest.split(","))]
     args: dict[str, float] = {}
-    for part in filter(None, rest.split(",")):
-        key, sep, val = part.partition("=")
+    for key, val in key_values(parts, flag, "uniform:lo=16,hi=512").items():
         try:
-            args[key.strip() if sep else "mean"] = float(val if sep else key)
+            args[key] = float(val)
         except ValueError:
-            raise ConfigError(f"{flag}: {part!r} is not key=number") from None
+            raise ConfigError(f"{flag}: {key}={val[:40]!r} is not key=number") from None
     need = {"fixed": {"mean"}, "uniform": {"lo", "hi"}, "lognormal": {"mean", "sigma"}}
     if kind not in need or set(args) != need[kind]:
         raise ConfigError(f"{flag}: {text!r}; write fixed:N, uniform:lo=A,hi=B or "
@@ -56,12 +58,9 @@ def parse_slo(text: str | None, need_pct: bool = False) -> SLO:
     if not text:
         return SLO()
     out: dict[str, Any] = {}
-    for item in text.split(","):
-        key, sep, val = item.strip().partition("=")
-        if key not in ("ttft", "tbt") or not sep:
-            raise ConfigError(f"--slo: {item!r}; write ttft=1s,tbt=100ms (optionally :p99)")
-        if f"{key}_s" in out:
-            raise ConfigError(f"--slo: {key} is given twice; give it once")
+    for key, val in key_values(text.split(","), "--slo", "ttft=1s,tbt=100ms").items():
+        if key not in ("ttft", "tbt"):
+            raise ConfigError(f"--slo: {key!r}; write ttft=1s,tbt=100ms (optionally :p99)")
         val, _, pct = val.partition(":")
         out[f"{key}_s"] = parse_seconds(val, f"--slo {key}")
         if not out[f"{key}_s"] > 0:
