@@ -56,6 +56,25 @@ def llm_capacity(models: str, npu_spec: str, opts: dict[str, Any],
     capacity_cli(spec, json_path)
 
 
+def check_phase_fits(model: str, npu: Any, title: str) -> str | None:
+    """``profile`` of an LLM phase: a batch whose weights and KV cache cannot fit the NPU's
+    DRAM is refused, as ``serve`` refuses a request that cannot fit; an NPU without a DRAM
+    size gets a note instead (the profile itself does not need one)."""
+    from npuweave.sim.llm.serve import check_kv_fits
+    from npuweave.workload import parse_model_spec
+    from npuweave.workload.llm import get_llm, llm_bits, phase_spec
+
+    name, params = parse_model_spec(model)
+    if npu.global_mem_bytes <= 0:
+        return (f"NPU {npu.name!r} gives no DRAM size (global_mem_bytes), so whether {name}'s "
+                "weights and KV cache fit was not checked")
+    cfg = get_llm(name)
+    wbits, kbits = llm_bits(params.get("weights"), params.get("kv"), npu.precision_bits)
+    check_kv_fits(cfg, npu, wbits, kbits, [new + past for new, past in phase_spec(params, cfg)],
+                  title)
+    return None
+
+
 def is_llm(models: str) -> bool:
     """Whether ``--models`` names one built-in LLM config."""
     from npuweave.workload.llm import CONFIGS

@@ -33,6 +33,7 @@ from npuweave.sim.records import Interval
 from npuweave.workload.llm import LLMConfig, check_tokens, get_llm
 
 MAX_REQUESTS = 5_000_000
+DEFAULT_BLOCK = 16  # KV block (page) size in tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,7 @@ class LLMServeSpec:
     kv_link_bw: float = 50e9
     max_tokens: int = 4096
     max_seqs: int = 256
-    block: int = 16
+    block: int = DEFAULT_BLOCK
     cost_model: str = DEFAULT_COST_MODEL
     weights: str | None = None
     kv: str | None = None
@@ -129,6 +130,28 @@ def kv_capacity_blocks(cfg: LLMConfig, npu: NPU, weight_bits: int, kv_bits: int,
                           f"{npu.global_mem_bytes / 2**30:.1f} GiB; use a larger NPU or "
                           f"smaller weights (e.g. :weights=int8)")
     return int(blocks)
+
+
+def check_kv_fits(cfg: LLMConfig, npu: NPU, weight_bits: int, kv_bits: int,
+                  contexts: list[int], what: str, block: int = DEFAULT_BLOCK) -> None:
+    """Refuse requests of ``contexts`` tokens whose KV blocks cannot all be in DRAM beside the
+    weights at once (``kv_capacity_blocks``; a serving run refuses one request that cannot
+    fit). ``what`` names the batch in the message.
+
+    Examples
+    --------
+    >>> check_kv_fits(get_llm("llama-3-8b"), get_npu("tpuv5e-like"), 16, 16, [2048] * 4, "x")
+    """
+    have = kv_capacity_blocks(cfg, npu, weight_bits, kv_bits, block)
+    need = sum(-(-c // block) for c in contexts)
+    if need > have:
+        per = block * cfg.kv_bytes_per_token(kv_bits)
+        free = npu.global_mem_bytes - cfg.weight_bytes(weight_bits)
+        raise ConfigError(
+            f"{what}: its KV cache needs {need * per:,} B ({need} blocks of {block} tokens) but "
+            f"{npu.name}'s {npu.global_mem_bytes:,} B of DRAM leave {free:,} B ({have} blocks) "
+            f"beside the {cfg.weight_bytes(weight_bits):,} B of weights; lower batch= or "
+            "context=, store the cache in fewer bits (:kv=int8), or use an NPU with more DRAM")
 
 
 def make_requests(spec: LLMServeSpec, cfg: LLMConfig) -> tuple[np.ndarray, ...]:
