@@ -231,15 +231,20 @@ def _pct_fmt(key: str, value: Any) -> str:
 
 
 def capacity_cli(spec: Any, json_path: str | None) -> None:
-    """``capacity --llm-scheduler``: the goodput search, one row per probe."""
+    """``capacity --llm-scheduler``: the search for the largest load whose percentiles meet
+    ``--slo``, one row per probe (rates defined in ``npuweave.metrics.llm``)."""
     from npuweave import report
     from npuweave.cli._console import console
     from npuweave.experiments.llm_capacity import capacity_llm
 
     out = capacity_llm(spec)
-    rows = [{k: p[k] for k in ("qps", "meets_slo", "ttft_p99_s", "tbt_p99_s", "goodput_rps")}
-            for p in out["probes"]]
+    keys = ("qps", "offered_rps", "meets_slo", "ttft_p99_s", "tbt_p99_s", "slo_attainment",
+            "goodput_rps", "span_s")
+    rows = [{k: p[k] for k in keys} for p in out["probes"]]
     console().print(report.rich_table(rows, title=f"{spec.model}, {spec.scheduler}: probes"))
+    console().print("qps: the Poisson rate tried; offered_rps: (N - 1) / last arrival; a probe "
+                    "passes on its percentiles alone; goodput_rps: requests meeting --slo per "
+                    "second of span_s (0 to the last token, the drain included)")
     console().print(f"capacity: {out['capacity_qps']:.4g} requests/s {out['note']}")
     if json_path:
         report.write_rows_json(json_path, out)
