@@ -76,17 +76,19 @@ def check_phase_fits(model: str, npu: Any, title: str) -> str | None:
 
 
 def is_llm(models: str) -> bool:
-    """Whether ``--models`` names one built-in LLM config."""
+    """Whether ``--models`` names a built-in LLM config (alone or in a list, which
+    ``llm_branch`` then refuses)."""
     from npuweave.workload.llm import CONFIGS
 
-    return models.split(":")[0].strip() in CONFIGS
+    return any(m.split(":")[0].strip() in CONFIGS for m in models.split(","))
 
 
 def llm_branch(models: str | None, opts: dict[str, Any], arrivals: str = "poisson") -> bool:
     """Whether a serve/capacity call is an LLM run; LLM options on other models are refused."""
     if models and is_llm(models):
         if "," in models:
-            raise ConfigError(f"--models {models!r}: serve one LLM at a time")
+            raise ConfigError(f"--models {models[:80]!r}: serve one LLM at a time, alone (LLMs "
+                              "are not served beside other models)")
         if arrivals != "poisson" and not arrivals.startswith("trace:"):
             raise ConfigError(f"--arrivals {arrivals!r}: LLM serving takes poisson or "
                               f"trace:FILE (CSV: time_s,prompt,output)")

@@ -3,14 +3,15 @@ length distributions and SLOs, shared by the command line and sweep specs."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from npuweave.errors import ConfigError
 from npuweave.fileio.pairs import key_values
+from npuweave.fileio.values import MAX_TIME_S
 from npuweave.metrics.llm import SLO
 from npuweave.sim.llm.serve import Lengths
 from npuweave.sim.options import parse_seconds
+from npuweave.workload.llm import MAX_TOKENS
 
 
 def parse_lengths(text: str, flag: str) -> Lengths:
@@ -34,9 +35,10 @@ def parse_lengths(text: str, flag: str) -> Lengths:
     if kind not in need or set(args) != need[kind]:
         raise ConfigError(f"{flag}: {text!r}; write fixed:N, uniform:lo=A,hi=B or "
                           f"lognormal:mean=M,sigma=S")
-    if any(not math.isfinite(v) or v <= 0 for k, v in args.items() if k != "sigma") or \
+    if any(not 0 < v <= MAX_TOKENS for k, v in args.items() if k != "sigma") or \
             not 0 <= args.get("sigma", 0) <= 5:
-        raise ConfigError(f"{flag}: {text!r}; lengths must be positive (and 0 <= sigma <= 5)")
+        raise ConfigError(f"{flag}: {text!r}; lengths must be positive and at most {MAX_TOKENS} "
+                          "tokens (and 0 <= sigma <= 5)")
     if kind != "lognormal" and any(v != int(v) for v in args.values()):
         raise ConfigError(f"{flag}: {text!r}; token counts are whole numbers")
     if kind == "uniform":
@@ -63,8 +65,9 @@ def parse_slo(text: str | None, need_pct: bool = False) -> SLO:
             raise ConfigError(f"--slo: {key!r}; write ttft=1s,tbt=100ms (optionally :p99)")
         val, _, pct = val.partition(":")
         out[f"{key}_s"] = parse_seconds(val, f"--slo {key}")
-        if not out[f"{key}_s"] > 0:
-            raise ConfigError(f"--slo {key}: give a time > 0, got {val!r}")
+        if not 0 < out[f"{key}_s"] <= MAX_TIME_S:
+            raise ConfigError(f"--slo {key}: give a time > 0 and at most {MAX_TIME_S:g} s, got "
+                              f"{val!r}")
         if pct:
             try:
                 q = float(pct.lstrip("pP"))
