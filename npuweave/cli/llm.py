@@ -46,13 +46,31 @@ def llm_capacity_options(fn: Any) -> Any:
     return llm_options(fn)
 
 
-def llm_capacity(models: str, npu_spec: str, opts: dict[str, Any],
-                 json_path: str | None) -> None:
-    """``capacity`` for an LLM: validate everything, then search (see ``capacity_cli``)."""
+def is_given(name: str) -> bool:
+    """Whether the running command's option ``name`` was given (command line, environment or
+    run config), not left at its default."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source not in (None, click.core.ParameterSource.DEFAULT)
+
+
+def llm_capacity(models: str, npu_spec: str, opts: dict[str, Any], json_path: str | None,
+                 cost_model: str) -> None:
+    """``capacity`` for an LLM: refuse the layer-wise options it would ignore (``--csv`` was
+    never written), validate everything, then search (see ``capacity_cli``)."""
     from npuweave.sim.options import parse_duration
 
+    ctx = click.get_current_context()
+    takes = {"models", "npu_spec", "json_path", "cost_model", *opts}
+    unused = [p.opts[0] for p in ctx.command.params
+              if isinstance(p, click.Option) and p.name not in takes and is_given(str(p.name))]
+    if unused:
+        raise ConfigError(f"{', '.join(unused)}: not used by an LLM capacity search (it takes "
+                          "--npu, --cost-model, --llm-scheduler, --slo, --prompt-len, "
+                          "--output-len, --kv-preempt, --max-tokens, --probe-duration, "
+                          "--start-qps and --json)")
     span = parse_duration(opts["probe_duration"])
-    spec = build_spec(models, npu_spec, opts["start_qps"], span, 0, opts, None, need_pct=True)
+    spec = build_spec(models, npu_spec, opts["start_qps"], span, 0, opts,
+                      cost_model if is_given("cost_model") else None, need_pct=True)
     capacity_cli(spec, json_path)
 
 
@@ -286,10 +304,18 @@ def reproduce_sarathi_cmd(duration: str, seed: int, json_path: str | None) -> No
     """
     from npuweave import report
     from npuweave.cli._console import console
-    from npuweave.experiments.llm_repro import reproduce_sarathi
+    from npuweave.experiments.llm_repro import START_QPS, reproduce_sarathi
+    from npuweave.fileio import check_output_path
+    from npuweave.fileio.values import parse_seed
     from npuweave.sim.options import parse_duration
 
-    rows = reproduce_sarathi(parse_duration(duration), seed)
+    check_output_path(json_path, "--json")
+    span, seed = parse_duration(duration), parse_seed(seed)
+    if START_QPS * span < 1:
+        raise ConfigError(f"--duration {duration}: a probe at the first load ({START_QPS:g}/s) "
+                          f"would expect {START_QPS * span:.3g} requests; give at least "
+                          f"{1 / START_QPS:g}s")
+    rows = reproduce_sarathi(span, seed)
     console().print(report.rich_table(rows, title="Sarathi-Serve: capacity under P99 TBT "
                                                   "<= 100 ms, Mistral-7B, a100-like"))
     if json_path:

@@ -164,7 +164,7 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
                   ("--per-request", per_request, None))
     seed_n = parse_seed(seed)
     if llm_branch(models, llm, arrival_spec):
-        from npuweave.cli.llm import build_spec, serve_llm_cli
+        from npuweave.cli.llm import build_spec, is_given, serve_llm_cli
         from npuweave.sim.options import parse_duration
 
         # options of layer-wise/task-level serving mean nothing to the LLM loop: refuse them
@@ -187,7 +187,7 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         if arrival_spec.startswith("trace:"):
             llm["trace_file"] = arrival_spec.split(":", 1)[1]
         serve_llm_cli(build_spec(models or "", npu_spec, qps, span, seed_n, llm,
-                                 None if cost_model == "systolic-ws" else cost_model),
+                                 cost_model if is_given("cost_model") else None),
                       json_path, csv_path, timeline, trace)
         return
     from npuweave import report
@@ -309,4 +309,4 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         click.echo(f"wrote {line}", err=csv_path == "-")
 
 
-serve = run_config(serve, derived_defaults=("duration",))  # --config run.yaml, --save-config
+serve = run_config(serve, derived_defaults=("duration", "cost_model"))  # --config run.yaml, --save-config

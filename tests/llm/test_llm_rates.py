@@ -50,3 +50,18 @@ def test_span_is_the_last_token_of_a_run():
     assert res.row["span_s"] == pytest.approx(last) and last > 0.02
     assert res.row["throughput_rps"] == pytest.approx(3 / last)
     assert res.row["offered_rps"] == pytest.approx(2 / 0.02)
+
+
+def test_capacity_stops_halving_before_empty_probes():
+    """An SLO no load meets: the search halves from the start load and stops once a probe
+    would expect fewer than 10 requests (it used to halve until a probe drew none and then
+    failed with "no request arrives ... raise --qps", options capacity does not have)."""
+    from npuweave.experiments.llm_capacity import MIN_REQUESTS, capacity_llm
+
+    spec = LLMServeSpec("llm-tiny", toy_npu(), 50.0, 0.2, Lengths("fixed", 8), Lengths("fixed", 4),
+                        "vllm", cost_model="roofline", slo=SLO(tbt_s=1e-12, tbt_pct=99.0))
+    out = capacity_llm(spec)
+    # 50/s x 0.2 s = 10 requests: probed, fails; 25/s x 0.2 s = 5 < 10: not probed
+    assert MIN_REQUESTS == 10
+    assert [p["qps"] for p in out["probes"]] == [50.0] and out["capacity_qps"] == 0.0
+    assert "no load met the SLO" in out["note"]
