@@ -53,6 +53,13 @@ FILES.update({
     "sw_profile_llm.yaml": "kind: profile\nname: x\naxes:\n  models: ['llama-3-8b:phase=decode']\n",
 })
 
+# run configs (serve --config) naming an LLM
+_RUN = "models: llm-tiny\nnpu: tpuv5e-like\nqps: '20'\nduration: 0.2s\n"
+FILES.update({"c_bad.yaml": "models: [llm-tiny\n", "c_unk.yaml": _RUN + "bogus: 1\n",
+              "c_dup.yaml": _RUN + "models: llm-tiny\n", "c_nan.yaml": _RUN.replace("'20'", ".nan"),
+              "c_len.yaml": _RUN + "prompt-len: lognormal:mean=1e300,sigma=1\n",
+              "c_sched.yaml": _RUN + "scheduler: p-prema\n"})
+
 S = ("serve", "--models", "llm-tiny", "--npu", "tpuv5e-like", "--qps", "20", "--duration", "0.2s")
 T = ("serve", "--models", "llm-tiny", "--npu", "tpuv5e-like")
 C = ("capacity", "--models", "llm-tiny", "--npu", "tpuv5e-like", "--llm-scheduler", "vllm",
@@ -203,6 +210,15 @@ CASES: dict[str, tuple[tuple[str, ...], str]] = {
     "sweep_energy_axis": (("sweep", "sw_energy.yaml", "--out", "r.csv"), "npu.energy.mac_pj"),
     "sweep_profile_llm": (("sweep", "sw_profile_llm.yaml", "--out", "r.csv"), "llama-3-8b"),
 }
+CASES.update({
+    "config_malformed": (("serve", "--config", "c_bad.yaml"), "c_bad.yaml"),
+    "config_unknown": (("serve", "--config", "c_unk.yaml"), "bogus"),
+    "config_key_twice": (("serve", "--config", "c_dup.yaml"), "models"),
+    "config_qps_nan": (("serve", "--config", "c_nan.yaml"), "qps"),
+    "config_length_1e300": (("serve", "--config", "c_len.yaml"), "--prompt-len"),
+    "config_layerwise_option": (("serve", "--config", "c_sched.yaml"), "--scheduler"),
+    "config_save_dir": ((*S, "--save-config", "adir"), "--save-config"),
+})
 # every energy field problem, through profile and serve
 CASES.update({f"energy_{name[2:-5]}": (("profile", "resnet50", "--npu", name, "--quiet"),
                                        name) for name in FILES if name.startswith("e_")})
