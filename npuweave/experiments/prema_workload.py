@@ -37,6 +37,7 @@ from npuweave.workload.seqlen import MIX, profile
 LEVELS = ("low", "medium", "high")
 DEFAULT_BATCHES: tuple[int, ...] = (1, 4, 16)
 MAX_TASKS = 10_000
+DRAWS = ("replacement", "permutation")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +94,9 @@ def check_workload(n: int, batches: tuple[int, ...], span: float) -> None:
 
 
 def _task(npu: NPU, rng: np.random.Generator, i: int, names: list[str],
-          batches: tuple[int, ...]) -> PremaTask:
-    name = names[int(rng.integers(len(names)))]
+          batches: tuple[int, ...], name: str | None = None) -> PremaTask:
+    if name is None:  # drawn with replacement
+        name = names[int(rng.integers(len(names)))]
     batch = int(batches[int(rng.integers(len(batches)))])
     level = int(rng.integers(3))
     in_len = out_len = None
@@ -108,11 +110,21 @@ def _task(npu: NPU, rng: np.random.Generator, i: int, names: list[str],
 
 def draw_tasks(npu: NPU, n: int = 8, seed: int = 0, run: int = 0,
                batches: tuple[int, ...] = DEFAULT_BATCHES, span: float = 1.0,
-               names: tuple[str, ...] = tuple(MIX)) -> tuple[PremaTask, ...]:
-    """One seeded PREMA workload of ``n`` tasks (see the module docstring)."""
+               names: tuple[str, ...] = tuple(MIX), draw: str = "replacement"
+               ) -> tuple[PremaTask, ...]:
+    """One seeded PREMA workload of ``n`` tasks (see the module docstring).
+
+    ``draw="permutation"`` gives every model once, in a random order (``n`` at most the number
+    of models): a sensitivity study of how runs are drawn, not the paper's reading.
+    """
     check_workload(n, batches, span)
+    if draw not in DRAWS or (draw == "permutation" and n > len(names)):
+        raise ConfigError(f"draw {draw!r} with {n} tasks: use one of {', '.join(DRAWS)} "
+                          f"('permutation' takes at most {len(names)} tasks)")
     rng = np.random.default_rng([seed, run])
-    tasks = [_task(npu, rng, i, list(names), batches) for i in range(n)]
+    order: list[str | None] = ([str(x) for x in rng.permutation(list(names))[:n]]
+                               if draw == "permutation" else [None] * n)
+    tasks = [_task(npu, rng, i, list(names), batches, order[i]) for i in range(n)]
     window = span * sum(t.iso_s for t in tasks)
     times = rng.uniform(0.0, window, size=n)
     out = []

@@ -38,9 +38,19 @@ def test_rnn_estimates_use_the_table_and_cnn_estimates_are_exact():
     assert any(t.est_s != t.iso_s for t in tasks if t.name in ("rnn-mt1", "rnn-mt2"))
 
 
+def test_permutation_draw_gives_every_model_once_and_keeps_the_rest_of_the_draw():
+    for run in range(5):
+        perm = draw_tasks(NPU, 8, seed=0, run=run, draw="permutation")
+        assert sorted(t.name for t in perm) == sorted(MIX)
+        assert all(t.batch in (1, 4, 16) and t.level in (0, 1, 2) for t in perm)
+    # the default draw is with replacement: some run repeats a model
+    assert any(len({t.name for t in draw_tasks(NPU, 8, 0, r)}) < 8 for r in range(5))
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"n": 0}, "--tasks"), ({"n": 2, "batches": (0,)}, "batch"),
-    ({"n": 2, "span": float("inf")}, "span"),
+    ({"n": 2, "span": float("inf")}, "span"), ({"n": 2, "draw": "bogus"}, "draw"),
+    ({"n": 9, "draw": "permutation"}, "at most 8"),
 ])
 def test_bad_workloads(kwargs, match):
     with pytest.raises(ConfigError, match=match):
