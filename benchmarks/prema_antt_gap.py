@@ -6,6 +6,7 @@ dynamic and P-PREMA dynamic (``paper`` reading; ``--strict`` adds P-PREMA with t
 
 * ``bound``: NP-FCFS's ANTT, the most any policy can gain (every NTT is at least 1);
 * the gains (ratio of averages, as the reproduction) and P-PREMA's gain as a share of the bound;
+  P-PREMA's gain as the mean of per-task ratios (``task x``) and of per-run ratios (``run x``);
 * ``depth``: other tasks present (dispatched, unfinished) when a task is dispatched, NP-FCFS;
 * ``E[W]``: NP-FCFS's mean wait from dispatch to start; ``E[p]E[1/p]``: the length spread;
 * NP-FCFS's SLA violation at N = 4 and its high-priority p95 NTT (max / mean over models), the
@@ -81,6 +82,10 @@ def variant(npu: Any, runs: int, strict: bool, **kw: Any) -> dict[str, float]:
     for k in ntts:
         out[f"{k}_x"] = antt["fcfs"] / antt[k]
         out[f"{k}_antt"] = antt[k]
+    fcfs, prema = np.concatenate(ntts["fcfs"]), np.concatenate(ntts["prema"])
+    out["prema_x_task"] = float(np.mean(fcfs / prema))  # H5: mean of per-task ratios
+    out["prema_x_run"] = float(np.mean([f.mean() / q.mean()
+                                        for f, q in zip(ntts["fcfs"], ntts["prema"])]))
     return out
 
 
@@ -88,18 +93,20 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=25)
     ap.add_argument("--strict", action="store_true", help="add P-PREMA with token > threshold")
+    ap.add_argument("--only", default="", help="run the variants whose name contains this")
     args = ap.parse_args()
     npu = preset("prema")
     head = (f"{'variant':30} {'bound':>6} {'SJF x':>6} {'PREMA x':>7} {'share':>6} "
             f"{'PREMA':>6} {'depth':>5} {'E[W]ms':>7} {'E[p]E[1/p]':>10} {'SLA@4':>6} "
-            f"{'tail max/mean':>13}" + (f" {'strict x':>8}" if args.strict else ""))
+            f"{'tail max/mean':>13} {'task x':>6} {'run x':>6}" + (f" {'strict x':>8}" if args.strict else ""))
     print(head)
-    for name, kw in VARIANTS:
+    for name, kw in (v for v in VARIANTS if args.only in v[0]):
         r = variant(npu, args.runs, args.strict, **kw)
         line = (f"{name:30} {r['bound']:6.2f} {r['sjf_x']:6.2f} {r['prema_x']:7.2f} "
                 f"{r['prema_x'] / r['bound']:6.2f} {r['prema_antt']:6.2f} {r['depth']:5.2f} "
                 f"{r['wait_ms']:7.1f} {r['spread']:10.2f} {r['sla4']:6.1%} "
-                f"{r['tail_max']:6.1f}/{r['tail_mean']:5.1f}")
+                f"{r['tail_max']:6.1f}/{r['tail_mean']:5.1f} {r['prema_x_task']:6.2f} "
+                f"{r['prema_x_run']:6.2f}")
         if args.strict:
             line += f" {r['strict_x']:8.2f}"
         print(line, flush=True)
