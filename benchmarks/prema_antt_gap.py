@@ -34,6 +34,7 @@ from npuweave.metrics.prema import ntt, sla_violation, tail_by_model  # noqa: E4
 
 VARIANTS: list[tuple[str, dict[str, Any]]] = [
     ("default (mix 1/4/16, span 1)", {}),
+    ("H6 former RNN-SA (to 45 ms)", {"sa_cap": "profile"}),
     ("H1 batch 1 only", {"batches": (1,)}),
     ("H1 batch 16 only", {"batches": (16,)}),
     ("H2 each model once", {"draw": "permutation"}),
