@@ -28,10 +28,9 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
-
-from functools import cache
 
 from npuweave.cost.predictor import estimate, isolated_time, layer_estimates, task_layers
 from npuweave.errors import ConfigError
