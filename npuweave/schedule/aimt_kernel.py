@@ -96,7 +96,7 @@ def pool_member(n, c, f, r):
     return r
 
 
-@jit.kernel(inline=True)
+@jit.kernel
 def next_word(mt):
     """The next 32-bit output of CPython's Mersenne Twister; ``mt``: its 624 words, then the
     index (``random.Random.getstate()[1]``), advanced in place."""
@@ -114,7 +114,7 @@ def next_word(mt):
     return y
 
 
-@jit.kernel(inline=True)
+@jit.kernel
 def randbelow(mt, n):
     """``random.Random.randrange(n)`` for ``0 < n < 2**32`` on the state ``mt``: ``k`` =
     bits of ``n``, draw the top ``k`` bits of a word until one is below ``n``."""
