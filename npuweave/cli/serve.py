@@ -199,7 +199,7 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
     from npuweave.schedule import get_scheduler
     from npuweave.sim import options as o
     from npuweave.sim.serving import check_work, least_units
-    from npuweave.sim.serving import serve as run
+    from npuweave.sim.simulate import SimSpec, simulate
 
     check_task_options(preempt_at, per_request)
     tasks = task_set(arrival_spec, models, qps, deadline, priority, batching)
@@ -247,10 +247,10 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         gated = energy_spec(npu)[0].gated_power_w > 0  # gating needs the busy intervals
         bar = _Bar(float(arrivals.time_s[-1]))
         try:
-            res = run(model_list, npu, arrivals, scheduler, batching=batch, traffic=traffic,
-                      cost_model=cost_model, seed=seed_n, log=bool(timeline or trace or gated),
-                      max_events=max_events, progress=bar,
-                      records=bool(json_path or per_request), **opts)
+            res = simulate(SimSpec(model_list, npu, arrivals, scheduler, opts, batching=batch,
+                                   traffic=traffic, cost_model=cost_model, seed=seed_n,
+                                   log=bool(timeline or trace or gated), max_events=max_events,
+                                   records=bool(json_path or per_request), progress=bar))
         finally:
             bar.close()
         rows = jsonable(_with_energy(res, model_list, npu, cost_model))
