@@ -49,7 +49,7 @@ def llm_capacity_options(fn: Any) -> Any:
 def llm_capacity(models: str, npu_spec: str, opts: dict[str, Any],
                  json_path: str | None) -> None:
     """``capacity`` for an LLM: validate everything, then search (see ``capacity_cli``)."""
-    from npuweave.sim.options import parse_duration
+    from npuweave.fileio.flags import parse_duration
 
     span = parse_duration(opts["probe_duration"])
     spec = build_spec(models, npu_spec, opts["start_qps"], span, 0, opts, None, need_pct=True)
@@ -261,7 +261,7 @@ def reproduce_sarathi_cmd(duration: str, seed: int, json_path: str | None) -> No
     from npuweave import report
     from npuweave.cli._console import console
     from npuweave.experiments.llm_repro import reproduce_sarathi
-    from npuweave.sim.options import parse_duration
+    from npuweave.fileio.flags import parse_duration
 
     rows = reproduce_sarathi(parse_duration(duration), seed)
     console().print(report.rich_table(rows, title="Sarathi-Serve: capacity under P99 TBT "

@@ -195,7 +195,7 @@ def _run_profile(params: Mapping[str, Any],
 
 def _serve_arrivals_of(params: Mapping[str, Any]) -> Any:
     from npuweave.fileio.flags import parse_arrival_flags
-    from npuweave.sim.options import build_arrivals
+    from npuweave.sim.arrival_processes import build_arrivals
 
     def text(key: str) -> str | None:
         return None if params[key] is None else checks.text_list(params[key])

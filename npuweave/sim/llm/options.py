@@ -1,4 +1,4 @@
-"""Text forms of the LLM serving settings (as ``npuweave.sim.options`` holds the serving ones):
+"""Text forms of the LLM serving settings (as ``npuweave.fileio.flags`` holds the serving ones):
 length distributions and SLOs, shared by the command line and sweep specs."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import math
 from typing import Any
 
 from npuweave.errors import ConfigError
+from npuweave.fileio.flags import parse_seconds
 from npuweave.metrics.llm import SLO
 from npuweave.sim.llm.serve import Lengths
-from npuweave.sim.options import parse_seconds
 
 
 def parse_lengths(text: str, flag: str) -> Lengths:
