@@ -87,7 +87,7 @@ DEFAULTS: dict[str, Any] = {
 
 def run_llm_serve(params: Mapping[str, Any], standalone: Mapping[Any, float]) -> dict[str, Any]:
     """One point: ``serve_llm`` on the point's settings; the summary row's metrics."""
-    from npuweave.experiments.sweep.kinds import npu_of
+    from npuweave.experiments.sweep.npus import npu_of
     from npuweave.fileio.flags import parse_duration
     from npuweave.sim.llm.options import parse_lengths, parse_slo
     from npuweave.sim.llm.serve import LLMServeSpec, serve_llm
