@@ -57,7 +57,7 @@ Values = Sequence[float] | np.ndarray
 
 #: SLA targets (multiples of the isolated time) by source: PREMA's Fig. 13 sweeps ``m = 2..20``;
 #: ``serve`` tabulates four points of that range (its columns ``sla_violation_x<m>``).
-SLA_MULTS: Mapping[str, tuple[float, ...]] = MappingProxyType({
+SLA_DEFAULTS: Mapping[str, tuple[float, ...]] = MappingProxyType({
     "prema": tuple(float(m) for m in range(2, 21)),
     "serve": (2.0, 5.0, 10.0, 20.0),
 })
@@ -75,9 +75,9 @@ def sla_mults(which: str | Sequence[float]) -> tuple[float, ...]:
     (3.0, 4.0)
     """
     if isinstance(which, str):
-        if which not in SLA_MULTS:
-            raise unknown_name("SLA multiplier set", which, list(SLA_MULTS))
-        return SLA_MULTS[which]
+        if which not in SLA_DEFAULTS:
+            raise unknown_name("SLA multiplier set", which, list(SLA_DEFAULTS))
+        return SLA_DEFAULTS[which]
     try:
         mults = tuple(float(m) for m in which)
     except (TypeError, ValueError):

@@ -92,7 +92,8 @@ def sla_violation(ntts: Sequence[float] | np.ndarray, mults: Sequence[float] = S
     >>> sla_violation([1.5, 2.5, 5.0], [2, 4]).tolist()
     [0.6666666666666666, 0.3333333333333333]
     """
-    return core.sla_violation(_arr(ntts, "NTT"), core.sla_mults(_arr(mults, "SLA multiples")))
+    return core.sla_violation(_arr(ntts, "NTT"),
+                              core.sla_mults(_arr(mults, "SLA multiples").tolist()))
 
 
 def tail_by_model(ntts: Sequence[float] | np.ndarray, models: Sequence[str],

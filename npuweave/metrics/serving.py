@@ -97,7 +97,7 @@ def summarize(table: RequestTable, *, span_s: float, pe_busy_s: float | None = N
     span_s : the measured duration (seconds; > 0), the denominator of rates and utilizations.
     pe_busy_s, dram_busy_s : busy seconds of the PE array and the DRAM channel (None: unknown).
     sla_mults : the N of the ``N x isolated`` SLA targets, or a named default of
-        ``core.SLA_MULTS`` (``"serve"``, ``"prema"``).
+        ``core.SLA_DEFAULTS`` (``"serve"``, ``"prema"``).
     stp_form : ``"open-loop"`` (standalone seconds served per second) or ``"task-set"``
         (PREMA Eq. 1); both are always in the row as ``stp_open_loop`` and ``stp_task_set``.
 

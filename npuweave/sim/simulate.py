@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -161,10 +161,11 @@ def _open(spec: SimSpec, arr: Arrivals) -> Any:
                           "path='engine' or 'auto'")
     from npuweave.sim.serving import serve
 
+    opts: dict[str, Any] = dict(spec.scheduler_opts)
     res = serve(list(spec.models), spec.npu, arr, spec.scheduler, batching=spec.batching,
                 traffic=spec.traffic, cost_model=spec.cost_model, seed=spec.seed,
                 log=spec.log, max_events=spec.max_events, progress=spec.progress,
-                records=spec.records, **spec.scheduler_opts)
+                records=spec.records, **opts)
     return replace(res, notes=(f"path: event engine ({_why_engine(why)})", *res.notes))
 
 
@@ -172,6 +173,7 @@ def _serving_loop(spec: SimSpec, arr: Arrivals) -> Any:
     """The compiled serving loop, summarized as ``serve`` summarizes the engine's run."""
     from npuweave.metrics.requests import request_table
     from npuweave.metrics.serving import summarize
+    from npuweave.schedule.protocol import LayerBase
     from npuweave.schedule.registry import get_scheduler
     from npuweave.sim.lwkernel import serve_auto
     from npuweave.sim.serving import ServeResult, isolated_time
@@ -187,7 +189,7 @@ def _serving_loop(spec: SimSpec, arr: Arrivals) -> Any:
                 else math.inf for k in range(n)]
     policy = get_scheduler(spec.scheduler, seed=spec.seed)
     out = serve_auto([[t] for t in tenants], spec.npu.weight_buffer, spec.npu.dram_bw,
-                     arr.time_s, arr.model, deadline, policy)
+                     arr.time_s, arr.model, deadline, cast(LayerBase, policy))  # layer-wise
     iso = [isolated_time(tenants[k], feet[k], spec.npu, False) for k in range(n)]
     table = request_table(arr.models, arr.model, arr.time_s, out.finish_s, np.array(iso),
                           priority=arr.priority, deadline_s=arr.deadline_abs_s)
