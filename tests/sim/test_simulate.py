@@ -92,3 +92,19 @@ def test_mixed_deadlines_refuse_the_compiled_loop():
     res = simulate(SimSpec([CNN], NPU_, arr, "sequential", traffic=False))
     assert "one deadline per model" in res.notes[0]
     assert np.all(np.isfinite(res.table.finish_s))
+
+
+def test_readme_example_runs(tmp_path, monkeypatch, capsys):
+    """The README's 'One front door' Python block runs as written (test_readme runs bash only)."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = text.split("## One front door", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    assert code is not None
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code.group(1), "README.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert "closed-loop fast path" in out[0] or "engine: " in out[0]
+    assert "path: event engine (not the compiled serving loop" in out[1]
