@@ -58,7 +58,7 @@ class SimSpec:
     Attributes
     ----------
     models : zoo names, ONNX paths or ``(label, [LayerCost, ...])`` pairs.
-    npu : the NPU.
+    npu : the NPU (or a preset name or NPU file, resolved with ``hardware.get_npu``).
     arrivals : ``ClosedLoop(requests=...)`` / ``ClosedLoop(window_s=...)`` (one stream per
         model) or open-loop ``Arrivals`` (``sim.arrivals.poisson``, ``loadgen_server``,
         ``sim.traces.from_trace``, or ``make_arrivals``), whose model indices refer to ``models``.
@@ -98,8 +98,13 @@ def simulate(spec: SimSpec) -> Any:
     """
     if spec.path not in PATHS:
         raise ConfigError(f"simulate: path {spec.path!r}; choose one of {', '.join(PATHS)}")
-    if not spec.models:
-        raise ConfigError("simulate: no models; give at least one model")
+    if isinstance(spec.models, str) or not spec.models:
+        raise ConfigError(f"simulate: models {spec.models!r}; give a list of model names, "
+                          "ONNX paths or (label, costs) pairs")
+    if not isinstance(spec.npu, NPU):
+        from npuweave.hardware.resolve import get_npu
+
+        spec = replace(spec, npu=get_npu(spec.npu))  # a preset name or a file
     if isinstance(spec.arrivals, ClosedLoop):
         return _closed(spec, spec.arrivals)
     if isinstance(spec.arrivals, Arrivals):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from npuweave import ClosedLoop, SimSpec, simulate
 from npuweave.cost import LayerCost
-from npuweave.errors import ConfigError
+from npuweave.errors import ConfigError, UnknownNameError
 from npuweave.hardware import NPU
 from npuweave.sim import run_streams
 from npuweave.sim.arrivals import make_arrivals, poisson
@@ -75,8 +75,14 @@ def test_hostile_specs():
     arr = make_arrivals([0.0], [0], ("cnn",))
     with pytest.raises(ConfigError, match="path"):
         simulate(SimSpec([CNN], NPU_, path="quick"))
-    with pytest.raises(ConfigError, match="no models"):
+    with pytest.raises(ConfigError, match="give a list of model"):
         simulate(SimSpec([], NPU_))
+    with pytest.raises(ConfigError, match="give a list of model"):
+        simulate(SimSpec("resnet50,bert-base", NPU_))
+    with pytest.raises(UnknownNameError, match="memory-centric"):
+        simulate(SimSpec([CNN], "memory-centrik"))  # type: ignore[arg-type]
+    with pytest.raises(UnknownNameError, match="fcfs"):
+        simulate(SimSpec([CNN], NPU_, scheduler="fcfz"))
     with pytest.raises(ConfigError, match="ClosedLoop or Arrivals"):
         simulate(SimSpec([CNN], NPU_, arrivals=[0.0, 1.0]))  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="compiled serving loop cannot run this: .*fcfs"):
