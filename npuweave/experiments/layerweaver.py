@@ -418,7 +418,8 @@ def load_kernels(tasks: Sequence[Task]) -> bool:
     compiled = [t for t in tasks if t.scheduler == "aimt"]
     if jit.loaded() or not kernels_pay(sum(decisions(t) for t in compiled)):
         return jit.loaded()
-    jit.compile()
+    if not jit.compile():  # numba failed to import: plain Python everywhere
+        return False
     toy = [make_tenant(n, [1.0, 2.0], [10, 20], 100) for n in "ab"]
     plan_using("kernel", "aimt", toy, 100, 10.0, 2)
     run_tenants(toy, 100, 10.0, "aimt", 2, fast=True)  # the DMA parts' replay
