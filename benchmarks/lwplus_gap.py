@@ -8,6 +8,9 @@ Mode 1's slack tie-break is unchanged, but no request is ever at risk: Mode 2 ne
 misses counted against the true deadlines. The method was fixed before the runs
 (docs/REPRODUCTION.md, "Layerweaver+'s Mode 1 reads IV.4 ..."):
 
+* Layerweaver itself misses the budget at that load once every run goes to the end ->
+  ``lw truncated``: its search passed the load only because a failing seed's run stopped at
+  2% of its requests (a lower bound) while the pooled count stayed under 1%;
 * Layerweaver+ passes at that load -> ``search``: its capacity search failed at a lower load
   and never tried this one (a non-monotone miss rate, or a failure inside the noise);
 * Mode 1 alone passes and Layerweaver+ fails -> ``mode 2``: Mode 2's overrides cost the
@@ -92,8 +95,8 @@ def main() -> int:
         m_p, _, u = _misses(models, share, load, d, lambda: LayerweaverPlus("approx"), setup)
         m_1, _, _ = _misses(models, share, load, d, lambda: LayerweaverPlus("approx"), setup,
                             SHIFT_S)
-        cause = ("search" if m_p.sum() < budget else "mode 2" if m_1.sum() < budget
-                 else "mode 1 tie-break")
+        cause = ("lw truncated" if m_lw.sum() >= budget else "search" if m_p.sum() < budget
+                 else "mode 2" if m_1.sum() < budget else "mode 1 tie-break")
         print(f"| {fig} | {pair} | {ratio} | {dls} | {float(plus['qps']) / load:.2f} | "
               f"{m_lw[0]}, {m_lw[1]} of {n[0]}, {n[1]} | {m_p[0]}, {m_p[1]} | {u:.2%} | "
               f"{m_1[0]}, {m_1[1]} | {cause} |", flush=True)
