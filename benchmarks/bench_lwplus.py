@@ -50,14 +50,14 @@ def estimate_costs(load: float, ratio: tuple[float, float], setup: ServeSetup) -
             pol = LayerweaverPlus(mode, prune=prune, audit=False)
             r = _Runner(PAIR, share, DEADLINES, functools.partial(_same, pol),
                         Batching(0.0, 16), replace(setup, compiled=False), stop=False)
-            out = r.serve(load, 0, stop=False)
+            out = r.serve(load, 0)
             lines.append(f"{mode:8s} prune={prune!s:5s} decisions={out.decisions:7d} "
                          f"policy={1e6 * out.policy_s / out.decisions:6.2f} us/decision "
                          f"estimates={pol.estimates:8d} mode2={out.urgent:6d}")
     audit = LayerweaverPlus("approx", audit=True)
     r = _Runner(PAIR, share, DEADLINES, lambda: audit, Batching(0.0, 16),
                 replace(setup, compiled=False), stop=False)
-    out = r.serve(load, 0, stop=False)
+    out = r.serve(load, 0)
     lines.append(f"audit at {load:g} QPS: Mode-2 verdict of approx vs precise differs in "
                  f"{audit.disagreements} of {audit.decisions} decisions "
                  f"({100 * audit.disagreements / max(audit.decisions, 1):.3f}%)")

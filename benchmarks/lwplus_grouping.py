@@ -37,7 +37,7 @@ def misses(grouping: str, cap: int, load: float, requests: int, seed: int,
 
     run = _Runner(MODELS, (0.5, 0.5), DEADLINES, policy, Batching(0.0, 16), setup, stop=False)
     t0 = time.perf_counter()
-    out = run.serve(load, seed, False)
+    out = run.serve(load, seed)
     _, times, ids = run.runs[load, seed]
     late = (out.finish_s - times) > np.asarray(DEADLINES)[ids]
     return {"missed": out.missed, "rn": int(late[ids == 0].sum()), "bb": int(late[ids == 1].sum()),

@@ -11,6 +11,16 @@ longer gaps never lengthen a wait), which is how ``poisson_trace`` draws them; f
 schedulers it is an observed property, not a theorem, so ``Capacity.monotone`` says whether the
 evaluated points were monotone.
 
+Runs may stop early, exactly: with ``requests`` given, a trial runs its seeds in turn and lets
+each stop once the misses pooled over the seeds so far reach the count that decides the trial
+(``_target``): the budget's allowance plus one for a pass/fail verdict, the fewest misses whose
+Wilson interval lies wholly above the budget for a sure failure. A seed that stops has proved
+the verdict (the trial's count is then a lower bound, ``Trial.exact`` false, and the seeds
+after it are not run); a seed that does not stop counted exactly. So a pass is always backed by
+exact counts and a failure by a proof, whatever the seeds' order. (A per-seed threshold is not
+enough: seeds stopped at 2% each can sum to fewer than the pooled budget's misses and pass a
+load whose full count fails.)
+
 The miss rate at the answer comes with a Wilson score interval (95% by default). Requests in a
 queue are not independent (a burst delays its neighbours), so the interval is optimistic; running
 several seeds and summing their counts narrows what the interval leaves out.
@@ -26,18 +36,27 @@ import numpy as np
 
 from npuweave.errors import ConfigError, InfeasibleError
 
-RunFn = Callable[[float, int], tuple[int, int]]
+#: ``run(load, seed) -> (missed, requests)``, or ``run(load, seed, stop_at)`` when the search is
+#: given ``requests``: it may then return as soon as its misses reach ``stop_at`` (``missed >=
+#: stop_at``, a lower bound); below ``stop_at`` its count must be the whole run's
+RunFn = Callable[..., tuple[int, int]]
 #: At most this many bracket-bisect-scan rounds (each one ends at a higher passing load).
 MAX_ROUNDS = 4
 
 
 @dataclass(frozen=True, slots=True)
 class Trial:
-    """One evaluated load: misses and requests summed over the seeds."""
+    """One evaluated load: misses and requests summed over the seeds.
+
+    ``exact``: ``missed`` is the whole count; when false a seed stopped once the pooled misses
+    proved the trial's verdict, ``missed`` is a lower bound and ``requests`` still counts every
+    seed's requests (those of the seeds not run included), so ``rate`` is a lower bound too.
+    """
 
     load: float
     missed: int
     requests: int
+    exact: bool = True
 
     @property
     def rate(self) -> float:
@@ -58,6 +77,13 @@ class Capacity:
     above it (``nan`` / ``inf`` when none was found): together they bracket the capacity.
     ``first_failed`` is the failing load of the first bracket (the first failure met going
     up), ``failed_load`` when the miss rate grew with the load.
+
+    Which numbers are exact: ``missed``, ``requests``, ``low``, ``high`` and ``sure_load`` come
+    from passing trials, whose runs never stop early (exact counts). ``failed_load``,
+    ``first_failed`` and ``fail_sure_load`` are proven failures: their trials may have stopped,
+    so their counts are lower bounds, and a Wilson interval on a lower bound lies below the
+    true one, so "wholly above the budget" stays true. ``monotone`` compares proven rates only
+    (see ``_monotone``).
     """
 
     load: float
@@ -126,13 +152,14 @@ def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
                     max_load: float | None = None, confidence: float = 0.95,
                     progress: Callable[[Trial], None] | None = None, scan: int = 8,
                     scan_step: float = 1.15, probe_step: float = 1.05,
-                    probes: int = 3) -> Capacity:
+                    probes: int = 3, requests: int | None = None) -> Capacity:
     """Largest load with ``missed < budget * requests`` for the seeds together.
 
     Parameters
     ----------
-    run : ``run(load, seed) -> (missed, requests)``; it may stop early once the misses exceed
-        the budget (the counts then still decide the trial correctly).
+    run : ``run(load, seed) -> (missed, requests)``, run to the end; with ``requests`` given,
+        ``run(load, seed, stop_at)``, which may stop once its misses reach ``stop_at`` (see
+        ``RunFn`` and the module's docstring: the search then stays exact).
     start : first load tried; the search doubles or halves from it.
     seeds : the same seeds at every load (common random numbers).
     budget : allowed miss fraction (strictly below it passes).
@@ -146,8 +173,12 @@ def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
         load; ``Capacity.first_crossing`` keeps the first one. ``scan=0`` stops there.
     probe_step, probes : to bracket the answer with confidence, up to ``probes`` loads
         ``probe_step`` apart are tried below the answer (until one passes surely) and from the
-        failing load up (until one fails surely); ``probes=0`` adds none. A run that stops
-        early must report at least twice the budget's misses for a failure to be sure.
+        failing load up (until one fails surely); ``probes=0`` adds none. The probes above
+        let runs stop at the pooled count that makes a failure sure; a failing load whose
+        trial stopped at the pass/fail count is run again that way before a probe above it.
+    requests : every run's request count, when all are the same: lets runs stop early
+        (each seed's stop is computed from the pooled budget); a run reporting another count
+        is an error. ``None``: every run goes to the end.
 
     Examples
     --------
@@ -162,12 +193,10 @@ def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
     hi_lim = start * 1024 if max_load is None else float(max_load)
     trials: list[Trial] = []
 
-    def trial(load: float) -> Trial:
-        missed = requests = 0
-        for seed in seeds:
-            m, n = run(load, seed)
-            missed, requests = missed + int(m), requests + int(n)
-        t = Trial(load, missed, requests)
+    decide, sure_at = _targets(requests, len(seeds), budget, confidence)
+
+    def trial(load: float, surely: bool = False) -> Trial:
+        t = _pooled(run, load, seeds, requests, sure_at if surely else decide)
         trials.append(t)
         if progress is not None:
             progress(t)
@@ -215,7 +244,50 @@ def search_capacity(run: RunFn, start: float, seeds: Sequence[int] = (0,),
                     first_bad.load if first_bad is not None else failed)
 
 
-def _bracket(trial: Callable[[float], Trial], trials: list[Trial], load: float, failed: float,
+def _targets(requests: int | None, seeds: int, budget: float,
+             confidence: float) -> tuple[int | None, int | None]:
+    """``(decide, sure)``: the pooled misses that prove a trial fails (the budget's allowance
+    plus one: ``missed < budget * total`` is the pass rule) and that prove it fails surely
+    (the fewest whose Wilson interval lies wholly above the budget; ``total + 1`` when none
+    does: never stop). ``(None, None)`` when runs go to the end.
+
+    Examples
+    --------
+    >>> _targets(4000, 3, 0.01, 0.95)[0]   # 1% of 12,000: 119 pass, 120 fail
+    120
+    """
+    if requests is None:
+        return None, None
+    if isinstance(requests, bool) or not isinstance(requests, int) or requests < 1:
+        raise ConfigError(f'"requests" must be an integer >= 1, got {requests!r}')
+    total = requests * seeds
+    decide = math.ceil(budget * total)
+    sure = next((k for k in range(decide, total + 1)
+                 if wilson_interval(k, total, confidence)[0] > budget), total + 1)
+    return decide, sure
+
+
+def _pooled(run: RunFn, load: float, seeds: Sequence[int], requests: int | None,
+            target: int | None) -> Trial:
+    """One trial: the seeds in turn, each allowed to stop once the misses pooled so far reach
+    ``target`` (then the trial is decided: a lower bound, the later seeds not run)."""
+    missed = total = 0
+    for seed in seeds:
+        if requests is None or target is None:
+            m, n = run(load, seed)
+        else:
+            stop_at = target - missed  # >= 1: the seeds before counted fewer than target
+            m, n = run(load, seed, stop_at)
+            if int(n) != requests:
+                raise ConfigError(f"a capacity run at {load:.4g} QPS, seed {seed}, reported "
+                                  f"{n} requests, not the {requests} the search was given")
+            if m >= stop_at:  # it may have stopped: the verdict is proved, the count is not
+                return Trial(load, missed + int(m), requests * len(seeds), exact=False)
+        missed, total = missed + int(m), total + int(n)
+    return Trial(load, missed, total)
+
+
+def _bracket(trial: Callable[..., Trial], trials: list[Trial], load: float, failed: float,
              budget: float, confidence: float, step: float,
              probes: int) -> tuple[float, float]:
     """``(sure, fail_sure)``: the loads that bracket ``load`` with ``confidence``, probing
@@ -239,7 +311,9 @@ def _bracket(trial: Callable[[float], Trial], trials: list[Trial], load: float, 
         if probe >= fail:
             break
         done = next((t for t in trials if t.load == probe), None) if k == 0 else None
-        if sure_fail(done if done is not None else trial(probe)):
+        if done is None or not (done.exact or sure_fail(done)):
+            done = trial(probe, True)  # run to the sure-failure count (or the end)
+        if sure_fail(done):
             fail = probe
             break
         probe *= step
@@ -277,9 +351,14 @@ def _check(start: float, budget: float, rel_tol: float, seeds: Sequence[int],
 
 
 def _monotone(trials: Sequence[Trial]) -> bool:
-    """Whether the miss rate never falls as the load grows over the evaluated points."""
-    pts = sorted((t.load, t.rate) for t in trials)
-    return all(a[1] <= b[1] + 1e-15 for a, b in zip(pts, pts[1:]))
+    """Whether the miss rate never falls as the load grows over the evaluated points: no
+    exact rate lies below a rate proven (exactly or as a lower bound) at a lower load."""
+    floor = -math.inf
+    for t in sorted(trials, key=lambda t: (t.load, t.rate)):
+        if t.exact and t.rate + 1e-15 < floor:
+            return False
+        floor = max(floor, t.rate)
+    return True
 
 
 def poisson_trace(qps: Sequence[float], requests: int,

@@ -172,23 +172,24 @@ class _Runner:
     def trace(self, load: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
         return poisson_trace([load * s for s in self.share], self.setup.requests, seed)
 
-    def serve(self, load: float, seed: int, stop: bool) -> Served:
+    def serve(self, load: float, seed: int, stop_at: int | None = None) -> Served:
+        """One run; it stops once ``stop_at`` requests are known to miss (``None``: never)."""
         from npuweave.hardware import get_npu
 
         npu = get_npu(self.setup.npu)
         costs = [model_costs(m, self.setup.npu, self.setup.max_batch, self.setup.cost_model)
                  for m in self.models]
         times, models = self.trace(load, seed)
-        # a failing run stops at twice the budget: enough for a failure to be told from 1%
-        limit = math.ceil(2 * self.setup.budget * len(times)) if stop else None
         args = (costs, npu.weight_buffer, npu.dram_bw, times, models, self.deadlines,
-                self.factory(), self.batching, limit)
+                self.factory(), self.batching, stop_at)
         out = serve_auto(*args, compiled=self.setup.compiled)
         self.runs[load, seed] = (out, times, models)
         return out
 
-    def __call__(self, load: float, seed: int) -> tuple[int, int]:
-        out = self.serve(load, seed, self.stop)
+    def __call__(self, load: float, seed: int, stop_at: int | None = None) -> tuple[int, int]:
+        """``search_capacity``'s run: ``stop_at`` is the search's pooled stop for this seed
+        (ignored with ``stop=False``)."""
+        out = self.serve(load, seed, stop_at if self.stop else None)
         return out.missed, len(out.finish_s)
 
     def stp(self, load: float) -> tuple[float, float]:
@@ -229,7 +230,7 @@ def capacity_row(models: tuple[str, str], ratio: tuple[float, float],
     for w in windows:
         runner = _Runner(models, share, deadlines, factory, Batching(w, setup.max_batch), setup)
         cap = search_capacity(runner, start, setup.seeds, setup.budget, setup.rel_tol,
-                              progress=progress)
+                              progress=progress, requests=setup.requests)
         if best is None or cap.load > best[0].load:
             best = (cap, runner, w)
     assert best is not None
@@ -264,7 +265,7 @@ def serve_fixed(models: tuple[str, str], qps: tuple[float, float],
         else setup.lw_window_s
     runner = _Runner(models, (qps[0] / total, qps[1] / total), deadlines, factory,
                      Batching(w, setup.max_batch), setup, stop=False)
-    out = runner.serve(total, seed, stop=False)
+    out = runner.serve(total, seed)
     _, times, ids = runner.runs[total, seed]
     lat = out.finish_s - times
     row: dict[str, Any] = {"scheduler": scheduler, "window_s": w, "qps": qps,
