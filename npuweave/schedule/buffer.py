@@ -65,6 +65,12 @@ def fetch_window(fl_s, fl_c, fl_f, head, tail, free, bw, t0, t1):
 
 
 @kernel
+def in_flight(cap):
+    """An empty in-flight list with room for ``cap`` units: ``fl_s, fl_c, fl_f``."""
+    return np.zeros(cap, np.int64), np.zeros(cap, np.float64), np.zeros(cap, np.float64)
+
+
+@kernel
 def grow(a, n):
     """A copy of ``a[:n]`` with room for about twice as many entries."""
     out = np.empty(2 * n + 16, a.dtype)
