@@ -41,6 +41,7 @@ import numpy as np
 
 from npuweave.schedule import jit
 from npuweave.schedule.base import Tenant
+from npuweave.schedule.buffer import room
 from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 from npuweave.schedule.lw_reading import NPUWEAVE, PRINTED
@@ -186,12 +187,14 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     offsets = np.array(seg_off, np.int64)
     prune = bool(plus and policy.prune)  # type: ignore[attr-defined]
     inherit = bool(getattr(policy, "inherit", False))
+    units = np.array([len(c[0].units) for c in costs], np.int64)
+    sizes = cat("size")
     t0 = time.perf_counter()
     missed, decisions, estimates, urgent, pe_busy = _loop._serve(
-        code, prune, inherit, k, slots, nb, offsets, np.array([len(c[0].units) for c in costs], np.int64),
-        cat("size"), cat("comp"), cat("ftime"), cat("inh"), cat(est_name), cat("bound"),
-        cat("approx")[offsets], cat("mft"), cat("pe"), _batch_kinds(costs, nb, board.bw),
-        board.buf, board.bw, times, models, order, moff,
+        code, prune, inherit, k, slots, nb, offsets, units, sizes, cat("comp"), cat("ftime"),
+        cat("inh"), cat(est_name), cat("bound"), cat("approx")[offsets], cat("mft"), cat("pe"), _batch_kinds(costs, nb, board.bw),
+        board.buf, board.bw, room(board.buf, sizes, len(times) * int(units.max())), times,
+        models, order, moff,
         np.array([float(d) for d in deadline_s]), float(batching.window_s), limit, finish,
         batch)
     spent = time.perf_counter() - t0

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from npuweave.schedule.base import EPS
-from npuweave.schedule.buffer import commit, in_flight
+from npuweave.schedule.buffer import commit_in_place, in_flight
 from npuweave.schedule.jit import kernel as _jit
 from npuweave.schedule.kernel import choose_lw, evaluate_all, pool, scratch
 
@@ -34,7 +34,7 @@ def _replay_table(size, comp, ftime, lo, n, buf, bw, out):
         head = 0
         tail = 0
         for u in range(lo + p, lo + n):
-            fe, t_c, head, tail, used, fl_s, fl_c, fl_f = commit(
+            fe, t_c, head, tail, used = commit_in_place(
                 u, t_m, t_c, buf - used, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used,
                 bw)
             t_m = fe
@@ -102,14 +102,15 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
 
 @_jit
 def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp, ftime, inh, est,
-           bound, alone, mft, pe_sum, batch_kind, buf, bw, times, models, order, moff, rel,
-           window, limit, finish, batch_of):
+           bound, alone, mft, pe_sum, batch_kind, buf, bw, room, times, models, order, moff,
+           rel, window, limit, finish, batch_of):
     """The ``serve_layerwise`` loop; returns ``(missed, decisions, estimates, urgent,
     pe_busy)`` and fills ``finish`` / ``batch_of``. Board tenant ``t`` is slot ``t % slots``
     of model ``t // slots`` (``slots`` batches of a model in service at once: 1 for
     per-model FIFO, ``max_inflight`` for per-request grouping). ``batch_kind[m * nb_max + b -
     1]``: model ``m`` at batch ``b`` is compute-bound (a batch is classified by its own
-    costs); ``alone`` at the same index: its standalone time (deadline inheritance)."""
+    costs); ``alone`` at the same index: its standalone time (deadline inheritance).
+    ``room``: the in-flight capacity (``buffer.room``)."""
     n = times.shape[0]
     nt = k * slots
     compute_kind = np.zeros(nt, np.bool_)  # per tenant: the batch in service's class
@@ -125,7 +126,7 @@ def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp,
     ph = np.zeros(k, np.int64)   # per model: requests started
     pa = np.zeros(k, np.int64)   # per model: requests admitted
     ev, ok, inh_now = scratch(nt)
-    fl_s, fl_c, fl_f = in_flight(64)
+    fl_s, fl_c, fl_f = in_flight(room)
     stats = np.zeros(2, np.int64)
     head = 0
     tail = 0
@@ -186,7 +187,7 @@ def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp,
                     fl_c, fl_f, head, tail, bw, ev, ok, inh_now, stats)
         decisions += 1
         # -- Board.commit --
-        fe, ce, head, tail, used, fl_s, fl_c, fl_f = commit(
+        fe, ce, head, tail, used = commit_in_place(
             seg[t] + pos[t], t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail,
             used, bw)
         t_m = fe
