@@ -31,19 +31,17 @@ def scheduler_options(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
     >>> scheduler_options(["quantum_s=0.002", "failsafe=false"])
     {'quantum_s': 0.002, 'failsafe': False}
     """
+    from npuweave.fileio.pairs import key_values
+
     out: dict[str, Any] = {}
-    for p in pairs:
-        key, sep, val = str(p).partition("=")
-        key = key.strip()
-        if not sep or not key.isidentifier():
-            raise ConfigError(f"--scheduler-opt: {str(p)[:60]!r}; write key=value (e.g. "
-                              "quantum_s=0.002)")
+    for key, val in key_values(pairs, "--scheduler-opt", "quantum_s=0.002").items():
+        if not key.isidentifier():
+            raise ConfigError(f"--scheduler-opt: {key[:60]!r} is not an option name; write "
+                              "key=value (e.g. quantum_s=0.002)")
         if key == "seed":
             raise ConfigError("--scheduler-opt seed=...: the policy's seed is --seed; give it "
                               "there")
-        if key in out:
-            raise ConfigError(f"--scheduler-opt: {key!r} is given twice; give it once")
-        out[key] = _value(key, val.strip())
+        out[key] = _value(key, val)
     return out
 
 
@@ -104,3 +102,18 @@ def count(low: int, high: int) -> Value:
 SEED = Value("seed", values.parse_seed)
 #: A finite positive multiplier (``--span``, ``--time-scale``).
 FACTOR = Value("number", lambda v, what: values.parse_ratio(v, what, 1)[0])
+
+
+#: Requests per closed-loop stream (``schedule``, ``reproduce layerweaver``): past this a run
+#: takes minutes with nothing to show.
+MAX_REQUESTS = 100_000
+
+
+def stream_bounds(batch: int, requests: int) -> None:
+    """Refuse a batch size or a per-stream request count a closed-loop run cannot take."""
+    from npuweave.workload.layer import check_batch
+
+    check_batch(batch)
+    if requests > MAX_REQUESTS:
+        raise ConfigError(f"--requests {requests} is over the limit {MAX_REQUESTS} per stream "
+                          "(npuweave.cli.schedule.MAX_REQUESTS); use fewer requests")

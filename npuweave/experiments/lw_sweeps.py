@@ -32,8 +32,8 @@ Step = Callable[[dict[str, Any]], None]
 
 def aimt_grid(mems: Sequence[float] | None = None,
               dists: Sequence[float] | None = None) -> list[tuple[float, float]]:
-    """Every ``(mem, dist)`` setting of the sweep (``sim.sweep``'s grid when not given)."""
-    from npuweave.sim.sweep import DISTS, MEMS
+    """Every ``(mem, dist)`` setting of the sweep (``aimt_sweep``'s grid when not given)."""
+    from npuweave.experiments.aimt_sweep import DISTS, MEMS
 
     return [(m, d) for m in mems or MEMS for d in dists or DISTS]
 

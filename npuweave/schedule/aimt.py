@@ -20,7 +20,7 @@ NNP-I"), from AI-MT's abstract and the thesis (IV.5.B, IV.5.C):
 
 ``AimtFetchAhead`` (``aimt-fetchahead``) is the former controller: whole layers, the distance
 kept in a band ``[low, high]`` (fractions of ``fill``), random inside. ``RandomInterleaver``
-(``random``) picks a candidate uniformly at random. ``npuweave.sim.sweep_aimt`` and
+(``random``) picks a candidate uniformly at random. ``npuweave.experiments.sweep_aimt`` and
 ``npuweave.experiments.lw_sweeps.sweep_aimt_thresholds`` sweep AI-MT's thresholds.
 """
 
