@@ -31,6 +31,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
+import numpy as np
+
 from npuweave.errors import ConfigError
 from npuweave.metrics import core
 from npuweave.metrics.common import (
