@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -120,20 +119,11 @@ def npu_rates(case: str, requests: int, repeats: int) -> dict[str, float]:
                         reading="npuweave")
         evaluate(r, alone, ("stp", "antt", "fairness"))
 
-    return {"kernel": n / median_cpu(kernel_only, repeats) / 1e6,
-            "run_streams+metrics": n / median_cpu(full, repeats) / 1e6}
-
-
-def median_cpu(fn, repeats: int) -> float:
-    """Median process CPU seconds of ``repeats`` calls after one untimed call (the C anchor
-    times its CPU too: on a shared, loaded machine wall time mostly measures the others)."""
-    fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        fn()
-        times.append(time.process_time() - t0)
-    return statistics.median(times)
+    # CPU time, as the C anchor clocks it: on a shared, loaded machine wall time mostly
+    # measures the other processes
+    cpu = time.process_time
+    return {"kernel": n / median_seconds(kernel_only, repeats, True, cpu) / 1e6,
+            "run_streams+metrics": n / median_seconds(full, repeats, True, cpu) / 1e6}
 
 
 def simpy_serving(duration: float, repeats: int):
