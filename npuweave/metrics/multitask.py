@@ -92,7 +92,8 @@ def progress(
         share[whole] = 1.0
         share[out] = 0.0
         for j in np.flatnonzero((total > 0) & ~whole & ~out).tolist():
-            share[j] = index.work_inside(*keys[j], t0, t1) / total[j]
+            tenant, request = keys[j]
+            share[j] = index.work_inside(tenant, request, t0, t1) / total[j]
     return sum(share.tolist())
 
 
