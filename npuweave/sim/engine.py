@@ -376,9 +376,7 @@ class Engine:
         if unit.hold:
             self._release(unit.hold)
         if self.store_wait and self.computed >= self.store_after:
-            self.store_wait = False
-            store = self.dma_job[0]  # type: ignore[index]
-            self._move(now, store.nbytes, store.seconds)
+            self._store_now(now)
         if self.on_end is not None:
             self.on_end(unit, rid, now)
         ready = self.ready
@@ -389,6 +387,12 @@ class Engine:
             if self.on_start is not None:
                 self.on_start(job[0], job[1], now)
             self.pe_end = now + job[0].seconds
+
+    def _store_now(self, now: float) -> None:
+        """The waiting store's computations have all ended: it moves now."""
+        self.store_wait = False
+        store = self.dma_job[0]  # type: ignore[index]
+        self._move(now, store.nbytes, store.seconds)
 
     def _release(self, hold: int) -> None:
         """``hold`` bytes of the weight buffer become free (a stalled fetch goes on)."""
@@ -447,10 +451,48 @@ class Engine:
             elif job[0].hold:
                 self.orphan = True
         if self.store_wait and self.computed >= self.store_after:
-            self.store_wait = False
-            store = self.dma_job[0]  # type: ignore[index]
-            self._move(self.loop.now, store.nbytes, store.seconds)
+            self._store_now(self.loop.now)
         return len(taken)
+
+    def cut(self, rid: int) -> float:
+        """Stop request ``rid``'s computation running now, if one is (a kill): its work is
+        lost, its weights leave the buffer and the PE takes its next computation at once.
+        The cut computation counts as ended (a store waiting for it goes on) but the ``on_end``
+        hook is not called: it produced nothing. Returns the seconds it had run (0.0 when
+        none of ``rid``'s computations runs).
+
+        Examples
+        --------
+        >>> class One:
+        ...     def __init__(self):
+        ...         self.jobs = [(Unit(Kind.COMPUTE, 0, 0, 0, 0, 4.0), 7)]
+        ...     def next(self, now):
+        ...         return self.jobs.pop() if self.jobs else None
+        >>> e = Engine(100, 1.0, One())
+        >>> _ = e.loop.schedule(1.5, lambda: e.cut(7))
+        >>> e.run()
+        >>> e.pe_log[0][2:], e.pe_busy_s, e.last_end
+        ((0.0, 1.5), 1.5, 1.5)
+        """
+        job = self.pe_job
+        if not self.pe_busy or job is None or job[1] != rid:
+            return 0.0
+        now = self.loop.now
+        unit, start = job[0], self.pe_start
+        self.pe_end = INF
+        self.pe_busy = False
+        self.computed += 1
+        self.pe_busy_s += now - start
+        self.last_end = now
+        if self.log:
+            self.pe_log.append((unit, rid, start, now))
+        if unit.hold:
+            self._release(unit.hold)
+        if self.store_wait and self.computed >= self.store_after:
+            self._store_now(now)
+        if self.ready:
+            self._compute(now)
+        return now - start
 
     def _drop_orphan(self) -> None:
         """A fetch whose computation was taken back ended: its weights leave the buffer."""

@@ -13,17 +13,18 @@ policies give the NPU to one request at a time (``Run``); its units then go out 
 the running request has dispatched its last unit the NPU is free for the next one, whose weight
 fetches overlap the tail of the previous computation, as on any decoupled NPU.
 
-Preemption (``Preempt``) of the running request takes effect at the end of its computation
-running now (one preemption point: a layer, a weight tile or a compute chunk), or at once when
-none runs: its units dispatched but not started are taken back from the engine
-(``Engine.take_back``; a weight fetch in progress goes on and is discarded). Then:
+Preemption (``Preempt``) of the running request: its units dispatched but not started are
+taken back from the engine (``Engine.take_back``; a weight fetch in progress goes on and is
+discarded). Then:
 
-* checkpoint: a ``STORE`` of the live state after its last started unit
-  (``npuweave.cost.preemption``) runs once that unit has computed; on resume a ``LOAD`` of
-  the same bytes precedes its next unit;
-* kill: the request goes back to the queue at unit 0 (``restart=False``: it is dropped and
-  reported killed); PE work of the discarded pass, including the unit running at the
-  decision, is counted in ``wasted_s``;
+* checkpoint: takes effect at the end of its computation running now (one preemption point:
+  a layer, a weight tile or a compute chunk), or at once when none runs; a ``STORE`` of the
+  live state after its last started unit (``npuweave.cost.preemption``) runs once that unit
+  has computed; on resume a ``LOAD`` of the same bytes precedes its next unit;
+* kill: takes effect at once, as PREMA's KILL: its computation running now is cut off
+  (``Engine.cut``; the PE is free at the decision), and the request goes back to the queue at
+  unit 0 (``restart=False``: it is dropped and reported killed); the PE work of the discarded
+  pass, the cut computation's part included, is counted in ``wasted_s``;
 * drain: the request keeps dispatching to its end; the next request follows.
 
 With ``traffic=True`` every unit also moves its activation spills (``LayerCost.spill_bytes``,
@@ -410,16 +411,21 @@ class Simulator:
                 self.wake = self.loop.schedule(max(d.until_s, now), self._wake_up, prio=WAKE)
 
     # -- engine hooks ------------------------------------------------------------------------
-    def _on_end(self, unit: Unit, rid: int, now: float) -> None:
+    def ran(self, rid: int, start: float, end: float) -> None:
+        """Request ``rid`` had the PE from ``start`` to ``end``: its start and segments."""
         req = self.requests[rid]
         if req.start_s != req.start_s:  # nan: the first computation of this request ended
-            req.start_s = self.engine.pe_start
+            req.start_s = start
         segs = self.segments
         if segs is not None:
             if segs and segs[-1][0] == rid:
-                segs[-1][2] = now
+                segs[-1][2] = end
             else:
-                segs.append([rid, self.engine.pe_start, now])
+                segs.append([rid, start, end])
+
+    def _on_end(self, unit: Unit, rid: int, now: float) -> None:
+        req = self.requests[rid]
+        self.ran(rid, self.engine.pe_start, now)
         run = self.running
         if run is not None and run.dispatched == run.units and self.engine.dma_idle:
             ready = self.engine.ready  # its last computation starts now: the NPU is free
