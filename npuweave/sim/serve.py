@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from npuweave.schedule.base import Tenant
@@ -279,8 +280,10 @@ class Simulator(Dispatcher):
             self._consult(now)
 
 
+@lru_cache(maxsize=4096)
 def _suffix(t: Tenant, bw: float) -> tuple[float, ...]:
-    """Isolated seconds of units ``i..end`` of ``t`` (``max(compute, fetch)`` per unit)."""
+    """Isolated seconds of units ``i..end`` of ``t`` (``max(compute, fetch)`` per unit);
+    cached: every policy run over the same tasks (``reproduce prema``) reuses them."""
     out = [0.0] * (len(t.compute_s) + 1)
     for i in range(len(t.compute_s) - 1, -1, -1):
         out[i] = out[i + 1] + max(t.compute_s[i], t.weight_bytes[i] / bw)
