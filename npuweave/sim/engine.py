@@ -21,7 +21,8 @@ hardware rules:
 
 With latency 0 and no activation traffic these are the rules ScheduleMemFetch assumes, with
 the same float operations in the same order, so the engine's times equal the ``Board``'s
-predictions exactly. Events at one instant fire in this order: computations end (they free
+predictions exactly. Preemption: ``take_back`` withdraws a request's jobs not started;
+``cut`` stops its computation running now (a kill: the PE is free at once). Events at one instant fire in this order: computations end (they free
 space), then transfers end, then the DMA asks for its next command. Hooks ``on_start`` and
 ``on_end`` get ``(unit, request, time)`` for every computation.
 
@@ -407,7 +408,8 @@ class Engine:
         """Withdraw request ``rid``'s jobs for its units ``first`` and later that have not
         started: those still queued in ``pending`` and the computations waiting for the PE
         (their weights leave the buffer). The computation running now is left to end: a
-        preemption takes effect there, one preemption point after the decision. A weight
+        checkpoint takes effect there, one preemption point after the decision (a kill
+        also calls ``cut``). A weight
         fetch in progress goes on and frees its bytes when it ends; a store waiting for a
         withdrawn computation is cancelled. Checkpoint and restore jobs (index -1) stay.
         Returns the number of computations withdrawn from the PE's queue.
