@@ -31,19 +31,17 @@ def scheduler_options(pairs: tuple[str, ...] | list[str]) -> dict[str, Any]:
     >>> scheduler_options(["quantum_s=0.002", "failsafe=false"])
     {'quantum_s': 0.002, 'failsafe': False}
     """
+    from npuweave.fileio.pairs import key_values
+
     out: dict[str, Any] = {}
-    for p in pairs:
-        key, sep, val = str(p).partition("=")
-        key = key.strip()
-        if not sep or not key.isidentifier():
-            raise ConfigError(f"--scheduler-opt: {str(p)[:60]!r}; write key=value (e.g. "
-                              "quantum_s=0.002)")
+    for key, val in key_values(pairs, "--scheduler-opt", "quantum_s=0.002").items():
+        if not key.isidentifier():
+            raise ConfigError(f"--scheduler-opt: {key[:60]!r} is not an option name; write "
+                              "key=value (e.g. quantum_s=0.002)")
         if key == "seed":
             raise ConfigError("--scheduler-opt seed=...: the policy's seed is --seed; give it "
                               "there")
-        if key in out:
-            raise ConfigError(f"--scheduler-opt: {key!r} is given twice; give it once")
-        out[key] = _value(key, val.strip())
+        out[key] = _value(key, val)
     return out
 
 

@@ -46,28 +46,67 @@ def llm_capacity_options(fn: Any) -> Any:
     return llm_options(fn)
 
 
-def llm_capacity(models: str, npu_spec: str, opts: dict[str, Any],
-                 json_path: str | None) -> None:
-    """``capacity`` for an LLM: validate everything, then search (see ``capacity_cli``)."""
+def is_given(name: str) -> bool:
+    """Whether the running command's option ``name`` was given (command line, environment or
+    run config), not left at its default."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source not in (None, click.core.ParameterSource.DEFAULT)
+
+
+def llm_capacity(models: str, npu_spec: str, opts: dict[str, Any], json_path: str | None,
+                 cost_model: str) -> None:
+    """``capacity`` for an LLM: refuse the layer-wise options it would ignore (``--csv`` was
+    never written), validate everything, then search (see ``capacity_cli``)."""
     from npuweave.sim.options import parse_duration
 
+    ctx = click.get_current_context()
+    takes = {"models", "npu_spec", "json_path", "cost_model", *opts}
+    unused = [p.opts[0] for p in ctx.command.params
+              if isinstance(p, click.Option) and p.name not in takes and is_given(str(p.name))]
+    if unused:
+        raise ConfigError(f"{', '.join(unused)}: not used by an LLM capacity search (it takes "
+                          "--npu, --cost-model, --llm-scheduler, --slo, --prompt-len, "
+                          "--output-len, --kv-preempt, --max-tokens, --probe-duration, "
+                          "--start-qps and --json)")
     span = parse_duration(opts["probe_duration"])
-    spec = build_spec(models, npu_spec, opts["start_qps"], span, 0, opts, None, need_pct=True)
+    spec = build_spec(models, npu_spec, opts["start_qps"], span, 0, opts,
+                      cost_model if is_given("cost_model") else None, need_pct=True)
     capacity_cli(spec, json_path)
 
 
+def check_phase_fits(model: str, npu: Any, title: str) -> str | None:
+    """``profile`` of an LLM phase: a batch whose weights and KV cache cannot fit the NPU's
+    DRAM is refused, as ``serve`` refuses a request that cannot fit; an NPU without a DRAM
+    size gets a note instead (the profile itself does not need one)."""
+    from npuweave.sim.llm.serve import check_kv_fits
+    from npuweave.workload import parse_model_spec
+    from npuweave.workload.llm import get_llm, llm_bits, phase_spec
+
+    name, params = parse_model_spec(model)
+    if npu.global_mem_bytes <= 0:
+        return (f"NPU {npu.name!r} gives no DRAM size (global_mem_bytes), so whether {name}'s "
+                "weights and KV cache fit was not checked")
+    cfg = get_llm(name)
+    wbits, kbits = llm_bits(params.get("weights"), params.get("kv"), npu.precision_bits)
+    check_kv_fits(cfg, npu, wbits, kbits, [new + past for new, past in phase_spec(params, cfg)],
+                  title)
+    return None
+
+
 def is_llm(models: str) -> bool:
-    """Whether ``--models`` names one built-in LLM config."""
+    """Whether ``--models`` names a built-in LLM config (alone or in a list, which
+    ``llm_branch`` then refuses)."""
     from npuweave.workload.llm import CONFIGS
 
-    return models.split(":")[0].strip() in CONFIGS
+    return any(m.split(":")[0].strip() in CONFIGS for m in models.split(","))
 
 
 def llm_branch(models: str | None, opts: dict[str, Any], arrivals: str = "poisson") -> bool:
     """Whether a serve/capacity call is an LLM run; LLM options on other models are refused."""
     if models and is_llm(models):
         if "," in models:
-            raise ConfigError(f"--models {models!r}: serve one LLM at a time")
+            raise ConfigError(f"--models {models[:80]!r}: serve one LLM at a time, alone (LLMs "
+                              "are not served beside other models)")
         if arrivals != "poisson" and not arrivals.startswith("trace:"):
             raise ConfigError(f"--arrivals {arrivals!r}: LLM serving takes poisson or "
                               f"trace:FILE (CSV: time_s,prompt,output)")
@@ -212,15 +251,20 @@ def _pct_fmt(key: str, value: Any) -> str:
 
 
 def capacity_cli(spec: Any, json_path: str | None) -> None:
-    """``capacity --llm-scheduler``: the goodput search, one row per probe."""
+    """``capacity --llm-scheduler``: the search for the largest load whose percentiles meet
+    ``--slo``, one row per probe (rates defined in ``npuweave.metrics.llm``)."""
     from npuweave import report
     from npuweave.cli._console import console
     from npuweave.experiments.llm_capacity import capacity_llm
 
     out = capacity_llm(spec)
-    rows = [{k: p[k] for k in ("qps", "meets_slo", "ttft_p99_s", "tbt_p99_s", "goodput_rps")}
-            for p in out["probes"]]
+    keys = ("qps", "offered_rps", "meets_slo", "ttft_p99_s", "tbt_p99_s", "slo_attainment",
+            "goodput_rps", "span_s")
+    rows = [{k: p[k] for k in keys} for p in out["probes"]]
     console().print(report.rich_table(rows, title=f"{spec.model}, {spec.scheduler}: probes"))
+    console().print("qps: the Poisson rate tried; offered_rps: (N - 1) / last arrival; a probe "
+                    "passes on its percentiles alone; goodput_rps: requests meeting --slo per "
+                    "second of span_s (0 to the last token, the drain included)")
     console().print(f"capacity: {out['capacity_qps']:.4g} requests/s {out['note']}")
     if json_path:
         report.write_rows_json(json_path, out)
@@ -260,10 +304,18 @@ def reproduce_sarathi_cmd(duration: str, seed: int, json_path: str | None) -> No
     """
     from npuweave import report
     from npuweave.cli._console import console
-    from npuweave.experiments.llm_repro import reproduce_sarathi
+    from npuweave.experiments.llm_repro import START_QPS, reproduce_sarathi
+    from npuweave.fileio import check_output_path
+    from npuweave.fileio.values import parse_seed
     from npuweave.sim.options import parse_duration
 
-    rows = reproduce_sarathi(parse_duration(duration), seed)
+    check_output_path(json_path, "--json")
+    span, seed = parse_duration(duration), parse_seed(seed)
+    if START_QPS * span < 1:
+        raise ConfigError(f"--duration {duration}: a probe at the first load ({START_QPS:g}/s) "
+                          f"would expect {START_QPS * span:.3g} requests; give at least "
+                          f"{1 / START_QPS:g}s")
+    rows = reproduce_sarathi(span, seed)
     console().print(report.rich_table(rows, title="Sarathi-Serve: capacity under P99 TBT "
                                                   "<= 100 ms, Mistral-7B, a100-like"))
     if json_path:

@@ -177,10 +177,7 @@ def capacity(models: str, npu_spec: str, ratio: str | None, deadline: str | None
     if llm_branch(models, llm):
         from npuweave.cli.llm import llm_capacity
 
-        if ratio is not None or deadline is not None:
-            raise ConfigError("--ratio/--deadline: not used by an LLM capacity search (one "
-                              "model; its SLO is --slo)")
-        llm_capacity(models, npu_spec, llm, json_path)
+        llm_capacity(models, npu_spec, llm, json_path, cost_model)  # refuses --ratio, --csv...
         return
     if ratio is None or deadline is None:
         raise ConfigError("capacity needs --ratio and --deadline (e.g. --ratio 4:1 --deadline "

@@ -30,10 +30,29 @@ SHORT = {"requests": "reqs", "throughput_rps": "req/s", "fairness": "fair",
          "preemptions": "preempt", "preempt_overhead_s": "overhead_s"}
 
 
+#: Most per-model rows printed (a task set may give every request its own label); every row
+#: stays in ``--json`` / ``--csv``.
+SCREEN_MODELS = 30
+
+
+def _on_screen(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows to print: all but the per-model rows past the first ``SCREEN_MODELS``."""
+    models = [r for r in rows if r["scope"] == "model"]
+    hidden = {id(r) for r in models[SCREEN_MODELS:]}
+    return [r for r in rows if id(r) not in hidden]
+
+
+def _names(models: list[str]) -> str:
+    """The models for a title: all of them, or the first few and how many in all."""
+    if len(models) <= 6:
+        return " + ".join(models)
+    return f"{' + '.join(models[:3])} + ... ({len(models)} models)"
+
+
 def _shown(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
     """Rows for the screen: ``row`` names the scope, then the chosen columns."""
     out = []
-    for r in rows:
+    for r in _on_screen(rows):
         label = "all" if r["scope"] == "all" else f"{r['scope']} {r['name']}"
         out.append({"row": label, **{SHORT.get(k, k.replace("latency_", "")): r.get(k)
                                      for k in keys}})
@@ -164,7 +183,7 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
                   ("--per-request", per_request, None))
     seed_n = parse_seed(seed)
     if llm_branch(models, llm, arrival_spec):
-        from npuweave.cli.llm import build_spec, serve_llm_cli
+        from npuweave.cli.llm import build_spec, is_given, serve_llm_cli
         from npuweave.sim.options import parse_duration
 
         # options of layer-wise/task-level serving mean nothing to the LLM loop: refuse them
@@ -187,7 +206,7 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         if arrival_spec.startswith("trace:"):
             llm["trace_file"] = arrival_spec.split(":", 1)[1]
         serve_llm_cli(build_spec(models or "", npu_spec, qps, span, seed_n, llm,
-                                 None if cost_model == "systolic-ws" else cost_model),
+                                 cost_model if is_given("cost_model") else None),
                       json_path, csv_path, timeline, trace)
         return
     from npuweave import report
@@ -262,7 +281,7 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
     if csv_path == "-":
         click.echo(report.to_csv(rows), nl=False)
     else:
-        title = (f"{' + '.join(model_list)} on {npu.name}, {res.scheduler}, "
+        title = (f"{_names(model_list)} on {npu.name}, {res.scheduler}, "
                  f"{len(arrivals)} requests over {res.span_s:.4g} s")
         from npuweave.cli._console import console
 
@@ -270,15 +289,18 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         console().print(report.rich_table(_shown(rows, TABLES[1]), title="latency"))
         from npuweave.cli._energy import energy_rows
 
-        shown = _shown([r for r in rows if "energy_j" in r], ("energy_j",))
+        with_energy = [r for r in _on_screen(rows) if "energy_j" in r]
+        shown = _shown(with_energy, ("energy_j",))
         console().print(report.rich_table(
             energy_rows([{**r, "row": s["row"]} for r, s in zip(
-                [r for r in rows if "energy_j" in r], shown, strict=True)], "row"),
+                with_energy, shown, strict=True)], "row"),
             title="energy"))
-        for line in notes:
+        hidden = sum(r["scope"] == "model" for r in rows) - SCREEN_MODELS
+        for line in notes + ([f"{hidden} more per-model rows are in --json / --csv"]
+                             if hidden > 0 else []):
             console().print(f"[yellow]note[/]: {line}")
     written = []
-    title = f"{' + '.join(model_list)} on {npu.name}, {res.scheduler}"
+    title = f"{_names(model_list)} on {npu.name}, {res.scheduler}"
     if timeline:
         from npuweave.report.timeline import serve_marks
 
@@ -309,4 +331,4 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         click.echo(f"wrote {line}", err=csv_path == "-")
 
 
-serve = run_config(serve, derived_defaults=("duration",))  # --config run.yaml, --save-config
+serve = run_config(serve, derived_defaults=("duration", "cost_model"))  # --config run.yaml, --save-config

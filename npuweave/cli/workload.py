@@ -151,6 +151,11 @@ def profile(model, npu_spec, batch, cost_model, formats, csv_path, json_path, pa
             raise click.UsageError("an LLM phase sets its own batch and formats: write "
                                    f"{model.split(':')[0]}:phase=decode:batch=B:weights=int8")
         layers, fmt, name = llm
+        from npuweave.cli.llm import check_phase_fits
+
+        fit_note = check_phase_fits(model, npu, name)
+        if fit_note:
+            out.print(f"[yellow]note:[/] {fit_note}")
         batch = 1
         src = click.get_current_context().get_parameter_source("cost_model")
         if src == click.core.ParameterSource.DEFAULT:  # LLMs default to double-buffered

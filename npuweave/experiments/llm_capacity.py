@@ -23,6 +23,9 @@ from npuweave.errors import ConfigError
 from npuweave.metrics.llm import slo_met
 from npuweave.sim.llm.serve import MAX_REQUESTS, LLMServeSpec, serve_llm
 
+#: the fewest requests a probe is expected to hold when the search halves the load
+MIN_REQUESTS = 10
+
 
 def _probe(spec: LLMServeSpec, qps: float, probes: list[dict[str, Any]]) -> bool:
     row = serve_llm(dataclasses.replace(spec, qps=qps)).row
@@ -39,6 +42,10 @@ def capacity_llm(spec: LLMServeSpec, start_qps: float | None = None, steps: int 
                           "ttft=1s,tbt=100ms:p99")
     probes: list[dict[str, Any]] = []
     lo, hi = 0.0, start_qps or spec.qps
+    if spec.requests is None and hi * spec.duration_s < 1:
+        raise ConfigError(f"start load {hi:g}/s over a {spec.duration_s:g} s probe expects "
+                          f"{hi * spec.duration_s:.3g} requests; raise --start-qps or "
+                          "--probe-duration")
     for _ in range(max_doublings):
         if spec.requests is None and hi * spec.duration_s > MAX_REQUESTS:
             return {"capacity_qps": lo, "probes": probes,
@@ -51,6 +58,10 @@ def capacity_llm(spec: LLMServeSpec, start_qps: float | None = None, steps: int 
     if lo == 0.0:
         for _ in range(max_doublings):
             hi /= 2
+            if spec.requests is None and hi * spec.duration_s < MIN_REQUESTS:
+                return {"capacity_qps": 0.0, "probes": probes,
+                        "note": f"no load met the SLO (stopped below {2 * hi:g}/s, where a "
+                                f"probe expects fewer than {MIN_REQUESTS} requests)"}
             if _probe(spec, hi, probes):
                 lo = hi
                 hi *= 2

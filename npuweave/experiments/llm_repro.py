@@ -22,10 +22,11 @@ PROMPT = Lengths("lognormal", 1730.0, 1.0)
 OUTPUT = Lengths("lognormal", 415.0, 1.0)
 STRICT = SLO(ttft_s=2.0, tbt_s=0.1, ttft_pct=50.0, tbt_pct=99.0)
 SCHEDULERS = ("vllm", "sarathi:chunk=512")
+START_QPS = 0.5  # the first load of each search (requests/s)
 
 
 def reproduce_sarathi(duration_s: float = 60.0, seed: int = 0, steps: int = 5,
-                      start_qps: float = 0.5) -> list[dict[str, Any]]:
+                      start_qps: float = START_QPS) -> list[dict[str, Any]]:
     """One row per scheduler: capacity (requests/s) under the strict SLO, and the ratio."""
     rows: list[dict[str, Any]] = []
     for sched in SCHEDULERS:

@@ -34,6 +34,7 @@ _POSITIVE_INT = {"pe_rows", "pe_cols", "arrays", "cores", "lmem_banks", "precisi
 _MAX_INT = {"lmem_banks": 1024, "noc_hop_cycles": 10**9, "pe_rows": 1 << 16, "pe_cols": 1 << 16, "arrays": 1 << 16,
             "precision_bits": 64, "dram_latency_cycles": 10**9, "vector_lanes": 1 << 20}
 _NONNEG_INT = {"dram_latency_cycles", "vector_lanes"}
+_MAX_BYTES = 1 << 60  # a memory or buffer size (1e30 GiB gave 6.5e34 KV blocks, exit 0)
 _SIZE_FIELDS |= {"l2_bytes"}
 _NONNEG_INT |= {"noc_hop_cycles"}
 _RATE_FIELDS = {"dram_bw", "clock_hz", "noc_bw"}
@@ -105,8 +106,8 @@ def _check_dimension(value: str, unit: str | None, per_s: str | None, dimension:
 def _convert(field: str, value: Any) -> Any:
     if field in _SIZE_FIELDS:
         v = parse_quantity(value, binary=True, dimension="bytes")
-        if v < 0:
-            raise ValueError(f"must be >= 0 bytes, got {value!r}")
+        if not 0 <= v <= _MAX_BYTES:
+            raise ValueError(f"must be from 0 to 1 EiB (2**60 bytes), got {value!r}")
         return int(round(v))
     if field in _RATE_FIELDS:
         v = parse_quantity(value, binary=False, dimension=_DIMENSION[field])

@@ -3,10 +3,15 @@
 * TTFT: first token time minus arrival, per request.
 * TBT: every gap between two consecutive tokens of one request, pooled over all requests
   (Sarathi-Serve's P99 TBT is over tokens, not requests).
-* Goodput: requests per second of the run's span whose TTFT is within ``ttft_s`` and whose
-  largest gap between tokens is within ``tbt_s`` (an unset SLO is met).
+* Rates, as MLPerf LoadGen's Server log gives them. ``span_s`` runs from time 0 (the start of
+  the arrivals) to the run's last token, so it includes the drain after the last arrival.
+  ``throughput_rps`` (N / span), ``tokens_per_s`` and ``goodput_rps`` (requests whose TTFT is
+  within ``ttft_s`` and whose largest gap between tokens is within ``tbt_s``, per second of the
+  span; an unset SLO is met) are LoadGen's "completed" rates; LoadGen counts N - 1 requests
+  there, we count all N. ``offered_rps`` is its "scheduled" rate: (N - 1) / the last arrival.
 * ``slo_met``: the run-level check a capacity search uses: the ``pXX`` of TTFT and of TBT
-  within their bounds, each at its own percentile.
+  within their bounds, each at its own percentile. No rate enters it, so a capacity (the
+  largest load whose run passes) does not depend on the drain.
 
 Percentiles are numpy's linear interpolation (as ``npuweave.metrics.latency``).
 """
@@ -57,6 +62,9 @@ def llm_summary(arrival_s: np.ndarray, first_s: np.ndarray, finish_s: np.ndarray
         for q in qs:
             row[f"{name}_p{q:g}_s"] = _pct(values, q)
     row["e2e_p50_s"], row["e2e_p99_s"] = _pct(e2e, 50), _pct(e2e, 99)
+    last = float(arrival_s.max()) if len(arrival_s) else 0.0
+    row["span_s"] = float(span_s)
+    row["offered_rps"] = (len(arrival_s) - 1) / last if len(arrival_s) > 1 and last > 0 else None
     row["tokens_per_s"] = float(generated.sum()) / span
     row["throughput_rps"] = len(arrival_s) / span
     row["goodput_rps"] = float(np.count_nonzero(good)) / span

@@ -155,8 +155,8 @@ def serve_tasks(ts: TaskSet, scheduler: Any, *, seed: int = 0, records: bool = T
     sim = Simulator(tenants, 1, 1.0, policy, arrivals=rows, isolated_s=ts.isolated_s,
                     max_events=max_events, segments=records, log=log)
     sim.run()
-    names = tuple(dict.fromkeys(ts.labels))
-    arr = make_arrivals(ts.arrival_s, [names.index(lab) for lab in ts.labels], names,
+    index = {lab: k for k, lab in enumerate(dict.fromkeys(ts.labels))}  # first-seen order
+    arr = make_arrivals(ts.arrival_s, [index[lab] for lab in ts.labels], tuple(index),
                         ts.priority, ts.deadline_s)
     groups = [(t, k, 1, [k]) for k, t in enumerate(ts.arrival_s)]
     table = _table(sim, groups, arr, np.array(ts.isolated_s))

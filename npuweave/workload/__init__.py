@@ -61,16 +61,14 @@ def parse_model_spec(spec: str) -> tuple[str, dict[str, object]]:
     ('bert-base', {'seq_len': 32})
     >>> parse_model_spec("resnet50")
     ('resnet50', {})
+
+    A key given twice is an error (``key_values``), not "the last one wins".
     """
+    from npuweave.fileio.pairs import key_values
+
     name, *pairs = spec.split(":")
-    params: dict[str, object] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"model spec {spec!r}: parameter {pair!r} is not key=value; "
-                              f"write e.g. bert-base:seq_len=32")
-        params[key.strip()] = _value(value.strip())
-    return name, params
+    raw = key_values(pairs, f"model spec {spec[:80]!r}", "bert-base:seq_len=32")
+    return name, {key: _value(value) for key, value in raw.items()}
 
 
 def load_graph(spec: str | Path, **params: object) -> Graph:

@@ -133,6 +133,15 @@ def format_bits(fmt: str | int, what: str) -> int:
                       f"{', '.join(FORMAT_BITS)}")
 
 
+def llm_bits(weights: object, kv: object, default_bits: int,
+             prefix: str = "") -> tuple[int, int]:
+    """Bits of the weights and of the KV cache: ``weights`` defaults to ``default_bits`` (the
+    NPU's precision), ``kv`` to the weights' (``None`` means the default)."""
+    wbits = format_bits(default_bits if weights is None else weights,  # type: ignore[arg-type]
+                        f"{prefix}weights")
+    return wbits, format_bits(wbits if kv is None else kv, f"{prefix}kv")  # type: ignore[arg-type]
+
+
 def check_tokens(value: object, what: str, lo: int = 1) -> int:
     """An integer token count of at least ``lo`` (bounded by ``MAX_TOKENS``)."""
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= MAX_TOKENS:
@@ -252,8 +261,8 @@ def phase_layers(spec_name: str, params: Mapping[str, object],
     """Layers, per-layer bit widths and a title for ``llama-3-8b:phase=...`` (``profile``)."""
     cfg = get_llm(spec_name)
     items = phase_spec(params, cfg)
-    wbits = format_bits(params.get("weights", default_bits), f"{cfg.name}: weights")  # type: ignore[arg-type]
-    kbits = format_bits(params.get("kv", wbits), f"{cfg.name}: kv")  # type: ignore[arg-type]
+    wbits, kbits = llm_bits(params.get("weights"), params.get("kv"), default_bits,
+                            f"{cfg.name}: ")
     layers = lower_iteration(cfg, items, outputs=len(items))
     new, past = items[0]
     title = (f"{cfg.name} prefill of {new} tokens after {past}" if params.get("phase", "prefill")

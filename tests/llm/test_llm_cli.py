@@ -16,7 +16,7 @@ def test_models_family_llm(capsys):
 
 
 def test_profile_phases(capsys):
-    code, out, _ = run_cli(["profile", "llama-3-8b:phase=decode:batch=32:context=2048",
+    code, out, _ = run_cli(["profile", "llama-3-8b:phase=decode:batch=4:context=2048",
                             "--npu", "tpuv5e-like", "--quiet"], capsys)
     assert code == 0 and "memory-bound" in out
     code, out, _ = run_cli(["profile", "llama-3-8b:phase=prefill:tokens=512", "--npu",

@@ -38,9 +38,19 @@ def test_rnn_estimates_use_the_table_and_cnn_estimates_are_exact():
     assert any(t.est_s != t.iso_s for t in tasks if t.name in ("rnn-mt1", "rnn-mt2"))
 
 
+def test_permutation_draw_gives_every_model_once_and_keeps_the_rest_of_the_draw():
+    for run in range(5):
+        perm = draw_tasks(NPU, 8, seed=0, run=run, draw="permutation")
+        assert sorted(t.name for t in perm) == sorted(MIX)
+        assert all(t.batch in (1, 4, 16) and t.level in (0, 1, 2) for t in perm)
+    # the default draw is with replacement: some run repeats a model
+    assert any(len({t.name for t in draw_tasks(NPU, 8, 0, r)}) < 8 for r in range(5))
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"n": 0}, "--tasks"), ({"n": 2, "batches": (0,)}, "batch"),
-    ({"n": 2, "span": float("inf")}, "span"),
+    ({"n": 2, "span": float("inf")}, "span"), ({"n": 2, "draw": "bogus"}, "draw"),
+    ({"n": 9, "draw": "permutation"}, "at most 8"), ({"n": 2, "sa_cap": "45ms"}, "sa_cap"),
 ])
 def test_bad_workloads(kwargs, match):
     with pytest.raises(ConfigError, match=match):
@@ -71,3 +81,18 @@ def test_metric_bad_input():
         ntt([0.0], [1.0, 2.0], [1.0])
     with pytest.raises(ConfigError, match="priorities"):
         fairness([1.0], [0.0])
+
+
+def test_rnn_sa_is_capped_at_the_longest_cnn_gn_task():
+    """H6 (docs/REPRODUCTION.md): RNN-SA's longest batch-1 task fits within CNN-GN's batch-16
+    time and one more token would not; checked against the cost model on both sides."""
+    from npuweave.cost.predictor import isolated_time
+    from npuweave.experiments.prema_workload import sa_max_input
+
+    cap, top = sa_max_input(NPU), isolated_time("cnn-gn", NPU, 16)
+    assert isolated_time("rnn-sa", NPU, 1, cap) <= top < isolated_time("rnn-sa", NPU, 1, cap + 1)
+    sa = [t for r in range(40) for t in draw_tasks(NPU, 8, 0, r) if t.name == "rnn-sa"]
+    assert sa and all(t.in_len <= cap and t.out_len == t.in_len for t in sa)
+    full = [t for r in range(40) for t in draw_tasks(NPU, 8, 0, r, sa_cap="profile")
+            if t.name == "rnn-sa"]
+    assert any(t.in_len > cap for t in full)

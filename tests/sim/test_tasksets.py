@@ -147,3 +147,27 @@ def test_cli_trace_of_a_task_set_shows_every_layer(tmp_path, monkeypatch, capsys
     events = events["traceEvents"] if isinstance(events, dict) else events
     spans = [e for e in events if e.get("ph") == "X"]
     assert len(spans) == sum(len(r["layer_latencies_s"]) for r in rows)
+
+
+def test_cli_many_labels_keep_every_row_in_json_and_a_short_screen(tmp_path, monkeypatch,
+                                                                   capsys):
+    """Every request its own label (the worst case for per-label work): the screen shows at
+    most ``SCREEN_MODELS`` per-model rows and says how many more there are; ``--json`` keeps
+    one row per label, and the records are those of the same run served in-process."""
+    from npuweave.cli.serve import SCREEN_MODELS
+
+    monkeypatch.chdir(tmp_path)
+    rows = _rows(11, SCREEN_MODELS + 12)
+    for i, r in enumerate(rows):
+        r["model"] = f"m{i}_L{len(r['layer_latencies_s'])}"
+    (tmp_path / "tasks.json").write_text(json.dumps(rows))
+    code, text = _cli(["serve", "--arrivals", "trace:tasks.json", "--scheduler", "np-fcfs",
+                       "--preempt-at", "layer", "--json", "out.json"], capsys)
+    assert code == 0, text
+    assert "12 more per-model rows" in text and f"({len(rows)} models)" in text
+    assert f"model m{SCREEN_MODELS - 1}_" in text and f"model m{SCREEN_MODELS}_" not in text
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert sorted(r["name"] for r in out["rows"] if r["scope"] == "model") == sorted(
+        r["model"] for r in rows)
+    ref = serve_tasks(task_set_from_rows(rows, "tasks.json"), "np-fcfs")
+    assert [q["finish_s"] for q in out["requests"]] == [q["finish_s"] for q in ref.requests]

@@ -367,6 +367,9 @@ def _check_value(kind: str, key: str, value: Any) -> str | None:
         fields = NPU.__dataclass_fields__
         if key[4:].split(".")[0] not in fields or key[4:] == "name":  # npu.energy.<field> too
             return f"unknown NPU field {key[4:]!r}{checks.close(key[4:], list(fields))}"
+        if key.startswith("npu.energy") and "energy_j" not in KINDS[kind].metrics:
+            return (f"kind {kind!r} reports no energy, so {key} would change nothing; drop it "
+                    "(energy is in kinds profile, serve and schedule)")
         return checks.npu_field_problem(key[4:], value)
     if key not in rules:
         valid = sorted(rules)

@@ -35,9 +35,9 @@ from npuweave.workload.llm import (
     attention_layers,
     dense_layers,
     embed_layer,
-    format_bits,
     get_llm,
     head_layer,
+    llm_bits,
 )
 
 #: default cost model: TPU MXUs double-buffer weights, so a fold's weight load hides behind the
@@ -71,9 +71,7 @@ class StepCosts:
                  weights: str | int | None = None, kv: str | int | None = None,
                  block: int = 16) -> None:
         self.cfg, self.npu, self.cost_model, self.block = get_llm(model), npu, cost_model, block
-        self.weight_bits = format_bits(weights if weights is not None else npu.precision_bits,
-                                       "weights")
-        self.kv_bits = format_bits(kv if kv is not None else self.weight_bits, "kv")
+        self.weight_bits, self.kv_bits = llm_bits(weights, kv, npu.precision_bits)
         self._dense: dict[int, tuple[float, float, float, int]] = {}
         self._head: dict[int, tuple[float, float, float, int]] = {}
         self._prefill: dict[tuple[int, int], tuple[float, float, int]] = {}

@@ -3,13 +3,15 @@ length distributions and SLOs, shared by the command line and sweep specs."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from npuweave.errors import ConfigError
+from npuweave.fileio.pairs import key_values
+from npuweave.fileio.values import MAX_TIME_S
 from npuweave.metrics.llm import SLO
 from npuweave.sim.llm.serve import Lengths
 from npuweave.sim.options import parse_seconds
+from npuweave.workload.llm import MAX_TOKENS
 
 
 def parse_lengths(text: str, flag: str) -> Lengths:
@@ -21,20 +23,22 @@ def parse_lengths(text: str, flag: str) -> Lengths:
     1.0
     """
     kind, _, rest = text.strip().partition(":")
+    # a bare number is the mean (fixed:512); each key once
+    parts = [p if "=" in p else f"mean={p}" for p in filter(None, rest.split(","))]
     args: dict[str, float] = {}
-    for part in filter(None, rest.split(",")):
-        key, sep, val = part.partition("=")
+    for key, val in key_values(parts, flag, "uniform:lo=16,hi=512").items():
         try:
-            args[key.strip() if sep else "mean"] = float(val if sep else key)
+            args[key] = float(val)
         except ValueError:
-            raise ConfigError(f"{flag}: {part!r} is not key=number") from None
+            raise ConfigError(f"{flag}: {key}={val[:40]!r} is not key=number") from None
     need = {"fixed": {"mean"}, "uniform": {"lo", "hi"}, "lognormal": {"mean", "sigma"}}
     if kind not in need or set(args) != need[kind]:
         raise ConfigError(f"{flag}: {text!r}; write fixed:N, uniform:lo=A,hi=B or "
                           f"lognormal:mean=M,sigma=S")
-    if any(not math.isfinite(v) or v <= 0 for k, v in args.items() if k != "sigma") or \
+    if any(not 0 < v <= MAX_TOKENS for k, v in args.items() if k != "sigma") or \
             not 0 <= args.get("sigma", 0) <= 5:
-        raise ConfigError(f"{flag}: {text!r}; lengths must be positive (and 0 <= sigma <= 5)")
+        raise ConfigError(f"{flag}: {text!r}; lengths must be positive and at most {MAX_TOKENS} "
+                          "tokens (and 0 <= sigma <= 5)")
     if kind != "lognormal" and any(v != int(v) for v in args.values()):
         raise ConfigError(f"{flag}: {text!r}; token counts are whole numbers")
     if kind == "uniform":
@@ -56,16 +60,14 @@ def parse_slo(text: str | None, need_pct: bool = False) -> SLO:
     if not text:
         return SLO()
     out: dict[str, Any] = {}
-    for item in text.split(","):
-        key, sep, val = item.strip().partition("=")
-        if key not in ("ttft", "tbt") or not sep:
-            raise ConfigError(f"--slo: {item!r}; write ttft=1s,tbt=100ms (optionally :p99)")
-        if f"{key}_s" in out:
-            raise ConfigError(f"--slo: {key} is given twice; give it once")
+    for key, val in key_values(text.split(","), "--slo", "ttft=1s,tbt=100ms").items():
+        if key not in ("ttft", "tbt"):
+            raise ConfigError(f"--slo: {key!r}; write ttft=1s,tbt=100ms (optionally :p99)")
         val, _, pct = val.partition(":")
         out[f"{key}_s"] = parse_seconds(val, f"--slo {key}")
-        if not out[f"{key}_s"] > 0:
-            raise ConfigError(f"--slo {key}: give a time > 0, got {val!r}")
+        if not 0 < out[f"{key}_s"] <= MAX_TIME_S:
+            raise ConfigError(f"--slo {key}: give a time > 0 and at most {MAX_TIME_S:g} s, got "
+                              f"{val!r}")
         if pct:
             try:
                 q = float(pct.lstrip("pP"))

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from npuweave.errors import ConfigError
+from npuweave.fileio.values import MAX_TIME_S
 from npuweave.hardware import NPU, get_npu
 from npuweave.metrics.llm import SLO, llm_summary
 from npuweave.sim.arrivals import poisson
@@ -30,9 +31,10 @@ from npuweave.sim.llm.loop import PHASES, Trace, run
 from npuweave.sim.llm.policies import LLMScheduler, parse_llm_scheduler
 from npuweave.sim.llm.state import LLMState
 from npuweave.sim.records import Interval
-from npuweave.workload.llm import LLMConfig, check_tokens, get_llm
+from npuweave.workload.llm import MAX_TOKENS, LLMConfig, check_tokens, get_llm
 
 MAX_REQUESTS = 5_000_000
+DEFAULT_BLOCK = 16  # KV block (page) size in tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,8 @@ class Lengths:
         else:
             mu = math.log(self.mean) - self.sigma ** 2 / 2
             x = rng.lognormal(mu, self.sigma, n)
-        return np.maximum(1, np.rint(x)).astype(np.int64)
+        # clipped before the cast: a far lognormal tail would wrap around int64
+        return np.clip(np.rint(x), 1, MAX_TOKENS).astype(np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +80,7 @@ class LLMServeSpec:
     kv_link_bw: float = 50e9
     max_tokens: int = 4096
     max_seqs: int = 256
-    block: int = 16
+    block: int = DEFAULT_BLOCK
     cost_model: str = DEFAULT_COST_MODEL
     weights: str | None = None
     kv: str | None = None
@@ -131,6 +134,28 @@ def kv_capacity_blocks(cfg: LLMConfig, npu: NPU, weight_bits: int, kv_bits: int,
     return int(blocks)
 
 
+def check_kv_fits(cfg: LLMConfig, npu: NPU, weight_bits: int, kv_bits: int,
+                  contexts: list[int], what: str, block: int = DEFAULT_BLOCK) -> None:
+    """Refuse requests of ``contexts`` tokens whose KV blocks cannot all be in DRAM beside the
+    weights at once (``kv_capacity_blocks``; a serving run refuses one request that cannot
+    fit). ``what`` names the batch in the message.
+
+    Examples
+    --------
+    >>> check_kv_fits(get_llm("llama-3-8b"), get_npu("tpuv5e-like"), 16, 16, [2048] * 4, "x")
+    """
+    have = kv_capacity_blocks(cfg, npu, weight_bits, kv_bits, block)
+    need = sum(-(-c // block) for c in contexts)
+    if need > have:
+        per = block * cfg.kv_bytes_per_token(kv_bits)
+        free = npu.global_mem_bytes - cfg.weight_bytes(weight_bits)
+        raise ConfigError(
+            f"{what}: its KV cache needs {need * per:,} B ({need} blocks of {block} tokens) but "
+            f"{npu.name}'s {npu.global_mem_bytes:,} B of DRAM leave {free:,} B ({have} blocks) "
+            f"beside the {cfg.weight_bytes(weight_bits):,} B of weights; lower batch= or "
+            "context=, store the cache in fewer bits (:kv=int8), or use an NPU with more DRAM")
+
+
 def make_requests(spec: LLMServeSpec, cfg: LLMConfig) -> tuple[np.ndarray, ...]:
     """Poisson arrival times and clamped prompt and output lengths (their own seeded stream),
     or the spec's explicit requests."""
@@ -155,14 +180,14 @@ def _trace_requests(reqs: tuple[tuple[float, int, int], ...],
     times = np.array([r[0] for r in reqs], dtype=np.float64)
     prompt = np.array([r[1] for r in reqs], dtype=np.int64)
     output = np.array([r[2] for r in reqs], dtype=np.int64)
-    bad = np.flatnonzero(~np.isfinite(times) | (times < 0) | (prompt < 1) | (output < 1)
+    bad = np.flatnonzero(~(times >= 0) | (times > MAX_TIME_S) | (prompt < 1) | (output < 1)
                          | (prompt + output > cfg.max_context))
     if len(bad):
         i = int(bad[0])
         raise ConfigError(f"trace request {i} (row {i + 1}): time {reqs[i][0]}, prompt "
-                          f"{reqs[i][1]}, output {reqs[i][2]}: need a finite time >= 0 and "
-                          f"lengths >= 1 with prompt + output <= {cfg.name}'s maximum context "
-                          f"{cfg.max_context}")
+                          f"{reqs[i][1]}, output {reqs[i][2]}: need a time from 0 to "
+                          f"{MAX_TIME_S:g} s and lengths >= 1 with prompt + output <= "
+                          f"{cfg.name}'s maximum context {cfg.max_context}")
     if np.any(np.diff(times) < 0):
         raise ConfigError("trace: arrival times must be non-decreasing; sort the file by time")
     return times, prompt, output
