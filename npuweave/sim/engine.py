@@ -364,7 +364,17 @@ class Engine:
         self.pe_end = now + job[0].seconds
 
     def _computed(self) -> None:
+        """The computation on the PE ended (an event)."""
         now = self.loop.now
+        unit, rid = self._leave(now)
+        if self.on_end is not None:
+            self.on_end(unit, rid, now)
+        if self.ready:
+            self._compute(now)
+
+    def _leave(self, now: float) -> Job:
+        """The computation on the PE leaves it at ``now``, ended or cut off: the PE is idle,
+        its weights are freed, a store waiting for it may go; returns its job."""
         job = self.pe_job
         unit, rid = job  # type: ignore[misc]
         start = self.pe_start
@@ -378,16 +388,7 @@ class Engine:
             self._release(unit.hold)
         if self.store_wait and self.computed >= self.store_after:
             self._store_now(now)
-        if self.on_end is not None:
-            self.on_end(unit, rid, now)
-        ready = self.ready
-        if ready:  # ``_compute`` inlined
-            job = self.pe_job = ready.popleft()
-            self.pe_busy = True
-            self.pe_start = now
-            if self.on_start is not None:
-                self.on_start(job[0], job[1], now)
-            self.pe_end = now + job[0].seconds
+        return job  # type: ignore[return-value]
 
     def _store_now(self, now: float) -> None:
         """The waiting store's computations have all ended: it moves now."""
@@ -479,19 +480,9 @@ class Engine:
         job = self.pe_job
         if not self.pe_busy or job is None or job[1] != rid:
             return 0.0
-        now = self.loop.now
-        unit, start = job[0], self.pe_start
+        now, start = self.loop.now, self.pe_start
         self.pe_end = INF
-        self.pe_busy = False
-        self.computed += 1
-        self.pe_busy_s += now - start
-        self.last_end = now
-        if self.log:
-            self.pe_log.append((unit, rid, start, now))
-        if unit.hold:
-            self._release(unit.hold)
-        if self.store_wait and self.computed >= self.store_after:
-            self._store_now(now)
+        self._leave(now)
         if self.ready:
             self._compute(now)
         return now - start
