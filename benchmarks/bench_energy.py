@@ -24,8 +24,9 @@ from _timing import median_seconds  # noqa: E402
 
 from npuweave.cost import clear_cache, profile_model  # noqa: E402
 from npuweave.experiments.energy import _layer_watts, model_energy, serve_energy  # noqa: E402
+from npuweave.fileio.flags import parse_arrival_flags  # noqa: E402
 from npuweave.hardware import preset  # noqa: E402
-from npuweave.sim import options  # noqa: E402
+from npuweave.sim.arrival_processes import build_arrivals  # noqa: E402
 from npuweave.sim.serving import serve  # noqa: E402
 
 
@@ -43,7 +44,8 @@ def profile_pair(model: str, npu_name: str, repeats: int) -> tuple[float, float]
 def serve_pair(repeats: int, duration: str) -> tuple[float, float]:
     npu = preset("memory-centric")
     models = ["resnet50", "bert-base"]
-    arrivals = options.build_arrivals("poisson", models, "300,80", duration, 7, None, None)
+    arrivals = build_arrivals(parse_arrival_flags("poisson", len(models), "300,80", duration),
+                              models, 7)
 
     def base():
         clear_cache()

@@ -32,6 +32,8 @@ def _load_lazy_names() -> None:
 
     import npuweave
 
+    for name in npuweave.__all__:  # the package itself exports the front door lazily
+        getattr(npuweave, name)
     for info in pkgutil.walk_packages(npuweave.__path__, "npuweave."):
         if not info.ispkg:
             continue

@@ -102,3 +102,18 @@ def count(low: int, high: int) -> Value:
 SEED = Value("seed", values.parse_seed)
 #: A finite positive multiplier (``--span``, ``--time-scale``).
 FACTOR = Value("number", lambda v, what: values.parse_ratio(v, what, 1)[0])
+
+
+#: Requests per closed-loop stream (``schedule``, ``reproduce layerweaver``): past this a run
+#: takes minutes with nothing to show.
+MAX_REQUESTS = 100_000
+
+
+def stream_bounds(batch: int, requests: int) -> None:
+    """Refuse a batch size or a per-stream request count a closed-loop run cannot take."""
+    from npuweave.workload.layer import check_batch
+
+    check_batch(batch)
+    if requests > MAX_REQUESTS:
+        raise ConfigError(f"--requests {requests} is over the limit {MAX_REQUESTS} per stream "
+                          "(npuweave.cli.schedule.MAX_REQUESTS); use fewer requests")

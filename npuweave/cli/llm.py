@@ -57,7 +57,7 @@ def llm_capacity(models: str, npu_spec: str, opts: dict[str, Any], json_path: st
                  cost_model: str) -> None:
     """``capacity`` for an LLM: refuse the layer-wise options it would ignore (``--csv`` was
     never written), validate everything, then search (see ``capacity_cli``)."""
-    from npuweave.sim.options import parse_duration
+    from npuweave.fileio.flags import parse_duration
 
     ctx = click.get_current_context()
     takes = {"models", "npu_spec", "json_path", "cost_model", *opts}
@@ -306,8 +306,8 @@ def reproduce_sarathi_cmd(duration: str, seed: int, json_path: str | None) -> No
     from npuweave.cli._console import console
     from npuweave.experiments.llm_repro import START_QPS, reproduce_sarathi
     from npuweave.fileio import check_output_path
+    from npuweave.fileio.flags import parse_duration
     from npuweave.fileio.values import parse_seed
-    from npuweave.sim.options import parse_duration
 
     check_output_path(json_path, "--json")
     span, seed = parse_duration(duration), parse_seed(seed)

@@ -83,7 +83,7 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
       npuweave reproduce layerweaver --setup systolic
       npuweave reproduce layerweaver --seq-len-sweep 8,16,32,64,128 --png curve.png
     """
-    from npuweave.cli.schedule import _check_bounds
+    from npuweave.cli._checks import stream_bounds
     from npuweave.experiments.executor import check_dask
     from npuweave.experiments.layerweaver import SCHEDULERS, check_options, resolve_physics
     from npuweave.experiments.lw_sweeps import check_seq_lens
@@ -97,7 +97,7 @@ def layerweaver(requests: int, pairs: str, scenarios: str, scheduler_list: str |
     check_parquet(parquet_path)
     if sweep is not None:
         check_output_path(png_path, "--png", FIGURE_SUFFIXES)
-    _check_bounds(1, requests)
+    stream_bounds(1, requests)
     check_dask(dask_addr)
     _STDOUT_DATA[0] = "-" in (csv_path, json_path)
     started = time.perf_counter()

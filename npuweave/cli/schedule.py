@@ -13,12 +13,11 @@ from typing import Any
 
 import click
 
+from npuweave.cli._checks import MAX_REQUESTS, stream_bounds  # noqa: E402  (re-exported)
 from npuweave.cli._console import cost_model_help
 from npuweave.cli._runconfig import run_config
 from npuweave.cli._suggest import SuggestingGroup
 from npuweave.errors import ConfigError
-
-MAX_REQUESTS = 100_000  # per stream: past this a run takes minutes with nothing to show
 
 
 def _console(piped: bool = False) -> Any:
@@ -126,7 +125,7 @@ def schedule(models: str, npu_spec: str, batch: int, scheduler: str, compare_wit
     if window_s is not None and not 0 < window_s < float("inf"):
         raise ConfigError(f"--window-s must be a finite time > 0 seconds, got {window_s}; or "
                           "leave it out and give --requests")
-    _check_bounds(batch, requests)
+    stream_bounds(batch, requests)
     npu = get_npu(npu_spec)
     if window_s is not None:
         _check_window(model_list, npu, batch, window_s, cost_model)
@@ -165,15 +164,6 @@ def _status(text: str) -> Any:
     from rich.console import Console
 
     return Console(stderr=True).status(f"{text} ...")
-
-
-def _check_bounds(batch: int, requests: int) -> None:
-    from npuweave.workload.layer import check_batch
-
-    check_batch(batch)
-    if requests > MAX_REQUESTS:
-        raise ConfigError(f"--requests {requests} is over the limit {MAX_REQUESTS} per stream "
-                          "(npuweave.cli.schedule.MAX_REQUESTS); use fewer requests")
 
 
 def _check_window(models: list[str], npu: Any, batch: int, window_s: float,

@@ -184,7 +184,7 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
     seed_n = parse_seed(seed)
     if llm_branch(models, llm, arrival_spec):
         from npuweave.cli.llm import build_spec, is_given, serve_llm_cli
-        from npuweave.sim.options import parse_duration
+        from npuweave.fileio.flags import parse_duration
 
         # options of layer-wise/task-level serving mean nothing to the LLM loop: refuse them
         # rather than ignore them (a file asked for with --per-request was never written)
@@ -212,13 +212,13 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
     from npuweave import report
     from npuweave.cli import _checks
     from npuweave.cli.serve_tasks import check_task_options, task_set
-    from npuweave.fileio.flags import parse_arrival_flags
+    from npuweave.fileio.flags import parse_arrival_flags, parse_batching
     from npuweave.hardware import get_npu
     from npuweave.metrics.serving import jsonable
     from npuweave.schedule import get_scheduler
-    from npuweave.sim import options as o
+    from npuweave.sim.arrival_processes import build_arrivals
     from npuweave.sim.serving import check_work, least_units
-    from npuweave.sim.serving import serve as run
+    from npuweave.sim.simulate import SimSpec, simulate
 
     check_task_options(preempt_at, per_request)
     tasks = task_set(arrival_spec, models, qps, deadline, priority, batching)
@@ -239,7 +239,7 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
     opts = dict(preempt_opts)
     check_priorities(scheduler, priority)
     get_scheduler(scheduler, seed=seed_n, **opts)  # validates the name and options early
-    batch = o.parse_batching(batching)
+    batch = parse_batching(batching)
     flags = parse_arrival_flags(arrival_spec, len(model_list), qps, duration, deadline, priority)
     npu = get_npu(npu_spec)
     notes: list[str] = []
@@ -258,7 +258,7 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         rows = jsonable(res.rows)  # given layer times: no cost model, so no energy
         notes = notes + list(res.notes)
     else:
-        arrivals = o.build_arrivals(flags, model_list, seed_n, notes)
+        arrivals = build_arrivals(flags, model_list, seed_n, notes)
         if len(arrivals) == 0:
             raise ConfigError("no request arrives in this run; raise --qps or --duration")
         from npuweave.cost.energy import energy_spec
@@ -266,10 +266,10 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         gated = energy_spec(npu)[0].gated_power_w > 0  # gating needs the busy intervals
         bar = _Bar(float(arrivals.time_s[-1]))
         try:
-            res = run(model_list, npu, arrivals, scheduler, batching=batch, traffic=traffic,
-                      cost_model=cost_model, seed=seed_n, log=bool(timeline or trace or gated),
-                      max_events=max_events, progress=bar,
-                      records=bool(json_path or per_request), **opts)
+            res = simulate(SimSpec(model_list, npu, arrivals, scheduler, opts, batching=batch,
+                                   traffic=traffic, cost_model=cost_model, seed=seed_n,
+                                   log=bool(timeline or trace or gated), max_events=max_events,
+                                   records=bool(json_path or per_request), progress=bar))
         finally:
             bar.close()
         rows = jsonable(_with_energy(res, model_list, npu, cost_model))

@@ -19,8 +19,8 @@ from npuweave.cost.registry import profile
 from npuweave.cost.traffic import Formats
 from npuweave.cost.types import LayerCost
 from npuweave.errors import UnknownNameError, did_you_mean, optional_module
-from npuweave.hardware.loader import get_npu
 from npuweave.hardware.npu import NPU
+from npuweave.hardware.resolve import get_npu
 from npuweave.workload.layer import Layer
 
 #: Columns of ``Profile.rows()`` (and of ``npuweave profile --csv/--json/--parquet``), in order.

@@ -145,7 +145,7 @@ def compare(
     [1.0, 1.0]
     """
     from npuweave.experiments.energy import result_energy
-    from npuweave.sim import run_streams
+    from npuweave.sim.simulate import SimSpec, simulate
 
     if requests is not None and requests < 1:
         raise ConfigError(f"requests must be >= 1, got {requests}")
@@ -153,10 +153,8 @@ def compare(
     rows: Rows = Rows()
     results: dict[str, Any] = {}
     for name in schedulers:
-        result = run_streams(list(models), npu,
-                             batch=batch if isinstance(batch, int) else list(batch),
-                             scheduler=name, requests=requests,
-                             window_s=window_s, seed=seed, cost_model=cost_model, **opts)
+        result = simulate(SimSpec(list(models), npu, ClosedLoop(requests, window_s), name, opts,
+                                  batch=batch, cost_model=cost_model, seed=seed))
         results[name] = result
         row = evaluate(result, standalone)
         row["scheduler"] = name

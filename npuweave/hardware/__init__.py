@@ -1,7 +1,6 @@
 """NPU specifications: the frozen ``NPU`` record, YAML loading with validation, presets."""
 
 from npuweave.hardware.loader import (
-    get_npu,
     load_npu,
     npu_from_dict,
     parse_quantity,
@@ -9,5 +8,6 @@ from npuweave.hardware.loader import (
     preset_names,
 )
 from npuweave.hardware.npu import NPU
+from npuweave.hardware.resolve import get_npu
 
 __all__ = ["NPU", "get_npu", "load_npu", "npu_from_dict", "parse_quantity", "preset", "preset_names"]

@@ -269,16 +269,3 @@ def preset(name: str) -> NPU:
     return npu_from_dict(load_yaml(text, f"preset:{name}"), f"preset:{name}",
                          units_required=True)
 
-
-def get_npu(spec: str | Path | NPU) -> NPU:
-    """Resolve a preset name, a YAML path, a SCALE-Sim ``.cfg`` path, or an ``NPU``."""
-    if isinstance(spec, NPU):
-        return spec
-    s = str(spec)
-    if s.lower().endswith(".cfg"):
-        from npuweave.hardware.scalesim import load_scalesim_cfg
-
-        return load_scalesim_cfg(s)
-    if s.endswith((".yaml", ".yml")) or Path(s).is_file():
-        return load_npu(s)
-    return preset(s)

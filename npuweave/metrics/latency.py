@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from npuweave.errors import ConfigError
+from npuweave.metrics import core
 from npuweave.metrics.common import (
     RequestLike,
     Standalone,
@@ -79,10 +80,13 @@ def sla_violation_rate(
         if standalone is None or slack <= 0:
             raise ConfigError("slack needs standalone times and must be > 0")
         single = standalone_of(standalone)
-        missed = [r.finish_s - r.arrival_s > slack * single(r) for r in requests]
-    else:
-        deadlines = [(r, getattr(r, "deadline_s", None)) for r in requests]
-        missed = [r.finish_s > d for r, d in deadlines if d is not None]
-    if not missed:
+        rs = list(requests)
+        ntts = core.ntt([r.finish_s - r.arrival_s for r in rs], [single(r) for r in rs])
+        if not rs:
+            raise ConfigError("no request has an SLA target; give slack= or set deadlines")
+        return float(core.sla_violation(ntts, [slack])[0])
+    pairs = [(r.finish_s, d) for r in requests if (d := getattr(r, "deadline_s", None)) is not None]
+    if not pairs:
         raise ConfigError("no request has an SLA target; give slack= or set deadlines")
-    return sum(missed) / len(missed)
+    finish, deadline = np.array(pairs, dtype=float).T
+    return core.violation_rate(~(finish <= deadline))

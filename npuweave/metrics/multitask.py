@@ -21,15 +21,17 @@ for time in which it did nothing.
 ANTT averages per-request slowdowns ``latency / T_single`` of the requests issued inside the
 window, first within each tenant and then over tenants (thesis IV.5.C: "for each model"); ``by="request"`` averages over all requests
 instead, which is PREMA's per-task form when every tenant issues one request.
+
+The formulas (NTT, ANTT, STP as a sum of normalized progress, fairness) are
+``npuweave.metrics.core``'s; this module turns a window of records into their inputs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-import numpy as np
-
 from npuweave.errors import ConfigError
+from npuweave.metrics import core
 from npuweave.metrics.common import (
     IntervalLike,
     RequestLike,
@@ -138,13 +140,14 @@ def stp(
     >>> round(stp(rs, {"A": 0.005, "B": 0.010}), 9)
     1.0
     """
-    return float(sum(stp_per_tenant(requests, standalone, window, intervals).values()))
+    return core.stp(list(stp_per_tenant(requests, standalone, window, intervals).values()))
 
 
 def ntt(requests: Iterable[RequestLike], standalone: Standalone) -> list[float]:
     """Each request's normalized turnaround time ``(finish - arrival) / T_single``."""
     single = standalone_of(standalone)
-    return [(r.finish_s - r.arrival_s) / single(r) for r in requests]
+    rs = list(requests)
+    return core.ntt([r.finish_s - r.arrival_s for r in rs], [single(r) for r in rs]).tolist()
 
 
 def ntt_per_tenant(
@@ -154,7 +157,7 @@ def ntt_per_tenant(
     t0, t1 = resolve_window(window, requests)
     inside = [r for r in requests if t0 <= r.arrival_s < t1]
     return {
-        tenant: float(np.mean(ntt(rs, standalone)))
+        tenant: core.antt(ntt(rs, standalone))
         for tenant, rs in group_by_tenant(inside).items()
     }
 
@@ -182,7 +185,7 @@ def antt(
         raise ConfigError(f"by must be 'tenant' or 'request', got {by!r}")
     if not values:
         raise ConfigError("no request was issued inside the measurement window; run more requests")
-    return float(np.mean(values))
+    return core.antt(values)
 
 
 def fairness(
@@ -206,6 +209,4 @@ def fairness(
     prio = {t: float((priorities or {}).get(t, 1.0)) for t in terms}
     if any(p <= 0 for p in prio.values()):
         raise ConfigError(f"priorities must be > 0, got {prio}")
-    total = sum(prio.values())
-    pp = [terms[t] / (prio[t] / total) for t in terms]
-    return 0.0 if max(pp) == 0 else min(pp) / max(pp)
+    return core.fairness([terms[t] for t in terms], [prio[t] for t in terms])

@@ -2,7 +2,8 @@
 
 A PREMA run is a finite set of tasks, each with a dispatch time, a finish time, a *cold*
 isolated time (the task alone on an idle NPU) and a priority value. Everything here is an
-array expression over those, so a run's index is built once:
+array expression over those (each formula is ``npuweave.metrics.core``'s; this module checks
+the inputs of a task set and keeps PREMA's names):
 
 * ``NTT_i = (finish_i - dispatch_i) / T_isolated,i``; ``ANTT = mean(NTT)``;
   ``STP = sum(1 / NTT_i)`` (Eq. 1).
@@ -27,9 +28,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from npuweave.errors import ConfigError
+from npuweave.metrics import core
 
-SLA_MULTS: tuple[int, ...] = tuple(range(2, 21))
-"""SLA targets of Fig. 13, in multiples of the isolated time."""
+SLA_MULTS: tuple[float, ...] = core.sla_mults("prema")
+"""SLA targets of Fig. 13, in multiples of the isolated time (``m = 2..20``)."""
 
 
 def _arr(values: Sequence[float] | np.ndarray, what: str) -> np.ndarray:
@@ -52,17 +54,17 @@ def ntt(dispatch: Values, finish: Values, isolated: Values) -> np.ndarray:
         raise ConfigError("isolated times must be > 0 s")
     if np.any(f < d):
         raise ConfigError("a task finishes before it is dispatched")
-    return (f - d) / t
+    return core.ntt(f - d, t)
 
 
 def antt(ntts: Sequence[float] | np.ndarray) -> float:
     """Eq. 1: the arithmetic mean of NTT (1 = no slowdown; lower is better)."""
-    return float(_arr(ntts, "NTT").mean())
+    return core.antt(_arr(ntts, "NTT"))
 
 
 def stp(ntts: Sequence[float] | np.ndarray) -> float:
     """Eq. 1: ``sum(1 / NTT)`` (n = every task at full speed; higher is better)."""
-    return float((1.0 / _arr(ntts, "NTT")).sum())
+    return core.stp_task_set(_arr(ntts, "NTT"))
 
 
 def fairness(ntts: Values, priorities: Values) -> float:
@@ -78,8 +80,7 @@ def fairness(ntts: Values, priorities: Values) -> float:
         raise ConfigError(f"NTT and priorities differ in length: {n.size}, {p.size}")
     if np.any(p <= 0):
         raise ConfigError("priorities must be > 0")
-    pp = (1.0 / n) / (p / p.sum())
-    return float(pp.min() / pp.max())
+    return core.fairness(1.0 / n, p)
 
 
 def sla_violation(ntts: Sequence[float] | np.ndarray, mults: Sequence[float] = SLA_MULTS
@@ -91,9 +92,8 @@ def sla_violation(ntts: Sequence[float] | np.ndarray, mults: Sequence[float] = S
     >>> sla_violation([1.5, 2.5, 5.0], [2, 4]).tolist()
     [0.6666666666666666, 0.3333333333333333]
     """
-    n = _arr(ntts, "NTT")
-    m = _arr(mults, "SLA multiples")
-    return (n[None, :] > m[:, None]).mean(axis=1)
+    return core.sla_violation(_arr(ntts, "NTT"),
+                              core.sla_mults(_arr(mults, "SLA multiples").tolist()))
 
 
 def tail_by_model(ntts: Sequence[float] | np.ndarray, models: Sequence[str],

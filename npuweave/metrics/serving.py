@@ -8,11 +8,12 @@ priority level. Definitions (``docs/ARRIVALS_METRICS.md`` works examples by hand
 - STP, task-set form (PREMA Eq. 1): sum of 1/NTT over the served requests.
   STP, open-loop form (thesis IV.5 and V.3.A): standalone seconds of the served requests per
   second of the run, i.e. sum(isolated_s) / span_s. ``stp_form`` picks which one is ``stp``.
-- fairness (PREMA Eq. 2): PP_i = (1/NTT_i) / (prio_i / sum_j prio_j); min PP / max PP. The sum
-  over j is common to every PP_i, so the ratio is min / max of 1 / (NTT_i * prio_i).
-- SLA violation at ``N x isolated``: latency > N * isolated_s, over every request of the row;
-  a killed request counts as a violation. Deadline violation: finish > absolute deadline (or
-  killed), over the requests that have a deadline (None when none has one).
+- fairness (PREMA Eq. 2): PP_i = (1/NTT_i) / (prio_i / sum_j prio_j); min PP / max PP.
+- SLA violation at ``N x isolated``: NTT not within N, over every request of the row; a killed
+  request counts as a violation. Deadline violation: finish > absolute deadline (or killed),
+  over the requests that have a deadline (None when none has one).
+
+Each formula is ``npuweave.metrics.core``'s; this module only picks the rows' requests.
 - latency percentiles interpolate linearly (numpy's default), over served requests.
 - utilization = busy seconds / span_s (whole-run rows only).
 """
@@ -26,12 +27,13 @@ from typing import Any
 import numpy as np
 
 from npuweave.errors import ConfigError
+from npuweave.metrics import core
 from npuweave.metrics.requests import Outcome, RequestTable
 
 #: Latency percentiles reported by ``summarize`` (column ``latency_p<q>_s``).
 LATENCY_QS = (50.0, 90.0, 95.0, 99.0, 99.9)
-#: Default SLA multipliers (PREMA sweeps N = 2..20).
-SLA_MULTS = (2.0, 5.0, 10.0, 20.0)
+#: Default SLA multipliers: ``core.sla_mults("serve")``, four points of PREMA's N = 2..20.
+SLA_MULTS = core.sla_mults("serve")
 STP_FORMS = ("open-loop", "task-set")
 
 Row = dict[str, Any]
@@ -51,11 +53,8 @@ def _percentiles(latency: np.ndarray) -> dict[str, float | None]:
     return out
 
 
-def _fairness(ntt: np.ndarray, priority: np.ndarray) -> float | None:
-    if ntt.size == 0:
-        return None
-    pp = 1.0 / (ntt * priority)
-    return float(pp.min() / pp.max())
+def _none(x: float) -> float | None:
+    return None if math.isnan(x) else x
 
 
 def _row(t: RequestTable, scope: str, name: str, span_s: float,
@@ -63,23 +62,23 @@ def _row(t: RequestTable, scope: str, name: str, span_s: float,
     done = t.state == Outcome.DONE
     latency = (t.finish_s - t.arrival_s)[done]
     iso = t.isolated_s[done]
-    ntt = latency / iso
+    ntt = core.ntt(latency, iso)
     served = int(done.sum())
     row: Row = {"scope": scope, "name": name, "requests": len(t), "served": served,
                 "killed": len(t) - served, "throughput_rps": served / span_s}
-    row["stp_task_set"] = float(np.sum(1.0 / ntt))
-    row["stp_open_loop"] = float(np.sum(iso) / span_s)
+    row["stp_task_set"] = core.stp_task_set(ntt)
+    row["stp_open_loop"] = core.stp_open_loop(iso, span_s)
     row["stp"] = row["stp_task_set"] if stp_form == "task-set" else row["stp_open_loop"]
-    row["antt"] = float(ntt.mean()) if served else None
-    row["fairness"] = _fairness(ntt, t.priority[done])
-    all_latency = t.finish_s - t.arrival_s  # NaN when killed: NaN <= x is False -> violated
-    for mult in sla_mults:
-        ok = all_latency <= mult * t.isolated_s
-        row[sla_column(mult)] = float(1.0 - ok.mean()) if len(t) else None
+    row["antt"] = _none(core.antt(ntt))
+    row["fairness"] = core.fairness(1.0 / ntt, t.priority[done]) if served else None
+    # every request: NTT is NaN when killed, and NaN is not within any N -> violated
+    sla = core.sla_violation(core.ntt(t.finish_s - t.arrival_s, t.isolated_s), sla_mults)
+    for mult, rate in zip(sla_mults, sla.tolist(), strict=True):
+        row[sla_column(mult)] = _none(rate)
     has_deadline = np.isfinite(t.deadline_s)
-    met = t.finish_s[has_deadline] <= t.deadline_s[has_deadline]
+    late = ~(t.finish_s[has_deadline] <= t.deadline_s[has_deadline])
     row["deadline_requests"] = int(has_deadline.sum())
-    row["deadline_violation"] = float(1.0 - met.mean()) if met.size else None
+    row["deadline_violation"] = _none(core.violation_rate(late))
     row.update(_percentiles(latency))
     row["preemptions"] = int(t.preemptions.sum())
     row["preempt_overhead_s"] = float(t.preempt_overhead_s.sum())
@@ -88,7 +87,7 @@ def _row(t: RequestTable, scope: str, name: str, span_s: float,
 
 
 def summarize(table: RequestTable, *, span_s: float, pe_busy_s: float | None = None,
-              dram_busy_s: float | None = None, sla_mults: Sequence[float] = SLA_MULTS,
+              dram_busy_s: float | None = None, sla_mults: Sequence[float] | str = SLA_MULTS,
               stp_form: str = "open-loop") -> list[Row]:
     """Rows of serving metrics: the whole run first, then per model, then per priority.
 
@@ -97,7 +96,8 @@ def summarize(table: RequestTable, *, span_s: float, pe_busy_s: float | None = N
     table : the run's requests.
     span_s : the measured duration (seconds; > 0), the denominator of rates and utilizations.
     pe_busy_s, dram_busy_s : busy seconds of the PE array and the DRAM channel (None: unknown).
-    sla_mults : the N of the ``N x isolated`` SLA targets.
+    sla_mults : the N of the ``N x isolated`` SLA targets, or a named default of
+        ``core.SLA_DEFAULTS`` (``"serve"``, ``"prema"``).
     stp_form : ``"open-loop"`` (standalone seconds served per second) or ``"task-set"``
         (PREMA Eq. 1); both are always in the row as ``stp_open_loop`` and ``stp_task_set``.
 
@@ -113,9 +113,10 @@ def summarize(table: RequestTable, *, span_s: float, pe_busy_s: float | None = N
         raise ConfigError(f"summarize: span_s = {span_s!r}; give the run's duration (> 0 s)")
     if stp_form not in STP_FORMS:
         raise ConfigError(f"summarize: stp_form {stp_form!r}; choose one of {', '.join(STP_FORMS)}")
-    mults = [float(m) for m in sla_mults]
-    if any(not (math.isfinite(m) and m > 0) for m in mults):
-        raise ConfigError(f"summarize: sla_mults {tuple(sla_mults)}; every N must be > 0")
+    try:
+        mults = core.sla_mults(sla_mults)
+    except ConfigError as exc:
+        raise ConfigError(f"summarize: {exc}") from None
     whole = _row(table, "all", "all", span_s, mults, stp_form)
     for key, busy in (("pe_util", pe_busy_s), ("dram_util", dram_busy_s)):
         whole[key] = None if busy is None else float(busy) / span_s

@@ -9,9 +9,8 @@ from npuweave.sim.intervals import IntervalColumns
 from npuweave.sim.records import Interval, RequestRecord
 from npuweave.sim.result import SimResult
 from npuweave.sim.streams import run_streams, run_tenants, standalone_time
-from npuweave.sim.sweep import AimtSweep, sweep_aimt
 
 __all__ = [
-    "AimtSweep", "Interval", "IntervalColumns", "RequestRecord", "SimResult", "run_streams",
-    "run_tenants", "standalone_time", "sweep_aimt",
+    "Interval", "IntervalColumns", "RequestRecord", "SimResult", "run_streams",
+    "run_tenants", "standalone_time",
 ]

@@ -1,5 +1,8 @@
 """Open-loop arrival processes: when each request arrives, for which model, how urgent.
 
+Every arrival process, the closed loop included, is registered once in
+``npuweave.sim.arrival_processes``.
+
 An ``Arrivals`` record is a handful of parallel NumPy arrays sorted by arrival time; the serving
 simulator turns each row into a ``Request``. Three generators build one:
 
@@ -266,3 +269,4 @@ def loadgen_server(models: Sequence[str], qps: Sequence[float], duration_s: floa
     per_model = [loadgen_schedule_ns(rate, duration_s, (seed + i) % 2**64, min_query_count) / 1e9
                  for i, rate in enumerate(rates)]
     return _merge(models, per_model, priority, deadline_s)
+

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from npuweave.errors import ConfigError
+from npuweave.fileio.flags import Batching
 from npuweave.hardware.npu import NPU
 from npuweave.metrics.requests import Outcome, RequestTable, request_table
 from npuweave.metrics.serving import SLA_MULTS, summarize
@@ -32,7 +33,6 @@ from npuweave.schedule.registry import get_scheduler
 from npuweave.sim.arrivals import Arrivals
 from npuweave.sim.batch_serve import BatchingSimulator
 from npuweave.sim.batcher import Batcher, inflight_slots
-from npuweave.sim.options import Batching
 from npuweave.sim.records import Interval
 from npuweave.sim.requests import State
 from npuweave.sim.serve import MAX_EVENTS, Simulator

@@ -70,3 +70,16 @@ def test_standalone_flag_reaches_layerweaver_plus(tmp_path):
     assert p.returncode == 0, p.stderr
     notes = json.loads((tmp_path / "r.json").read_text())["notes"]
     assert any("standalone estimate precise" in n for n in notes), notes
+
+
+def test_serve_says_which_path_ran(tmp_path):
+    """The front door's note: the engine (with why) by default; the compiled serving loop where
+    it gives the engine's finish times (traffic off, zero-latency NPU, a layer-wise policy)."""
+    args = [*BASE, "--qps", "300,80", "--duration", "20ms", "--seed", "3", "--csv", "r.csv"]
+    eng = run([*args, "--scheduler", "fcfs", "--json", "r.json"], tmp_path)
+    assert eng.returncode == 0, eng.stderr
+    notes = json.loads((tmp_path / "r.json").read_text())["notes"]
+    assert notes[0].startswith("path: event engine (not the compiled serving loop: ")
+    fast = run([*args, "--scheduler", "sequential", "--no-traffic"], tmp_path)
+    assert fast.returncode == 0, fast.stderr
+    assert "path: compiled serving loop" in fast.stdout or "path: Python serving loop" in fast.stdout

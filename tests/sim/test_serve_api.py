@@ -8,11 +8,11 @@ import pytest
 
 from npuweave.cost import LayerCost
 from npuweave.errors import ConfigError, UnknownNameError
+from npuweave.fileio.flags import Batching
 from npuweave.hardware import NPU
 from npuweave.schedule import get_scheduler, schedulers
 from npuweave.schedule.registry import scheduler_level
 from npuweave.sim.arrivals import make_arrivals
-from npuweave.sim.options import Batching
 from npuweave.sim.serving import serve
 
 NPU_ = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0, weight_buffer=100,

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from npuweave.errors import ConfigError
-from npuweave.sim.options import (
+from npuweave.fileio.flags import (
     ArrivalSpec,
     Batching,
     parse_arrivals,

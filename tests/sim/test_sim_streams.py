@@ -6,10 +6,10 @@ import pytest
 
 from npuweave.cost import LayerCost
 from npuweave.errors import ConfigError, InfeasibleError, UnknownNameError
+from npuweave.experiments.aimt_sweep import sweep_aimt, weighted_throughput
 from npuweave.hardware import NPU
-from npuweave.sim import run_streams, standalone_time, sweep_aimt
+from npuweave.sim import run_streams, standalone_time
 from npuweave.sim.streams import run_tenants
-from npuweave.sim.sweep import weighted_throughput
 from npuweave.sim.tenants import tenants_for
 
 NPU_ = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0, weight_buffer=100,

@@ -17,6 +17,7 @@ from typing import Any
 from npuweave.errors import NpuweaveError
 from npuweave.experiments.sweep import checks
 from npuweave.experiments.sweep.checks import Checker
+from npuweave.experiments.sweep.npus import npu_of
 
 #: (model, npu key, batch, cost model) -> seconds of one request alone (steady state).
 StandaloneKey = tuple[str, str, int, str]
@@ -94,25 +95,6 @@ class Kind:
         if "models" in out:
             out["models"] = tuple(checks.split_models(out["models"]))
         return out
-
-
-@cache
-def _npu_for(name: str, overrides: tuple[tuple[str, Any], ...]) -> Any:
-    from npuweave.hardware import get_npu
-    from npuweave.hardware.loader import npu_from_dict
-
-    npu = get_npu(name)
-    if not overrides:
-        return npu
-    raw = {k: (list(v) if isinstance(v, tuple) else v) for k, v in npu.to_dict().items()}
-    raw.update(dict(overrides))
-    return npu_from_dict(raw, f"npu {name!r} with {dict(overrides)}")
-
-
-def npu_of(params: Mapping[str, Any]) -> Any:
-    """The point's NPU: its ``npu`` preset or file with every ``npu.<field>`` override."""
-    over = tuple(sorted((k[4:], v) for k, v in params.items() if k.startswith("npu.")))
-    return _npu_for(params["npu"], over)
 
 
 def _npu_key(params: Mapping[str, Any]) -> str:
@@ -195,7 +177,7 @@ def _run_profile(params: Mapping[str, Any],
 
 def _serve_arrivals_of(params: Mapping[str, Any]) -> Any:
     from npuweave.fileio.flags import parse_arrival_flags
-    from npuweave.sim.options import build_arrivals
+    from npuweave.sim.arrival_processes import build_arrivals
 
     def text(key: str) -> str | None:
         return None if params[key] is None else checks.text_list(params[key])
@@ -350,7 +332,7 @@ KINDS: dict[str, Kind] = {
 }
 
 
-# LLM serving's kind lives in its own module (it imports ``Kind`` and ``npu_of`` from here)
+# LLM serving's kind lives in its own module
 from npuweave.experiments.sweep import llm_kind as _llm  # noqa: E402
 
 KINDS["llm-serve"] = Kind("llm-serve", defaults=_llm.DEFAULTS, checks=_llm.CHECKS,

@@ -87,10 +87,10 @@ DEFAULTS: dict[str, Any] = {
 
 def run_llm_serve(params: Mapping[str, Any], standalone: Mapping[Any, float]) -> dict[str, Any]:
     """One point: ``serve_llm`` on the point's settings; the summary row's metrics."""
-    from npuweave.experiments.sweep.kinds import npu_of
+    from npuweave.experiments.sweep.npus import npu_of
+    from npuweave.fileio.flags import parse_duration
     from npuweave.sim.llm.options import parse_lengths, parse_slo
     from npuweave.sim.llm.serve import LLMServeSpec, serve_llm
-    from npuweave.sim.options import parse_duration
     from npuweave.workload import parse_model_spec
 
     name, extra = parse_model_spec(str(params["model"]))

@@ -1,4 +1,4 @@
-"""Text forms of the LLM serving settings (as ``npuweave.sim.options`` holds the serving ones):
+"""Text forms of the LLM serving settings (as ``npuweave.fileio.flags`` holds the serving ones):
 length distributions and SLOs, shared by the command line and sweep specs."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from npuweave.errors import ConfigError
+from npuweave.fileio.flags import parse_seconds
 from npuweave.fileio.pairs import key_values
 from npuweave.fileio.values import MAX_TIME_S
 from npuweave.metrics.llm import SLO
 from npuweave.sim.llm.serve import Lengths
-from npuweave.sim.options import parse_seconds
 from npuweave.workload.llm import MAX_TOKENS
 
 
