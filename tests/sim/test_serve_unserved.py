@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from npuweave.fileio.flags import Batching
 from npuweave.hardware import preset
 from npuweave.metrics.requests import Outcome
 from npuweave.sim.arrivals import poisson
-from npuweave.sim.options import Batching
 from npuweave.sim.serving import serve
 
 MODELS = ["resnet50", "bert-base"]
