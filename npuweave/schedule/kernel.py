@@ -22,7 +22,7 @@ import numpy as np
 
 from npuweave.schedule import jit
 from npuweave.schedule.base import EPS
-from npuweave.schedule.buffer import commit_in_place, fetch_end, fetch_window, in_flight, room
+from npuweave.schedule.buffer import commit, fetch_end, fetch_window, grow, in_flight, room
 
 # EPS is read as a compile-time constant by numba (the same value as npuweave.schedule.base)
 
@@ -183,64 +183,83 @@ def scratch(k):
 
 
 @jit.kernel
-def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, failsafe,
-               active, pos, req, arrival, clock, fl_s, fl_c, fl_f, fl_at, requests, window,
-               has_window, o_int, o_float, n):
-    """Run the board from decision ``n`` until it is done, the outputs are full or the
-    in-flight arrays need to grow; return the new ``n``.
+def columns(cap):
+    """Empty output columns for ``cap`` decisions: tenant, request, unit, fs, fe, cs, ce."""
+    return (np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64),
+            np.empty(cap, np.float64), np.empty(cap, np.float64), np.empty(cap, np.float64),
+            np.empty(cap, np.float64))
 
-    The state lives in the arrays passed in and is updated in place: ``clock`` = ``[t_m,
-    t_c]``, ``fl_at`` = ``[head, tail, used]``; decision ``j`` goes to ``o_int[:, j]``
-    (tenant, request, unit) and ``o_float[:, j]`` (fs, fe, cs, ce). The caller grows what is
-    full and calls again (``run_board_arrays``): no array is rebound inside the loop, which
-    would cost reference counting at every decision. One function for the whole loop (choice,
-    commit, re-issue) because a call per decision from Python would cost more than the
-    decision itself.
+
+@jit.kernel(inline=True)
+def dispatch(t, n, out, fl, t_m, t_c, used, free, off, size, comp, ftime, bw, pos, req,
+             arrival, active, requests, window, has_window):
+    """Decision ``n`` of a closed loop, written once for every compiled policy loop: commit
+    tenant ``t``'s next unit (``buffer.commit``), write it to the columns ``out``
+    (``columns``; grown when full, which happens only when the decision count was
+    underestimated: time windows), then move the loop on: the tenant's next unit, else its
+    next request issued at the compute end (``ClosedLoop.reissue``), else it leaves
+    (``active[t] = False``). ``fl`` is the in-flight list ``(fl_s, fl_c, fl_f, head, tail)``.
+    Returns ``(out, fl, t_m, t_c, used)``."""
+    fl_s, fl_c, fl_f, head, tail = fl
+    i = pos[t]
+    u = off[t] + i
+    r = req[t]
+    fe, ce, head, tail, used, fl_s, fl_c, fl_f = commit(
+        u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw)
+    o_t, o_r, o_i, o_fs, o_fe, o_cs, o_ce = out
+    if n == o_t.shape[0]:
+        o_t, o_r, o_i = grow(o_t, n), grow(o_r, n), grow(o_i, n)
+        o_fs, o_fe = grow(o_fs, n), grow(o_fe, n)
+        o_cs, o_ce = grow(o_cs, n), grow(o_ce, n)
+    o_t[n], o_r[n], o_i[n] = t, r, i
+    o_fs[n], o_fe[n] = t_m, fe
+    o_cs[n], o_ce[n] = (t_c if t_c > fe else fe), ce
+    if u + 1 < off[t + 1]:
+        pos[t] = i + 1
+    elif (ce < window) if has_window else (r + 1 < requests):  # ClosedLoop.reissue
+        req[t], arrival[t], pos[t] = r + 1, ce, 0
+    else:
+        active[t] = False
+    return ((o_t, o_r, o_i, o_fs, o_fe, o_cs, o_ce), (fl_s, fl_c, fl_f, head, tail), fe, ce,
+            used)
+
+
+@jit.kernel
+def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, failsafe,
+               active, pos, req, arrival, t_m, t_c, fl_s, fl_c, fl_f, head, tail, used,
+               requests, window, has_window, cap):
+    """Run the board to the end; return ``(n, tenant, request, unit, fs, fe, cs, ce)``.
+
+    One function for the whole loop (choice, then ``dispatch``) because a call per decision
+    from Python would cost more than the decision itself.
     """
+    out = columns(cap)
     ev, ok, inh_now = scratch(k)
-    t_m, t_c = clock[0], clock[1]
-    head, tail, used = fl_at[0], fl_at[1], fl_at[2]
-    cap = o_int.shape[1]
     nact = 0
     maxft = 0.0
     for t in range(k):
         if active[t]:
             nact += 1
             maxft = max(maxft, mft[t])
-    while nact > 0 and n < cap and (head > 0 or tail < len(fl_s)):
+    n = 0
+    fl = (fl_s, fl_c, fl_f, head, tail)
+    while nact > 0:
         free = buf - used
+        fl_s, fl_c, fl_f, head, tail = fl
         t = choose_lw(k, active, nact, pos, off, arrival, False, failsafe, compute_kind, t_m,
                       t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail,
                       bw, ev, ok, inh_now)
-        i = pos[t]
-        u = off[t] + i
-        r = req[t]
-        o_int[0, n], o_int[1, n], o_int[2, n] = t, r, i
-        o_float[0, n] = t_m
-        o_float[2, n] = t_c
-        fe, ce, head, tail, used = commit_in_place(
-            u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw)
-        o_float[1, n] = fe
-        if o_float[2, n] < fe:  # compute starts at max(t_c, fe)
-            o_float[2, n] = fe
-        o_float[3, n] = ce
-        t_m = fe
-        t_c = ce
+        out, fl, t_m, t_c, used = dispatch(t, n, out, fl, t_m, t_c, used, free, off, size,
+                                           comp, ftime, bw, pos, req, arrival, active,
+                                           requests, window, has_window)
         n += 1
-        if u + 1 < off[t + 1]:
-            pos[t] = i + 1
-        elif (ce < window) if has_window else (r + 1 < requests):  # ClosedLoop.reissue
-            req[t], arrival[t], pos[t] = r + 1, ce, 0
-        else:
-            active[t] = False
+        if not active[t]:
             nact -= 1
             maxft = 0.0
             for v in range(k):
                 if active[v]:
                     maxft = max(maxft, mft[v])
-    clock[0], clock[1] = t_m, t_c
-    fl_at[0], fl_at[1], fl_at[2] = head, tail, used
-    return n
+    return n, out[0], out[1], out[2], out[3], out[4], out[5], out[6]
 
 
 def run_board(board, failsafe: bool, requests: int | None, window_s: float | None,
@@ -269,38 +288,19 @@ def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: floa
         return np.array([x for per in rows for x in per], np.float64)
 
     fl = b.in_flight()
-    cap = max(cap, 1)
-    fl_s, fl_c, fl_f = in_flight(len(fl) + room(b.buf, size, cap))
+    fl_s, fl_c, fl_f = in_flight(len(fl) + room(b.buf, size, max(cap, 1)))
     fl_s[:len(fl)] = [s for s, _ in fl]
     fl_c[:len(fl)] = [c for _, c in fl]
     fl_f[:len(fl)] = [s / b.bw for s, _ in fl]
     active = np.zeros(k, np.bool_)
     active[b.active] = True
-    pos, req = np.array(b.pos, np.int64), np.array(b.req, np.int64)
-    arrival = np.array(b.arrival, np.float64)
-    clock = np.array([b.t_m, b.t_c], np.float64)
-    fl_at = np.array([0, len(fl), b.used], np.int64)
-    o_int, o_float = np.empty((3, cap), np.int64), np.empty((4, cap), np.float64)
-    tables = (k, off, size, floats(b.comp), floats(b.ftime), floats(b.inh),
-              np.array([x == "compute" for x in b.kind], np.bool_),
-              np.array(b.mft, np.float64), b.buf, b.bw, bool(failsafe))
-    loop = (-1 if requests is None else int(requests), 0.0 if window_s is None
-            else float(window_s), window_s is not None)
-    n = 0
-    while True:
-        n = run_kernel(*tables, active, pos, req, arrival, clock, fl_s, fl_c, fl_f, fl_at,
-                       *loop, o_int, o_float, n)
-        if not active.any():
-            break
-        if n == o_int.shape[1]:  # the decision count was underestimated (time windows)
-            o_int, o_float = _wider(o_int), _wider(o_float)
-        if fl_at[0] == 0 and fl_at[1] == len(fl_s):
-            fl_s, fl_c, fl_f = (_wider(a[None])[0] for a in (fl_s, fl_c, fl_f))
-    return (*o_int[:, :n], *o_float[:, :n])
-
-
-def _wider(a: np.ndarray) -> np.ndarray:
-    """``a`` with twice as many columns (the new ones uninitialised)."""
-    out = np.empty((a.shape[0], 2 * a.shape[1] + 16), a.dtype)
-    out[:, :a.shape[1]] = a
-    return out
+    out = run_kernel(
+        k, off, size, floats(b.comp), floats(b.ftime), floats(b.inh),
+        np.array([x == "compute" for x in b.kind], np.bool_), np.array(b.mft, np.float64),
+        b.buf, b.bw, bool(failsafe), active, np.array(b.pos, np.int64),
+        np.array(b.req, np.int64), np.array(b.arrival, np.float64), float(b.t_m),
+        float(b.t_c), fl_s, fl_c, fl_f, 0, len(fl), b.used,
+        -1 if requests is None else int(requests),
+        0.0 if window_s is None else float(window_s), window_s is not None, max(cap, 1))
+    n = out[0]
+    return tuple(a[:n] for a in out[1:])
