@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
@@ -44,6 +45,7 @@ from npuweave.hardware.npu import NPU
 from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.sim.arrivals import Arrivals
 from npuweave.sim.serve import MAX_EVENTS
+from npuweave.sim.simspec_checks import check_spec
 from npuweave.sim.tenants import ModelSpec
 
 PATHS = ("auto", "engine", "fast")
@@ -98,9 +100,10 @@ def simulate(spec: SimSpec) -> Any:
     """
     if spec.path not in PATHS:
         raise ConfigError(f"simulate: path {spec.path!r}; choose one of {', '.join(PATHS)}")
-    if isinstance(spec.models, str) or not spec.models:
-        raise ConfigError(f"simulate: models {spec.models!r}; give a list of model names, "
-                          "ONNX paths or (label, costs) pairs")
+    check_spec(spec)
+    if not isinstance(spec.npu, (NPU, str, os.PathLike)):
+        raise ConfigError(f"simulate: npu = {spec.npu!r:.80}; give an NPU, a preset name "
+                          "(npuweave.hardware.presets) or an NPU YAML path")
     if not isinstance(spec.npu, NPU):
         from npuweave.hardware.resolve import get_npu
 
