@@ -97,6 +97,20 @@ def simulate(spec: SimSpec) -> Any:
 
     Returns a ``SimResult`` for a closed loop (``result.path``) and a ``ServeResult`` for
     open-loop arrivals (``result.notes[0]``).
+
+    Raises
+    ------
+    ConfigError, UnknownNameError
+        Before any work, for a bad field of ``spec``; the one-line message names the field
+        and what to give (``npuweave.sim.simspec_checks``). ``path="fast"`` where no fast
+        path gives the engine's outcome raises ``ConfigError`` with the reason.
+
+    Examples
+    --------
+    >>> simulate(SimSpec(["resnet50"], "memory-centric", ClosedLoop(requests=0)))
+    Traceback (most recent call last):
+    ...
+    npuweave.errors.ConfigError: simulate: arrivals.requests = 0; give an integer >= 1 (or a window_s)
     """
     if spec.path not in PATHS:
         raise ConfigError(f"simulate: path {spec.path!r}; choose one of {', '.join(PATHS)}")
