@@ -21,7 +21,7 @@ from npuweave.fileio.values import MAX_BATCH
 from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.sim.arrivals import MAX_ARRIVALS, Arrivals
 
-MODELS_HELP = "give a list of zoo names, ONNX paths or (label, [LayerCost, ...]) pairs"
+MODELS_HELP = "give a list of model names (zoo), ONNX paths or (label, [LayerCost, ...]) pairs"
 
 
 def _fail(field: str, value: object, what: str) -> ConfigError:
@@ -105,8 +105,8 @@ def check_spec(spec: Any) -> None:
     check_models(spec.models)
     closed = isinstance(spec.arrivals, ClosedLoop)
     if not closed and not isinstance(spec.arrivals, Arrivals):
-        raise _fail("arrivals", spec.arrivals, "give a ClosedLoop(...) or open-loop Arrivals "
-                    "(npuweave.sim.arrivals.poisson, ...)")
+        raise _fail("arrivals", spec.arrivals, "give a ClosedLoop or Arrivals "
+                    "(ClosedLoop(requests=...), npuweave.sim.arrivals.poisson(...), ...)")
     check_options(spec, closed)
     check_batch(spec.batch, closed)
     if isinstance(spec.arrivals, ClosedLoop):
