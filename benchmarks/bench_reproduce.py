@@ -7,7 +7,8 @@ children included) and the ratio of wall time to the baseline measured in the sa
     python benchmarks/bench_reproduce.py --baseline-tree /tmp/npuweave-before --repeats 1
 
 ``--baseline-tree`` is a copy of the package before this change (``git archive <commit> |
-tar -x -C DIR``); without it the baseline is this tree at ``--jobs 1``. The machine is
+tar -x -C DIR``); without it the baseline is this tree at ``--jobs 1``. ``--jobs2`` times only
+the default command with ``--jobs 2``, on the baseline tree and then on this one. The machine is
 shared: wall times move with the load (printed), CPU seconds much less.
 """
 
@@ -41,12 +42,18 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline-tree", type=Path)
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--jobs2", action="store_true",
+                    help="only the default command with --jobs 2, baseline tree then this one")
     args = ap.parse_args()
     cmd = ["reproduce", "layerweaver", "--aimt-sweep"]
     modes = []
-    if args.baseline_tree:
+    if args.jobs2:
+        jobs2 = [*cmd, "--jobs", "2"]
+        modes = [("baseline tree --jobs 2", args.baseline_tree or HERE, jobs2),
+                 ("this tree --jobs 2", HERE, jobs2)]
+    elif args.baseline_tree:
         modes.append(("before (systolic-ws, serial)", args.baseline_tree, cmd))
-    modes += [
+    modes += [] if args.jobs2 else [
         ("--config systolic --jobs 1", HERE, [*cmd, "--config", "systolic", "--jobs", "1"]),
         ("--config systolic --jobs 2", HERE, [*cmd, "--config", "systolic", "--jobs", "2"]),
         ("thesis (default) --jobs 1", HERE, [*cmd, "--jobs", "1"]),

@@ -205,6 +205,18 @@ def standalone(abbreviation: str, scenario: str, phys: Physics) -> float:
 
 
 @cache
+def pair_tenants(pair: tuple[str, str], scenario: str, phys: Physics) -> list[Any]:
+    """The pair's two streams as costed tenants (``sim.tenants_for``), costed once per
+    process and shared by every run of the pair (cached; tenants are frozen)."""
+    from npuweave.hardware import preset
+    from npuweave.sim.tenants import tenants_for
+
+    sc = SCENARIOS[scenario]
+    specs = [_spec(a, scenario, phys) for a in pair]
+    return tenants_for(specs, preset(sc.npu), sc.batch, phys.cost_model)
+
+
+@cache
 def pair_bound(pair: tuple[str, str], scenario: str, phys: Physics) -> float:
     """The fluid upper bound on the pair's STP (``lw_setup.fluid_bound``; cached).
 
@@ -214,12 +226,9 @@ def pair_bound(pair: tuple[str, str], scenario: str, phys: Physics) -> float:
     1.53
     """
     from npuweave.hardware import preset
-    from npuweave.sim.tenants import tenants_for
 
-    sc = SCENARIOS[scenario]
-    npu = preset(sc.npu)
-    specs = [_spec(a, scenario, phys) for a in pair]
-    tenants = tenants_for(specs, npu, sc.batch, phys.cost_model)
+    npu = preset(SCENARIOS[scenario].npu)
+    tenants = pair_tenants(pair, scenario, phys)
     comp = tuple(t.total_compute_s for t in tenants)
     mem = tuple(t.total_weight_bytes / npu.dram_bw for t in tenants)
     alone = tuple(standalone(a, scenario, phys) for a in pair)
@@ -254,10 +263,14 @@ class Task:
     opts: tuple[tuple[str, Any], ...]
     phys: Physics
     stp_only: bool = False  # sweeps rank settings by STP alone: skip the other metrics
+    grid: tuple[tuple[float, float], ...] = ()  # AI-MT (mem, dist) settings: ``run_grid``
 
 
-def run_task(task: Task) -> dict[str, Any]:
+def run_task(task: Task, policy: Any = None) -> dict[str, Any]:
     """Run one ``Task`` and measure it: one row (module-level so a process pool can call it).
+
+    ``policy``: the scheduler object to run (built from ``task.scheduler`` and ``task.opts``
+    when not given), for a caller that reads it afterwards (``run_grid``).
 
     Examples
     --------
@@ -266,14 +279,19 @@ def run_task(task: Task) -> dict[str, Any]:
     'layerweaver'
     """
     from npuweave.hardware import preset
-    from npuweave.sim import run_streams
+    from npuweave.sim import run_tenants
 
     sc, phys = SCENARIOS[task.scenario], task.phys
     specs = [_spec(a, task.scenario, phys) for a in task.pair]
     opts = dict(task.opts)
-    result = run_streams(specs, preset(sc.npu), batch=sc.batch, scheduler=task.scheduler,
-                         requests=task.requests, seed=phys.seed, cost_model=phys.cost_model,
-                         **opts)
+    npu = preset(sc.npu)
+    # ``run_streams`` on the pair's tenants, costed once (``pair_tenants``)
+    tenants = pair_tenants(task.pair, task.scenario, phys)
+    if policy is None:
+        result = run_tenants(tenants, npu.weight_buffer, npu.dram_bw, task.scheduler,
+                             task.requests, seed=phys.seed, **opts)
+    else:
+        result = run_tenants(tenants, npu.weight_buffer, npu.dram_bw, policy, task.requests)
     alone = {(s if isinstance(s, str) else s[0]): standalone(a, task.scenario, phys)
              for a, s in zip(task.pair, specs, strict=True)}
     row: dict[str, Any] = {"scenario": sc.name, "npu": sc.npu, "batch": sc.batch,
@@ -288,8 +306,40 @@ def run_task(task: Task) -> dict[str, Any]:
     row["fluid_bound"] = bound
     row["bound_share"] = row["stp"] / bound if row.get("stp") else 0.0
     row["notes"] = "; ".join(result.notes)
-    row["options"] = ", ".join(f"{k}={v}" for k, v in opts.items())
+    row["options"] = options_text(opts)
     return row
+
+
+def options_text(opts: Mapping[str, Any]) -> str:
+    """A run's options as its row shows them: ``"dist=0.01, mem=0.5"``."""
+    return ", ".join(f"{k}={v}" for k, v in opts.items())
+
+
+def run_grid(task: Task) -> list[dict[str, Any]]:
+    """AI-MT on one pair at every ``(mem, dist)`` of ``task.grid``: one row each, in order.
+
+    A setting whose thresholds lie in an earlier run's box (``AIMT.same_run``: every
+    threshold test of that run comes out the same) makes the identical schedule, so it takes
+    that run's row (with its own options) instead of running again.
+    """
+    from npuweave.hardware import preset
+    from npuweave.schedule.registry import get_scheduler
+
+    npu = preset(SCENARIOS[task.scenario].npu)
+    done: list[tuple[Any, dict[str, Any]]] = []
+    rows = []
+    for mem, dist in task.grid:
+        opts = dict(sorted({**dict(task.opts), "mem": mem, "dist": dist}.items()))
+        policy = get_scheduler("aimt", seed=task.phys.seed, **opts)
+        same = next((row for p, row in done if p.same_run(policy, npu.weight_buffer,
+                                                          npu.dram_bw)), None)
+        if same is None:
+            one = Task(task.pair, task.scenario, "aimt", task.requests,
+                       tuple(opts.items()), task.phys, task.stp_only)
+            same = run_task(one, policy)
+            done.append((policy, same))
+        rows.append({**same, "options": options_text(opts)})
+    return rows
 
 
 def make_tasks(pairs: Sequence[tuple[str, str]], scenarios: Sequence[str],
@@ -323,10 +373,57 @@ def run_tasks(tasks: Sequence[Task], jobs: int = 1,
     >>> rows = run_tasks(make_tasks([("RN", "BB")], ["single-batch"], ["fair"], 2,
     ...                             Physics("maestro", 32)), jobs=2)  # doctest: +SKIP
     """
-    for t in dict.fromkeys((t.pair, t.scenario, t.phys) for t in tasks):
-        pair_bound(*t)
+    prime(tasks)
     return run_map(run_task, tasks, jobs,
                    None if on_step is None else (lambda _t, row: on_step(row)), dask=dask)
+
+
+def prime(tasks: Sequence[Task]) -> None:
+    """Before a pool forks: the standalone times and bounds of every pair (cached here, so
+    workers inherit them), and the compiled loops when the runs repay them
+    (``load_kernels``)."""
+    for t in dict.fromkeys((t.pair, t.scenario, t.phys) for t in tasks):
+        pair_bound(*t)
+    load_kernels(tasks)
+
+
+def decisions(task: Task) -> int:
+    """The scheduling decisions ``task``'s run takes: requests times units (AI-MT's blocks),
+    times the settings of its grid (at most)."""
+    from npuweave.hardware import preset
+    from npuweave.schedule.plan import policy_tenants
+    from npuweave.schedule.registry import get_scheduler
+
+    npu = preset(SCENARIOS[task.scenario].npu)
+    policy = get_scheduler(task.scheduler, **dict(task.opts))
+    tenants = policy_tenants(policy, pair_tenants(task.pair, task.scenario, task.phys),
+                             npu.weight_buffer, npu.dram_bw)
+    return task.requests * sum(len(t.units) for t in tenants) * max(1, len(task.grid))
+
+
+def load_kernels(tasks: Sequence[Task]) -> bool:
+    """Bring the compiled AI-MT loop and the DMA-part replay into this process when the AI-MT
+    runs of ``tasks`` together repay it (``plan.kernels_pay`` of their decisions), before a
+    pool forks: its workers inherit them, and every later AI-MT run takes the compiled path
+    (one run alone is too short to repay numba's load). Each is run once on a toy board so
+    that it is compiled or read from numba's cache here, once, not in every worker. The other
+    rows' policies have no compiled loop here (Layerweaver's kernel serves its ``npuweave``
+    reading and its failsafe, which no pair of the reproduction engages), so they are not
+    loaded. False (nothing loaded) otherwise."""
+    from npuweave.schedule import jit
+    from npuweave.schedule.plan import kernels_pay, plan_using
+    from npuweave.schedule.tiling import make_tenant
+    from npuweave.sim.streams import run_tenants
+
+    compiled = [t for t in tasks if t.scheduler == "aimt"]
+    if jit.loaded() or not kernels_pay(sum(decisions(t) for t in compiled)):
+        return jit.loaded()
+    if not jit.compile():  # numba failed to import: plain Python everywhere
+        return False
+    toy = [make_tenant(n, [1.0, 2.0], [10, 20], 100) for n in "ab"]
+    plan_using("kernel", "aimt", toy, 100, 10.0, 2)
+    run_tenants(toy, 100, 10.0, "aimt", 2, fast=True)  # the DMA parts' replay
+    return True
 
 
 def reproduce_layerweaver(

@@ -11,9 +11,11 @@ the whole sweep.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from npuweave.errors import ConfigError
+from npuweave.experiments.executor import run_map
 from npuweave.experiments.layerweaver import (
     SCENARIOS,
     SCHEDULERS,
@@ -23,7 +25,9 @@ from npuweave.experiments.layerweaver import (
     check_options,
     headline,
     make_tasks,
+    prime,
     resolve_physics,
+    run_grid,
     run_tasks,
 )
 
@@ -67,13 +71,19 @@ def sweep_aimt_thresholds(
     chosen, _ = check_options(pairs, [scenario], ["aimt"], requests, model, seq, ncf, jobs)
     phys = Physics(model, seq, ncf, seed)
     grid = aimt_grid(mems, dists)
-    tasks = [t for m, d in grid for t in make_tasks(
-        chosen, [scenario], ["aimt"], requests, phys, {"aimt": {**(merge or {}), "mem": m,
-                                                                 "dist": d}},
+    # one task per pair runs the whole grid (``run_grid``: settings that make an identical
+    # schedule run once)
+    tasks = [replace(t, grid=tuple(grid)) for t in make_tasks(
+        chosen, [scenario], ["aimt"], requests, phys, {"aimt": dict(merge or {})},
         stp_only=True)]
-    rows = run_tasks(tasks, jobs, on_step, dask)
-    n = len(chosen)
-    scored = [(m, d, _geomean(r["stp"] for r in rows[i * n:(i + 1) * n]))
+    prime(tasks)
+
+    def each_row(_task: Any, rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            on_step(row)  # type: ignore[misc]
+
+    per_pair = run_map(run_grid, tasks, jobs, None if on_step is None else each_row, dask=dask)
+    scored = [(m, d, _geomean(rows[i]["stp"] for rows in per_pair))
               for i, (m, d) in enumerate(grid)]
     m, d, best = max(scored, key=lambda g: g[2] or 0.0)
     return {"mem": m, "dist": d, "stp_geomean": best, "edge": grid_edges(m, d, grid),

@@ -18,6 +18,11 @@ NNP-I"), from AI-MT's abstract and the thesis (IV.5.B, IV.5.C):
   3. otherwise a memory-intensive candidate at random (``random.Random(seed)``), else any
      candidate at random.
 
+  The rules are written once, in ``npuweave.schedule.aimt_kernel`` (``choose``,
+  ``pool_member``): ``AIMT.select`` runs them as plain Python on the board, and ``plan``'s
+  kernel path runs them in ``run_aimt``, compiled by numba when it is installed
+  (``AIMT.run_compiled``), with the same decisions and times.
+
 ``AimtFetchAhead`` (``aimt-fetchahead``) is the former controller: whole layers, the distance
 kept in a band ``[low, high]`` (fractions of ``fill``), random inside. ``RandomInterleaver``
 (``random``) picks a candidate uniformly at random. ``npuweave.experiments.sweep_aimt`` and
@@ -29,11 +34,19 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 
 from npuweave.errors import ConfigError
+from npuweave.schedule import aimt_kernel, jit
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board
 from npuweave.schedule.protocol import LayerBase
+
+# AI-MT's decision, written once in ``aimt_kernel``, as plain Python on the board's lists
+_choose = jit.python(f"{aimt_kernel.__name__}.choose")
+_pool_member = jit.python(f"{aimt_kernel.__name__}.pool_member")
+#: ``AIMT.box`` before a run: every threshold setting gives the same (empty) run.
+OPEN_BOX = (-math.inf, math.inf, -math.inf, math.inf)
 
 #: Default merged-block cap, as a fraction of the weight buffer (docs/REPRODUCTION.md).
 MERGE = 1 / 32
@@ -90,6 +103,12 @@ def sub_layers(tenant: Tenant, cap_bytes: int) -> Tenant:
                   tenant.batch)
 
 
+@lru_cache(maxsize=256)
+def _blocks(tenant: Tenant, cap_bytes: int) -> Tenant:
+    """``sub_layers``, kept for the tenants a sweep runs again and again (frozen, so shared)."""
+    return sub_layers(tenant, cap_bytes)
+
+
 class _Seeded(LayerBase):
     """A layer-wise policy with a seeded ``rng``, reset at ``start``; ``prepare`` scales its
     thresholds to the board."""
@@ -121,51 +140,60 @@ class AIMT(_Seeded):
         self.seed = seed
         self.rng = random.Random(seed)
         self.low_free = self.min_d = 0.0
+        self.box = list(OPEN_BOX)
 
     def units(self, tenants: Sequence[Tenant], buffer_bytes: int,
               dram_bw: float) -> list[Tenant]:
         """The tenants as merged sub-layer blocks (called before a closed-loop run)."""
         cap = max(1, int(self.merge * buffer_bytes))
-        return [sub_layers(t, cap) for t in tenants]
+        return [_blocks(t, cap) for t in tenants]
 
     def prepare(self, board: Board) -> None:
-        self.low_free = self.mem * board.buf
-        self.min_d = self.dist * board.buf / board.bw
+        self.low_free, self.min_d = self.thresholds(board.buf, board.bw)
+        self.box = list(OPEN_BOX)
+
+    def thresholds(self, buffer_bytes: int, dram_bw: float) -> tuple[float, float]:
+        """``(low_free, min_d)``: the memory threshold in bytes and the distance threshold in
+        seconds on a buffer of ``buffer_bytes`` filled at ``dram_bw`` bytes/s."""
+        return self.mem * buffer_bytes, self.dist * buffer_bytes / dram_bw
+
+    def same_run(self, other: AIMT, buffer_bytes: int, dram_bw: float) -> bool:
+        """Whether ``other`` (same seed and blocks) makes the identical schedule as this
+        policy's last run, by ``box``: its thresholds take every branch this run took
+        (``npuweave.schedule.aimt_kernel``).
+
+        Examples
+        --------
+        >>> a, b = AIMT(mem=0.0, dist=0.0), AIMT(mem=0.0, dist=0.01)
+        >>> a.box = [-1.0, 5.0, -1.0, 0.5]   # free >= 5 B and distance >= 0.5 s at every pick
+        >>> a.same_run(b, 100, 10.0), a.same_run(AIMT(mem=0.1, dist=0.0), 100, 10.0)
+        (True, False)
+        """
+        if (other.seed, other.merge) != (self.seed, self.merge):
+            return False
+        low_free, min_d = other.thresholds(buffer_bytes, dram_bw)
+        lo_m, hi_m, lo_d, hi_d = self.box
+        return lo_m < low_free <= hi_m and lo_d < min_d <= hi_d
 
     def select(self, board: Board) -> int:
         act = board.active
-        if len(act) == 1:
+        n = len(act)
+        if n == 1:
             return act[0]
         pos, comp, ftime = board.pos, board.comp, board.ftime
-        if board.buf - board.used < self.low_free:
-            return _least_compute(act, pos, comp)
-        if board.t_c - board.t_m < self.min_d:
-            return _most_ahead(act, pos, comp, ftime)
-        mem = [t for t in act if comp[t][pos[t]] < ftime[t][pos[t]]]
-        return self.rng.choice(mem or act)
+        c = [comp[t][pos[t]] for t in act]
+        f = [ftime[t][pos[t]] for t in act]
+        j = _choose(n, c, f, board.buf - board.used, self.low_free, board.t_c - board.t_m,
+                    self.min_d, self.box)
+        if j < 0:  # the random rule, as ``rng.choice`` of the pool
+            j = _pool_member(n, c, f, self.rng.randrange(_pool_member(n, c, f, -1)))
+        return act[j]
 
-
-def _least_compute(act: list[int], pos: list[int], comp: list[list[float]]) -> int:
-    """The candidate with the least compute time (ties: the lower tenant)."""
-    best, low = act[0], comp[act[0]][pos[act[0]]]
-    for t in act[1:]:
-        c = comp[t][pos[t]]
-        if c < low:
-            best, low = t, c
-    return best
-
-
-def _most_ahead(act: list[int], pos: list[int], comp: list[list[float]],
-                ftime: list[list[float]]) -> int:
-    """The compute-intensive candidate with the largest ``compute - fetch``; without one, the
-    candidate with the largest ``compute - fetch`` (ties: the lower tenant)."""
-    best, top, top_ci = -1, 0.0, False
-    for t in act:
-        c, f = comp[t][pos[t]], ftime[t][pos[t]]
-        ci = c >= f
-        if best < 0 or (ci and not top_ci) or (ci == top_ci and c - f > top):
-            best, top, top_ci = t, c - f, ci
-    return best
+    def run_compiled(self, board: Board, requests: int | None, window_s: float | None,
+                     cap: int) -> tuple:
+        """The run to the end on ``aimt_kernel.run_aimt`` (what ``plan``'s kernel path calls):
+        ``tenant, request, unit, fs, fe, cs, ce`` arrays, the same decisions as ``select``."""
+        return aimt_kernel.run_board_arrays(self, board, requests, window_s, cap)
 
 
 class AimtFetchAhead(_Seeded):

@@ -176,21 +176,57 @@ def choose_lw(k, active, nact, pos, off, arrival, printed, failsafe, compute_kin
 
 
 @jit.kernel
+def columns(cap):
+    """Empty output columns for ``cap`` decisions: tenant, request, unit, fs, fe, cs, ce."""
+    return (np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64),
+            np.empty(cap, np.float64), np.empty(cap, np.float64), np.empty(cap, np.float64),
+            np.empty(cap, np.float64))
+
+
+@jit.kernel(inline=True)
+def dispatch(t, n, out, fl, t_m, t_c, used, free, off, size, comp, ftime, bw, pos, req,
+             arrival, active, requests, window, has_window):
+    """Decision ``n`` of a closed loop, written once for every compiled policy loop: commit
+    tenant ``t``'s next unit (``buffer.commit``), write it to the columns ``out``
+    (``columns``; grown when full, which happens only when the decision count was
+    underestimated: time windows), then move the loop on: the tenant's next unit, else its
+    next request issued at the compute end (``ClosedLoop.reissue``), else it leaves
+    (``active[t] = False``). ``fl`` is the in-flight list ``(fl_s, fl_c, fl_f, head, tail)``.
+    Returns ``(out, fl, t_m, t_c, used)``."""
+    fl_s, fl_c, fl_f, head, tail = fl
+    i = pos[t]
+    u = off[t] + i
+    r = req[t]
+    fe, ce, head, tail, used, fl_s, fl_c, fl_f = commit(
+        u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw)
+    o_t, o_r, o_i, o_fs, o_fe, o_cs, o_ce = out
+    if n == o_t.shape[0]:
+        o_t, o_r, o_i = grow(o_t, n), grow(o_r, n), grow(o_i, n)
+        o_fs, o_fe = grow(o_fs, n), grow(o_fe, n)
+        o_cs, o_ce = grow(o_cs, n), grow(o_ce, n)
+    o_t[n], o_r[n], o_i[n] = t, r, i
+    o_fs[n], o_fe[n] = t_m, fe
+    o_cs[n], o_ce[n] = (t_c if t_c > fe else fe), ce
+    if u + 1 < off[t + 1]:
+        pos[t] = i + 1
+    elif (ce < window) if has_window else (r + 1 < requests):  # ClosedLoop.reissue
+        req[t], arrival[t], pos[t] = r + 1, ce, 0
+    else:
+        active[t] = False
+    return ((o_t, o_r, o_i, o_fs, o_fe, o_cs, o_ce), (fl_s, fl_c, fl_f, head, tail), fe, ce,
+            used)
+
+
+@jit.kernel
 def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, failsafe,
                active, pos, req, arrival, t_m, t_c, fl_s, fl_c, fl_f, head, tail, used,
                requests, window, has_window, cap):
     """Run the board to the end; return ``(n, tenant, request, unit, fs, fe, cs, ce)``.
 
-    One function for the whole loop (choice, commit, re-issue) because a call per decision
+    One function for the whole loop (choice, then ``dispatch``) because a call per decision
     from Python would cost more than the decision itself.
     """
-    o_t = np.empty(cap, np.int64)
-    o_r = np.empty(cap, np.int64)
-    o_i = np.empty(cap, np.int64)
-    o_fs = np.empty(cap, np.float64)
-    o_fe = np.empty(cap, np.float64)
-    o_cs = np.empty(cap, np.float64)
-    o_ce = np.empty(cap, np.float64)
+    out = columns(cap)
     ev = np.empty((k, 5), np.float64)
     ok = np.empty(k, np.bool_)
     inh_now = np.empty(k, np.float64)
@@ -201,41 +237,24 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
             nact += 1
             maxft = max(maxft, mft[t])
     n = 0
+    fl = (fl_s, fl_c, fl_f, head, tail)
     while nact > 0:
         free = buf - used
+        fl_s, fl_c, fl_f, head, tail = fl
         t = choose_lw(k, active, nact, pos, off, arrival, False, failsafe, compute_kind, t_m,
                       t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail,
                       bw, ev, ok, inh_now)
-        if n == cap:  # only when the decision count was underestimated (time windows)
-            o_t, o_r, o_i = grow(o_t, n), grow(o_r, n), grow(o_i, n)
-            o_fs, o_fe = grow(o_fs, n), grow(o_fe, n)
-            o_cs, o_ce = grow(o_cs, n), grow(o_ce, n)
-            cap = o_t.shape[0]
-        i = pos[t]
-        u = off[t] + i
-        fs = t_m
-        cs_floor = t_c
-        fe, ce, head, tail, used, fl_s, fl_c, fl_f = commit(
-            u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw)
-        t_m = fe
-        t_c = ce
-        r = req[t]
-        o_t[n], o_r[n], o_i[n] = t, r, i
-        o_fs[n], o_fe[n] = fs, fe
-        o_cs[n], o_ce[n] = (cs_floor if cs_floor > fe else fe), ce
+        out, fl, t_m, t_c, used = dispatch(t, n, out, fl, t_m, t_c, used, free, off, size,
+                                           comp, ftime, bw, pos, req, arrival, active,
+                                           requests, window, has_window)
         n += 1
-        if u + 1 < off[t + 1]:
-            pos[t] = i + 1
-        elif (ce < window) if has_window else (r + 1 < requests):  # ClosedLoop.reissue
-            req[t], arrival[t], pos[t] = r + 1, ce, 0
-        else:
-            active[t] = False
+        if not active[t]:
             nact -= 1
             maxft = 0.0
             for v in range(k):
                 if active[v]:
                     maxft = max(maxft, mft[v])
-    return n, o_t, o_r, o_i, o_fs, o_fe, o_cs, o_ce
+    return n, out[0], out[1], out[2], out[3], out[4], out[5], out[6]
 
 
 def run_board(board, failsafe: bool, requests: int | None, window_s: float | None,

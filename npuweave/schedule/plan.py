@@ -96,9 +96,10 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
                dram_bw: float, requests: int = 1, window_s: float | None = None,
                **opts: object) -> Schedule:
     """``plan`` on a chosen path: ``"python"`` (the reference: ``policy.select`` and
-    ``Board.commit`` per decision), ``"kernel"`` (Layerweaver only: the whole loop in
-    ``npuweave.schedule.kernel``, compiled when numba is installed) or ``"auto"``: the kernel
-    when numba is installed, the policy is exactly ``Layerweaver`` and the run is expected to
+    ``Board.commit`` per decision), ``"kernel"`` (Layerweaver and AI-MT only: the whole loop in
+    ``npuweave.schedule.kernel``, or the policy's own ``run_compiled``, compiled when numba is
+    installed) or ``"auto"``: the kernel when numba is installed, the policy is exactly
+    ``Layerweaver`` or has its own compiled loop and the run is expected to
     take at least ``KERNEL_MIN_DECISIONS`` decisions (below that, numba's import and cache
     load, about 0.3 s, cost more than they save), else the reference.
 
@@ -120,12 +121,9 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
     labels = tuple(x.label for x in tenants)
     path = choose_path(path, policy, board, requests, window_s)
     if path == "kernel":
-        from npuweave.schedule import kernel
-
-        # the kernel path is chosen only for Layerweaver policies, which have ``failsafe``
-        failsafe = policy.failsafe  # type: ignore[attr-defined]
-        order_k, fs_k, fe_k, cs_k, ce_k = kernel.run_board(
-            board, failsafe, requests, window_s, _expected_decisions(board, requests, window_s))
+        t_k, r_k, i_k, *times = compiled_arrays(policy, board, requests, window_s)
+        order_k = tuple(zip(t_k.tolist(), r_k.tolist(), i_k.tolist()))
+        fs_k, fe_k, cs_k, ce_k = (tuple(a.tolist()) for a in times)
         return Schedule(labels, order_k, fs_k, fe_k, cs_k, ce_k, tuple(notes), policy.name)
     order, fs, fe, cs, ce = [], [], [], [], []
     select, commit = policy.select, board.commit
@@ -148,11 +146,7 @@ def plan_arrays(policy: Policy, board: Board, requests: int | None, window_s: fl
     decision (what ``npuweave.sim.fastloop`` builds its result from)."""
     path = choose_path(path, policy, board, requests, window_s)
     if path == "kernel":
-        from npuweave.schedule import kernel
-
-        return kernel.run_board_arrays(board, policy.failsafe,  # type: ignore[attr-defined]
-                                       requests, window_s,
-                                       _expected_decisions(board, requests, window_s))
+        return compiled_arrays(policy, board, requests, window_s)
     rows = []
     select, commit = policy.select, board.commit
     while board.active:
@@ -161,6 +155,21 @@ def plan_arrays(policy: Policy, board: Board, requests: int | None, window_s: fl
     cols = list(zip(*rows)) if rows else [()] * 7
     return (*(np.array(c, np.int64) for c in cols[:3]),
             *(np.array(c, np.float64) for c in cols[3:]))
+
+
+def compiled_arrays(policy: Policy, board: Board, requests: int | None,
+                    window_s: float | None) -> tuple[np.ndarray, ...]:
+    """The kernel path of ``plan_arrays``: the policy's own compiled loop (``run_compiled``,
+    AI-MT's) where it has one, else Layerweaver's (``npuweave.schedule.kernel``)."""
+    cap = _expected_decisions(board, requests, window_s)
+    own = getattr(policy, "run_compiled", None)
+    if own is not None:
+        return own(board, requests, window_s, cap)
+    from npuweave.schedule import kernel
+
+    # the kernel path is chosen only for Layerweaver policies, which have ``failsafe``
+    return kernel.run_board_arrays(board, policy.failsafe,  # type: ignore[attr-defined]
+                                   requests, window_s, cap)
 
 
 # "auto" uses the kernel from this many expected decisions on (about 0.5 s of reference time)
@@ -207,11 +216,12 @@ def choose_path(path: str, policy: Policy, board: Board, requests: int | None,
     # except with the failsafe on (first come, first served: no reading involved)
     fits = type(policy) is Layerweaver and (getattr(policy, "kernel_ok", False)
                                             or getattr(policy, "failsafe", False))
+    fits = fits or getattr(policy, "run_compiled", None) is not None  # AI-MT's own loop
     fits = fits and all(s <= board.buf for u in board.size for s in u)
     fits = fits and (requests is None or isinstance(requests, int))
     if path == "kernel" and not fits:
-        raise ValueError(f"the kernel runs Layerweaver on units that fit the buffer only, "
-                         f"not {policy.name!r} here; use path='python'")
+        raise ValueError(f"the kernel runs Layerweaver or AI-MT on units that fit the buffer "
+                         f"only, not {policy.name!r} here; use path='python'")
     if path != "auto":
         return path
     if not fits:

@@ -124,8 +124,9 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     makespan = float(ce[-1]) if len(ce) else 0.0
     if left:
         notes.append(NEVER_RUN.format(left))
-    plan_how = ("the compiled Layerweaver kernel" if how == "kernel" and kernel_loaded()
-                else "the Layerweaver kernel as plain Python" if how == "kernel"
+    name = type(policy).__name__  # Layerweaver, or AIMT (its own loop, schedule/aimt_kernel.py)
+    plan_how = (f"the compiled {name} kernel" if how == "kernel" and kernel_loaded()
+                else f"the {name} kernel as plain Python" if how == "kernel"
                 else "the Python policy loop")
     return SimResult(intervals, _records(tenants, t, i, cs, ce, counts), makespan,
                      running_sum(ce - cs), running_sum(pe - ps), tuple(notes), policy.name,

@@ -70,3 +70,29 @@ def test_grid_edges_report_where_the_best_lands():
     assert grid_edges(1.0, 0.02, grid) == []            # mem = 1 is the rule's own limit
     small = aimt_grid([0.0, 0.25], [0.0, 0.1])
     assert grid_edges(0.25, 0.1, small) == ["mem", "dist"]
+
+
+def test_grid_rows_equal_one_run_per_setting_and_some_are_reused():
+    # run_grid skips a setting whose thresholds lie in an earlier run's box; its rows must
+    # equal running every setting on its own (the row of each setting, options included)
+    import npuweave.experiments.layerweaver as lw
+
+    grid = tuple((m, d) for m in (0.0, 1 / 32, 0.5, 1.0) for d in (0.0, 0.01, 0.5))
+    task = lw.Task(("MN", "NCF"), "single-batch", "aimt", 2, (), Physics("maestro", 32),
+                   stp_only=True, grid=grid)
+    runs = []
+    real = lw.run_task
+
+    def counted(t, policy=None):
+        runs.append(t.opts)
+        return real(t, policy)
+
+    lw.run_task = counted
+    try:
+        rows = lw.run_grid(task)
+    finally:
+        lw.run_task = real
+    alone = [real(lw.Task(task.pair, task.scenario, "aimt", 2,
+                          (("dist", d), ("mem", m)), task.phys, True)) for m, d in grid]
+    assert rows == alone
+    assert len(runs) < len(grid)  # a small memory threshold changes no test here: reused

@@ -3,9 +3,11 @@
 import pytest
 
 import npuweave.sim
+import npuweave.sim.tenants
 from npuweave.cost import cost_models, profile
 from npuweave.errors import ConfigError, UnknownNameError
 from npuweave.experiments import model_spec, reproduce_layerweaver
+from npuweave.experiments.layerweaver import pair_tenants
 from npuweave.hardware import preset
 from npuweave.workload import load_layers, zoo
 
@@ -15,15 +17,17 @@ FAST = {"scenarios": ["single-batch"], "schedulers": ["sequential", "layerweaver
 
 @pytest.fixture
 def spy(monkeypatch):
-    """Record the models and cost model of every ``run_streams`` call, then run it for real."""
+    """Record the models and cost model with which the runs' streams are costed
+    (``tenants_for``, once per pair: ``layerweaver.pair_tenants``), then cost them for real."""
     calls = []
-    real = npuweave.sim.run_streams
+    real = npuweave.sim.tenants.tenants_for
 
-    def recording(models, npu, **kwargs):
-        calls.append((list(models), kwargs["cost_model"]))
-        return real(models, npu, **kwargs)
+    def recording(models, npu, batch, cost_model="systolic-ws"):
+        calls.append((list(models), cost_model))
+        return real(models, npu, batch, cost_model)
 
-    monkeypatch.setattr(npuweave.sim, "run_streams", recording)
+    monkeypatch.setattr(npuweave.sim.tenants, "tenants_for", recording)
+    pair_tenants.cache_clear()  # costed once per process: make this test's runs cost again
     return calls
 
 
