@@ -197,8 +197,8 @@ def summarize(table: RequestTable, *, span_s: float, pe_busy_s: float | None = N
         whole[key] = None if busy is None else float(busy) / span_s
     # a model with no request still gets its row
     rows = [whole, *_rows(table, table.model, table.models, "model", span_s, mults, stp_form)]
-    prios, key = np.unique(table.priority, return_inverse=True)
-    rows += _rows(table, key.reshape(-1), [str(p) for p in prios.tolist()], "priority", span_s,
+    prios, prio_of = np.unique(table.priority, return_inverse=True)
+    rows += _rows(table, prio_of.reshape(-1), [str(p) for p in prios.tolist()], "priority", span_s,
                   mults, stp_form)
     for r in rows[1:]:
         r["pe_util"] = r["dram_util"] = None

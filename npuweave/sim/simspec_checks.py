@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -28,7 +28,7 @@ def _fail(field: str, value: object, what: str) -> ConfigError:
     return ConfigError(f"simulate: {field} = {value!r:.80}; {what}")
 
 
-def _is_int(x: object) -> bool:
+def _is_int(x: object) -> TypeGuard[int]:
     return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
 
 
@@ -66,7 +66,6 @@ def check_closed_loop(loop: ClosedLoop, n_models: int) -> None:
     r = loop.requests
     if not (_is_int(r) and r >= 1):
         raise _fail("arrivals.requests", r, "give an integer >= 1 (or a window_s)")
-    assert r is not None
     if r * n_models > MAX_ARRIVALS:
         raise _fail("arrivals.requests", r, f"{r} x {n_models} streams is more than "
                     f"{MAX_ARRIVALS} requests; lower it")
