@@ -76,6 +76,9 @@ class ServeSetup:
     max_inflight: int = 4
     #: Layerweaver+ only: a batch in service inherits the deadline of the queue behind it
     inherit: bool = False
+    #: Layerweaver+ only: Mode 1's reading of IV.4 (``"printed"``, as the ``layerweaver`` rows
+    #: run, or ``"npuweave"``, the reading Mode 1 used before issue 22's third round)
+    lwplus_reading: str = "printed"
     compiled: bool = True  # the compiled serving loop (lwkernel) when numba is installed
 
 
@@ -133,16 +136,17 @@ def parse_ratio(text: str, flag: str = "--ratio",
 
 
 def policy_for(name: str, grouping: str = "per-model-fifo", max_inflight: int = 4,
-               inherit: bool = False,
-               failsafe: bool = True) -> tuple[Callable[[], LayerBase], bool]:
+               inherit: bool = False, failsafe: bool = True,
+               reading: str = "printed") -> tuple[Callable[[], LayerBase], bool]:
     """``(factory, baseline?)`` for a scheduler of ``SCHEDULERS`` (``grouping``,
-    ``max_inflight`` and ``inherit`` apply to Layerweaver+ only, ``failsafe`` to Layerweaver)."""
+    ``max_inflight``, ``inherit`` and ``reading`` apply to Layerweaver+ only, ``failsafe`` to
+    Layerweaver)."""
     if name == "baseline":
         return Sequential, True
     if name == "layerweaver":
         return lambda: Layerweaver(failsafe=failsafe), False
     opts: dict[str, Any] = {"grouping": grouping, "max_inflight": max_inflight,
-                            "inherit": inherit}
+                            "inherit": inherit, "reading": reading}
     LayerweaverPlus("approx", **opts)  # check the options now
     if name in ("lwplus-approx", "layerweaver-plus"):
         return lambda: LayerweaverPlus("approx", **opts), False
@@ -214,7 +218,7 @@ def capacity_row(models: tuple[str, str], ratio: tuple[float, float],
         if not d > 0:
             raise ConfigError(f"--deadline: {d!r} s; a deadline must be > 0")
     factory, baseline = policy_for(scheduler, setup.grouping, setup.max_inflight,
-                                   setup.inherit, setup.failsafe)
+                                   setup.inherit, setup.failsafe, setup.lwplus_reading)
     total = ratio[0] + ratio[1]
     share = (ratio[0] / total, ratio[1] / total)
     iso = [isolated_s(m, setup.npu, setup.cost_model) for m in models]
@@ -254,7 +258,7 @@ def serve_fixed(models: tuple[str, str], qps: tuple[float, float],
                 window_s: float | None = None, seed: int = 0) -> dict[str, Any]:
     """One run at fixed QPS: per-model latencies (s) and miss rates (Figure V.6)."""
     factory, baseline = policy_for(scheduler, setup.grouping, setup.max_inflight,
-                                   setup.inherit, setup.failsafe)
+                                   setup.inherit, setup.failsafe, setup.lwplus_reading)
     total = qps[0] + qps[1]
     w = (setup.baseline_windows_s[0] if window_s is None else window_s) if baseline \
         else setup.lw_window_s

@@ -139,10 +139,10 @@ class Layerweaver(LayerBase):
 Scored = tuple[int, float, float, float, float, float, float, float]
 
 
-def candidates(b: Board) -> tuple[list[Scored], list[Scored]]:
-    """``evaluate`` in the ``npuweave`` reading for every active tenant, inlined (the hot loop
-    of every Python path that scores candidates: ``Layerweaver.select`` and Layerweaver+'s
-    Mode 1). Returns every candidate as ``(tenant, total, compute idle, memory idle incurred,
+def candidates(b: Board, printed: bool = False) -> tuple[list[Scored], list[Scored]]:
+    """``evaluate`` in the ``npuweave`` reading (or the ``printed`` one) for every active
+    tenant, inlined (the hot loop of every Python path that scores candidates:
+    ``Layerweaver.select`` and Layerweaver+'s Mode 1). Returns every candidate as ``(tenant, total, compute idle, memory idle incurred,
     inherent idle, fetch end, decoupling distance, compute end)`` and the pool that the
     starvation filter leaves. The scoring is ``npuweave.schedule.kernel.evaluate`` (the one
     definition the compiled loops call), run as plain Python on the board's lists."""
@@ -155,7 +155,7 @@ def candidates(b: Board) -> tuple[list[Scored], list[Scored]]:
     all_ci = all_mem = len(b.active) > 1
     for t in b.active:
         i = pos[t]
-        _evaluate(t, i, False, t_m, t_c, free, maxft, sizes[t], comps[t], ftimes[t], inhs[t],
+        _evaluate(t, i, printed, t_m, t_c, free, maxft, sizes[t], comps[t], ftimes[t], inhs[t],
                   fl_s, fl_c, fl_f, head, tail, bw, ev)
         ci, mem, fe, ce = ev[t, 1], ev[t, 2], ev[t, 3], ev[t, 4]
         if ci <= EPS:

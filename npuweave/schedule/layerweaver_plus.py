@@ -6,7 +6,11 @@ active tenant's current request; requests of one model are served first come fir
 ``grouping="per-model-fifo"``, or one candidate per batch in service with ``"per-request"``)
 with chapter IV's arithmetic (``Layerweaver.evaluate``: compute
 idle, memory idle charged, potential compute idle, decoupling distance; the starvation rule's
-pool) and hands the two-mode rule (``npuweave.schedule.qos.decide``) one view per candidate:
+pool) and hands the two-mode rule (``npuweave.schedule.qos.decide``) one view per candidate.
+Mode 1 is "the original greedy algorithm" (V.2), so it reads IV.4 as chapter IV's scheduler
+does: ``reading="printed"`` (the ``Layerweaver`` default, what chapter V's ``layerweaver`` rows
+run) unless told ``"npuweave"``; both call the one scoring function
+(``npuweave.schedule.kernel.evaluate``) with that reading. The view per candidate:
 
 * slack ``= deadline - max(now, S[t_c])``, the predicted compute end (the ``Predictor`` is told
   ``now``, so ``S[t_c] >= now``);
@@ -22,7 +26,7 @@ thesis's own RN+BB pair (IC and RN classify as memory-bound at batch 1 there). T
 rule is kept (it is part of chapter IV's selection, which Mode 1 reuses).
 
 Without a view (``plan``, closed loops) ``select`` has no deadlines: every slack is infinite,
-Mode 2 never fires and the choice equals ``Layerweaver(failsafe=False)``.
+Mode 2 never fires and the choice equals ``Layerweaver(failsafe=False)`` in the same reading.
 """
 
 from __future__ import annotations
@@ -30,10 +34,11 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from npuweave.errors import ConfigError
+from npuweave.errors import ConfigError, unknown_name
 from npuweave.schedule.base import COMPUTE, EPS, MEMORY
 from npuweave.schedule.board import Board
 from npuweave.schedule.layerweaver import Layerweaver, candidates
+from npuweave.schedule.lw_reading import PRINTED, READINGS, tie_key
 from npuweave.schedule.protocol import Decision, Dispatch, LayerBase, View
 from npuweave.schedule.qos import MODE_URGENT, Candidate, decide, mode1_pick
 from npuweave.schedule.standalone import Estimator, StandaloneMode, standalone_mode
@@ -82,6 +87,8 @@ class LayerweaverPlus(LayerBase):
     asks the serving driver to give a batch in service the deadline of the requests queued
     behind it when that is earlier: their deadline less the standalone time of the batch they
     will form (``Batcher.due``), so Mode 2 protects the queue a batch blocks.
+    ``reading`` (``"printed"``, the default, or ``"npuweave"``) is Mode 1's reading of IV.4,
+    as ``Layerweaver(reading=...)``.
     Counters after a run: ``decisions``, ``urgent`` (Mode 2 decisions), ``estimates``.
 
     Examples
@@ -94,7 +101,8 @@ class LayerweaverPlus(LayerBase):
 
     def __init__(self, standalone: str = "approx", grouping: str = "per-model-fifo",
                  audit: bool = False, prune: bool = True, fast: bool = True,
-                 seed: int = 0, max_inflight: int = 4, inherit: bool = False) -> None:
+                 seed: int = 0, max_inflight: int = 4, inherit: bool = False,
+                 reading: str = "printed") -> None:
         self.mode = standalone_mode(standalone)
         check_grouping(grouping, max_inflight)
         self.grouping = grouping
@@ -103,9 +111,13 @@ class LayerweaverPlus(LayerBase):
         self.audit = bool(audit)
         self.prune = bool(prune)
         self.fast = bool(fast)
-        # Mode 1 is chapter IV's minimum-idle selection in npuweave's reading of the idle
-        # terms (the inlined hot loop implements that reading)
-        self.lw = Layerweaver(failsafe=False, reading="npuweave")
+        # Mode 1 is chapter IV's minimum-idle selection, read as chapter IV's scheduler reads
+        # it (only the two named bundles: the scoring function implements those)
+        if reading not in READINGS:
+            raise unknown_name("layerweaver-plus reading", reading, list(READINGS))
+        self.lw = Layerweaver(failsafe=False, reading=reading)
+        self.reading = self.lw.reading
+        self.printed = self.reading == PRINTED
         self.est: Estimator | None = None
         self.other: Estimator | None = None
         self.decisions = self.urgent = self.disagreements = 0
@@ -123,8 +135,10 @@ class LayerweaverPlus(LayerBase):
                  "service, each a candidate")
         if self.inherit:
             group += "; a batch in service inherits the deadline of the queue behind it"
-        return [f"layerweaver-plus: standalone estimate {self.mode.value}, {group}; chapter "
-                "IV's failsafe is off (deadlines need the interleaving control)"]
+        read = "printed" if self.printed else "npuweave"
+        return [f"layerweaver-plus: standalone estimate {self.mode.value}, {group}; Mode 1 in "
+                f"the {read} reading of IV.4; chapter IV's failsafe is off (deadlines need the "
+                "interleaving control)"]
 
     def select(self, board: Board) -> int:
         """Without deadlines: Mode 1 with infinite slack, i.e. chapter IV's choice."""
@@ -164,11 +178,13 @@ class LayerweaverPlus(LayerBase):
         b, est = board, self.est
         assert est is not None
         pos, sizes, comps = b.pos, b.size, b.comp
-        evals, pool = candidates(b)
-        best = min(e[1] for e in pool) + EPS
+        evals, pool = candidates(b, self.printed)
+        low = min(e[1] for e in pool)
+        best, r = low + EPS, self.reading
         # fe - ce is exactly -(ce - fe): IEEE subtraction is antisymmetric
         pick = min((e for e in pool if e[1] <= best),
-                   key=lambda e: (deadlines.get(e[0], math.inf), e[4] > 0.0, -e[6], e[0]))
+                   key=lambda e: (deadlines.get(e[0], math.inf),
+                                  *tie_key(r, low, EPS, e[4] > 0.0, e[6]), e[0]))
         pick_t, pick_ce = pick[0], pick[7]
         urgent, u_deadline = -1, math.inf
         for e in evals:
@@ -199,6 +215,7 @@ class LayerweaverPlus(LayerBase):
             pool = MEMORY
         if pool is not None and not any(board.kind[e[0]] == pool for e in evals):
             pool = None
+        low = min(e[1] for e in evals if pool is None or board.kind[e[0]] == pool)
         bare = []
         for t, total, _ci, _mem, _charged, _pi, dd in evals:
             i = board.pos[t]
@@ -207,7 +224,8 @@ class LayerweaverPlus(LayerBase):
                   else board.fetch_end(size))
             ce = max(board.t_c, fe) + board.comp[t][i]
             bare.append(Candidate(key=t, idle=total, deadline=deadlines.get(t, math.inf),
-                                  end=ce, tie=(float(board.inh[t][i] > 0.0), -dd),
+                                  end=ce, tie=tie_key(self.reading, low, EPS,
+                                                      board.inh[t][i] > 0.0, dd),
                                   pool=pool is None or board.kind[t] == pool))
         pick = mode1_pick(bare)
         out = []

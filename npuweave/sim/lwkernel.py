@@ -46,10 +46,10 @@ from npuweave.schedule.protocol import LayerBase
 from npuweave.schedule.sequential import Sequential
 from npuweave.schedule.standalone import StandaloneMode, approx_suffix
 from npuweave.sim import lwloop as _loop
-from npuweave.sim.lwloop import LW_NPUWEAVE, LW_PLUS, LW_PRINTED, SEQ
+from npuweave.sim.lwloop import LW_NPUWEAVE, LW_PLUS, LW_PLUS_PRINTED, LW_PRINTED, SEQ
 from npuweave.sim.lwserve import Batching, Served, _check, serve_layerwise
 
-__all__ = ["LW_NPUWEAVE", "LW_PLUS", "LW_PRINTED", "SEQ", "available", "policy_code",
+__all__ = ["LW_NPUWEAVE", "LW_PLUS", "LW_PLUS_PRINTED", "LW_PRINTED", "SEQ", "available", "policy_code",
            "refusal", "serve_auto", "serve_compiled"]
 
 
@@ -83,7 +83,8 @@ def policy_code(policy: LayerBase) -> int | None:
         # and does not model deadline inheritance (``inherit``): those run the Python loop
         fifo = getattr(policy, "grouping", "per-model-fifo") == "per-model-fifo"
         inherit = getattr(policy, "inherit", False)
-        return LW_PLUS if policy.fast and not policy.audit and fifo and not inherit else None
+        code = LW_PLUS_PRINTED if policy.printed else LW_PLUS  # Mode 1's reading of IV.4
+        return code if policy.fast and not policy.audit and fifo and not inherit else None
     return None
 
 
@@ -169,7 +170,7 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     def cat(name: str) -> np.ndarray:
         return np.concatenate([tab[name] for tab in tabs])
 
-    plus = code == LW_PLUS
+    plus = code in (LW_PLUS, LW_PLUS_PRINTED)
     est_name = "approx"
     if plus:
         assert isinstance(policy, LayerweaverPlus)

@@ -18,7 +18,7 @@ from npuweave.schedule.buffer import commit
 from npuweave.schedule.jit import kernel as _jit
 from npuweave.schedule.kernel import choose_lw, evaluate_all, pool
 
-SEQ, LW_PRINTED, LW_NPUWEAVE, LW_PLUS = 0, 1, 2, 3
+SEQ, LW_PRINTED, LW_NPUWEAVE, LW_PLUS, LW_PLUS_PRINTED = 0, 1, 2, 3, 4
 
 
 @_jit
@@ -43,12 +43,14 @@ def _replay_table(size, comp, ftime, lo, n, buf, bw, out):
 
 
 @_jit
-def _pick_plus(k, ok, ev, inh_now, deadline):
-    """Mode 1 of ``_choose_fast``: least total (EPS), then deadline, inherent idle, fe - ce."""
+def _pick_plus(k, ok, ev, inh_now, deadline, printed):
+    """Mode 1 of ``_choose_fast``: least total (EPS), then deadline, inherent idle (in the
+    printed reading only when the least total is zero: ``lw_reading.tie_key``), fe - ce."""
     best = np.inf
     for t in range(k):
         if ok[t] and ev[t, 0] < best:
             best = ev[t, 0]
+    use_h = (not printed) or best <= EPS
     best += EPS
     pick = -1
     for t in range(k):
@@ -58,7 +60,7 @@ def _pick_plus(k, ok, ev, inh_now, deadline):
             pick = t
             continue
         a_d, b_d = deadline[t], deadline[pick]
-        a_h, b_h = inh_now[t] > 0.0, inh_now[pick] > 0.0
+        a_h, b_h = inh_now[t] > 0.0 and use_h, inh_now[pick] > 0.0 and use_h
         a_x, b_x = ev[t, 3] - ev[t, 4], ev[pick, 3] - ev[pick, 4]
         if a_d < b_d or (a_d == b_d and (a_h < b_h or (a_h == b_h and a_x < b_x))):
             pick = t
@@ -70,14 +72,15 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
             prune, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head,
             tail, bw, ev, ok, inh_now, stats):
     """The policy's choice; ``stats``: [estimates, urgent] counters."""
-    if code != LW_PLUS:
+    if code != LW_PLUS and code != LW_PLUS_PRINTED:
         return choose_lw(k, active, nact, pos, seg, arrival, code == LW_PRINTED, code == SEQ,
                          compute_kind, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s,
                          fl_c, fl_f, head, tail, bw, ev, ok, inh_now)
-    evaluate_all(k, active, pos, seg, False, t_m, t_c, free, maxft, size, comp, ftime, inh,
+    printed = code == LW_PLUS_PRINTED
+    evaluate_all(k, active, pos, seg, printed, t_m, t_c, free, maxft, size, comp, ftime, inh,
                  fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now)
     pool(k, active, nact, compute_kind, ev, ok)
-    pick = _pick_plus(k, ok, ev, inh_now, deadline)
+    pick = _pick_plus(k, ok, ev, inh_now, deadline, printed)
     t_end = now if now > t_c else t_c
     urgent = -1
     u_deadline = np.inf

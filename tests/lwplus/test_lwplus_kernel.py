@@ -29,6 +29,9 @@ POLICIES = {
     "plus-precise": lambda: LayerweaverPlus("precise"),
     "plus-approx-noprune": lambda: LayerweaverPlus("approx", prune=False),
     "plus-precise-noprune": lambda: LayerweaverPlus("precise", prune=False),
+    "plus-approx-npuweave": lambda: LayerweaverPlus("approx", reading="npuweave"),
+    "plus-precise-npuweave-noprune": lambda: LayerweaverPlus("precise", prune=False,
+                                                             reading="npuweave"),
 }
 
 
@@ -57,6 +60,8 @@ def _costs(tenants, max_batch):
          0.0, 1, "lw-printed", None, False)
 @example([[(10, 1.0), (10, 1.0)]] * 2, [(0.0, 0), (0.0, 1)], [20.0, 10.0, 1.0], 0.0, 1,
          "plus-approx", None, False)
+@example([[(10, 1.0), (10, 1.0)]] * 2, [(0.0, 0), (0.0, 1)], [20.0, 10.0, 1.0], 0.0, 1,
+         "plus-approx-npuweave", None, False)
 # a batch of two of model 0 is compute-bound while model 0 at batch 1 is memory-bound: the
 # starvation filter must see each batch's own class (lwserve classifies per batch)
 @example([[(0, 0.25), (0, 0.03125), (13, 1.0)], [(0, 0.5)]], [(0.0, 0), (0.0, 0), (0.0, 1)],
@@ -131,4 +136,5 @@ def test_policy_codes() -> None:
     assert policy_code(Layerweaver(failsafe=False)) == 1
     assert policy_code(Layerweaver(failsafe=False, reading="npuweave")) == 2
     assert policy_code(Layerweaver(failsafe=False, memory_idle="excess")) is None
-    assert policy_code(LayerweaverPlus()) == 3
+    assert policy_code(LayerweaverPlus()) == 4  # Mode 1 in the printed reading
+    assert policy_code(LayerweaverPlus(reading="npuweave")) == 3

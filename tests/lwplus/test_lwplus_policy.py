@@ -21,12 +21,14 @@ unit = st.tuples(st.integers(0, 80), st.floats(0.0, 8.0))
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(unit, min_size=1, max_size=8), min_size=1, max_size=4),
-       st.integers(1, 3))
-def test_without_deadlines_same_decisions_as_layerweaver(tenants, requests) -> None:
+       st.integers(1, 3), st.sampled_from(["printed", "npuweave"]))
+def test_without_deadlines_same_decisions_as_layerweaver(tenants, requests, reading) -> None:
+    """Mode 1 is chapter IV's choice in the reading it is given (the default: printed, as
+    ``Layerweaver``'s default): without deadlines every decision is Layerweaver's."""
     ts = [make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], 100)
           for k, us in enumerate(tenants)]
-    ref = plan(Layerweaver(failsafe=False, reading="npuweave"), ts, 100, 10.0, requests)
-    got = plan(LayerweaverPlus(), ts, 100, 10.0, requests)
+    ref = plan(Layerweaver(failsafe=False, reading=reading), ts, 100, 10.0, requests)
+    got = plan(LayerweaverPlus(reading=reading), ts, 100, 10.0, requests)
     assert got.order == ref.order and got.compute_end_s == ref.compute_end_s
 
 
@@ -127,9 +129,11 @@ def test_fast_path_equals_the_reference(tenants, arrivals, deadlines, mode) -> N
     models = np.arange(len(times)) % len(tenants)
     dl = deadlines[:len(tenants)]
     runs = [serve_layerwise(costs, 100, 10.0, times, models, dl,
-                            LayerweaverPlus(standalone=mode, fast=f)) for f in (True, False)]
-    assert runs[0].finish_s.tolist() == runs[1].finish_s.tolist()
-    assert runs[0].urgent == runs[1].urgent
+                            LayerweaverPlus(standalone=mode, fast=f, reading=r))
+            for r in ("printed", "npuweave") for f in (True, False)]
+    for fast, ref in (runs[:2], runs[2:]):
+        assert fast.finish_s.tolist() == ref.finish_s.tolist()
+        assert fast.urgent == ref.urgent
 
 
 @settings(max_examples=100, deadline=None)
@@ -148,7 +152,7 @@ def test_one_request_at_a_time_loose_deadlines_same_as_layerweaver(tenants, orde
     models = np.array([m % len(tenants) for m in order])
     times = np.arange(len(models)) * gap
     dl = [1e6] * len(tenants)
-    lw = serve_layerwise(costs, 100, 10.0, times, models, dl, Layerweaver(failsafe=False, reading="npuweave"))
+    lw = serve_layerwise(costs, 100, 10.0, times, models, dl, Layerweaver(failsafe=False))
     lwp = LayerweaverPlus()
     plus = serve_layerwise(costs, 100, 10.0, times, models, dl, lwp)
     assert plus.finish_s.tolist() == lw.finish_s.tolist()
