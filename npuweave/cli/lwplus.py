@@ -291,8 +291,8 @@ Sensitivity study (the former default setup):
 @click.option("--jobs", default=1, show_default=True, type=int, help="Worker processes.")
 @click.option("--grouping", default="per-model-fifo", show_default=True,
               help="Layerweaver+ candidate group: per-model-fifo | per-request (see "
-                   "`npuweave capacity --help`). per-request and --inherit run Layerweaver+ "
-                   "on the Python serving loop, about 20x slower than the compiled one.")
+                   "`npuweave capacity --help`); both, and --inherit, run on the compiled "
+                   "serving loop when numba is installed.")
 @click.option("--max-inflight", default=4, show_default=True, type=int,
               help="With --grouping per-request: batches of one model in service at once.")
 @click.option("--inherit/--no-inherit", default=False, show_default=True,

@@ -95,22 +95,42 @@ def ntt(latency: Values, isolated: Values) -> np.ndarray:
 def antt(ntts: Values) -> float:
     """Mean NTT (PREMA Eq. 1); NaN for no values (callers report None)."""
     a = np.asarray(ntts, dtype=float)
-    return float(a.mean()) if a.size else float("nan")
+    return float(antt_rows(a)) if a.size else float("nan")
+
+
+def antt_rows(ntts: np.ndarray) -> np.ndarray:
+    """``antt`` of each row of a 2-D array (one group of requests per row, none empty)."""
+    return np.asarray(ntts, dtype=float).mean(axis=-1)
 
 
 def stp(progress: Values) -> float:
     """System throughput as the sum of normalized progress ``T_single / T_multi``."""
-    return float(np.sum(np.asarray(progress, dtype=float)))
+    return float(stp_rows(np.asarray(progress, dtype=float)))
+
+
+def stp_rows(progress: np.ndarray) -> np.ndarray:
+    """``stp`` of each row of a 2-D array (one group per row)."""
+    return np.sum(np.asarray(progress, dtype=float), axis=-1)
 
 
 def stp_task_set(ntts: Values) -> float:
     """PREMA Eq. 1: ``sum_i 1 / NTT_i``, one term per task."""
-    return stp(1.0 / np.asarray(ntts, dtype=float))
+    return float(stp_task_set_rows(np.asarray(ntts, dtype=float)))
+
+
+def stp_task_set_rows(ntts: np.ndarray) -> np.ndarray:
+    """``stp_task_set`` of each row of a 2-D array (one group per row)."""
+    return stp_rows(1.0 / np.asarray(ntts, dtype=float))
 
 
 def stp_open_loop(isolated: Values, span_s: float) -> float:
     """Standalone seconds of the served requests per second of the run (thesis IV.5, V.3.A)."""
-    return float(np.sum(np.asarray(isolated, dtype=float)) / span_s)
+    return float(stp_open_loop_rows(np.asarray(isolated, dtype=float), span_s))
+
+
+def stp_open_loop_rows(isolated: np.ndarray, span_s: float) -> np.ndarray:
+    """``stp_open_loop`` of each row of a 2-D array (one group per row)."""
+    return np.sum(np.asarray(isolated, dtype=float), axis=-1) / span_s
 
 
 def fairness(progress: Values, priorities: Values) -> float:
@@ -124,20 +144,36 @@ def fairness(progress: Values, priorities: Values) -> float:
     >>> round(fairness([1.0, 1 / 9], [9.0, 1.0]), 12)  # the high one 9x faster: perfectly fair
     1.0
     """
+    return float(fairness_rows(np.asarray(progress, dtype=float),
+                               np.asarray(priorities, dtype=float)))
+
+
+def fairness_rows(progress: np.ndarray, priorities: np.ndarray) -> np.ndarray:
+    """``fairness`` of each row of 2-D arrays (one group of tasks per row, none empty)."""
     x = np.asarray(progress, dtype=float)
     p = np.asarray(priorities, dtype=float)
-    pp = x / (p / p.sum())
-    top = pp.max()
-    return 0.0 if top == 0 else float(pp.min() / top)
+    pp = x / (p / p.sum(axis=-1, keepdims=True))
+    top = pp.max(axis=-1)
+    low = pp.min(axis=-1)
+    idle = top == 0
+    return np.where(idle, 0.0, low / np.where(idle, 1.0, top))
 
 
 def violation_rate(violated: np.ndarray) -> float:
     """The fraction of ``True`` in a boolean mask, ``count / n``; NaN when empty."""
-    return float(violated.mean()) if violated.size else float("nan")
+    return float(violation_rate_rows(violated)) if violated.size else float("nan")
+
+
+def violation_rate_rows(violated: np.ndarray) -> np.ndarray:
+    """``violation_rate`` of each row of a 2-D boolean array (one group per row, none empty)."""
+    return np.asarray(violated).mean(axis=-1)
 
 
 def sla_violation(ntts: Values, mults: Sequence[float]) -> np.ndarray:
     """For each ``m``: the fraction of requests with ``NTT`` not within ``m`` (NaN violates).
+
+    The requests are the last axis: a 2-D ``ntts`` (one group per row) gives one row of rates
+    per group.
 
     Examples
     --------
@@ -146,5 +182,6 @@ def sla_violation(ntts: Values, mults: Sequence[float]) -> np.ndarray:
     """
     n = np.asarray(ntts, dtype=float)
     m = np.asarray(mults, dtype=float)
-    violated = ~(n[None, :] <= m[:, None])
-    return violated.mean(axis=1) if n.size else np.full(m.size, np.nan)
+    if not n.shape[-1]:
+        return np.full(n.shape[:-1] + (m.size,), np.nan)
+    return violation_rate_rows(~(n[..., None, :] <= m[:, None]))

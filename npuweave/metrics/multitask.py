@@ -28,7 +28,10 @@ The formulas (NTT, ANTT, STP as a sum of normalized progress, fairness) are
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
 
 from npuweave.errors import ConfigError
 from npuweave.metrics import core
@@ -63,19 +66,35 @@ def progress(
     >>> progress([R(start_s=0.0, finish_s=2.0), R(start_s=2.0, finish_s=4.0)], 0.0, 3.0)
     1.5
     """
-    index = as_index(intervals) if intervals is not None else None
-    done = 0.0
-    for r in requests:
-        total = index.work_total(r.tenant, r.index) if index is not None else 0.0
-        if total > 0:
-            done += index.work_inside(r.tenant, r.index, t0, t1) / total  # type: ignore[union-attr]
-            continue
-        span = r.finish_s - r.start_s
-        if span <= 0:
-            done += 1.0 if t0 <= r.finish_s <= t1 else 0.0
-        else:
-            done += max(0.0, min(r.finish_s, t1) - max(r.start_s, t0)) / span
-    return done
+    rs = requests if isinstance(requests, Sequence) else list(requests)
+    if not rs:
+        return 0.0
+    # per-request shares as arrays, then Python's left-to-right ``sum`` (bit for bit the
+    # sequential accumulation); only requests straddling the window read their intervals
+    start = np.array([r.start_s for r in rs], np.float64)
+    finish = np.array([r.finish_s for r in rs], np.float64)
+    span = finish - start
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(span <= 0, ((t0 <= finish) & (finish <= t1)).astype(np.float64),
+                         np.maximum(0.0, np.minimum(finish, t1) - np.maximum(start, t0)) / span)
+    if intervals is not None:
+        index = as_index(intervals)
+        keys = [(r.tenant, r.index) for r in rs]
+        total = np.array([index.work_total(*k) for k in keys], np.float64)
+        # a request whose busy spans all lie inside counts whole (its clipped sum / total is
+        # exactly 1), one whose spans all lie outside counts 0 (every clipped term is 0); the
+        # index keeps each request's reach (earliest start, latest end) once it is known
+        reach = [index._reach.get(k, (math.inf, -math.inf)) for k in keys]
+        lo, hi = np.array([a for a, _ in reach]), np.array([b for _, b in reach])
+        known = (total > 0) & (lo <= hi)
+        whole = known & (t0 <= lo) & (hi <= t1)
+        out = known & ((hi <= t0) | (lo >= t1))
+        share[whole] = 1.0
+        share[out] = 0.0
+        for j in np.flatnonzero((total > 0) & ~whole & ~out).tolist():
+            tenant, request = keys[j]
+            share[j] = index.work_inside(tenant, request, t0, t1) / total[j]
+    return sum(share.tolist())
 
 
 def throughput(

@@ -15,9 +15,10 @@ Examples
 True
 """
 
-from npuweave.schedule.base import COMPUTE, EPS, MEMORY, Policy, Tenant
+from npuweave.schedule.base import COMPUTE, EPS, MEMORY, Tenant
 from npuweave.schedule.board import Board
 from npuweave.schedule.plan import Schedule, plan
+from npuweave.schedule.protocol import Policy
 from npuweave.schedule.registry import get_scheduler, register_scheduler, schedulers
 from npuweave.schedule.tiling import make_tenant, tile
 

@@ -1,19 +1,16 @@
-"""The nouns every layer-wise policy shares: ``Tenant`` (what runs) and ``Policy`` (who picks).
+"""The nouns every layer-wise policy shares: ``Tenant`` (what runs) and its unit kinds.
 
 A tenant is one model served as a stream of identical requests; each request is the tenant's
 ordered list of scheduling units (layers, or weight tiles of layers too large for the weight
 buffer, see ``npuweave.schedule.tiling``). A policy looks at a ``Board`` (the predicted
 schedule state plus the candidate group) and names the tenant whose next unit is dispatched
-next. It never advances time: the caller commits the decision with ``Board.commit``.
+next (``npuweave.schedule.protocol.Policy``); it never advances time: the caller commits the
+decision with ``Board.commit``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
-if TYPE_CHECKING:
-    from npuweave.schedule.board import Board
 
 COMPUTE = "compute"
 MEMORY = "memory"
@@ -47,18 +44,3 @@ class Tenant:
     @property
     def total_weight_bytes(self) -> int:
         return sum(self.weight_bytes)
-
-
-class Policy(Protocol):
-    """A layer-wise scheduling policy.
-
-    ``start`` runs once before the first decision; it may exclude tenants
-    (``board.exclude(t)``) and returns notes for the result. ``select`` returns one tenant index
-    from ``board.active``; it must not change the board.
-    """
-
-    name: str
-
-    def start(self, board: Board) -> list[str]: ...
-
-    def select(self, board: Board) -> int: ...

@@ -65,6 +65,12 @@ def fetch_window(fl_s, fl_c, fl_f, head, tail, free, bw, t0, t1):
 
 
 @kernel
+def in_flight(cap):
+    """An empty in-flight list with room for ``cap`` units: ``fl_s, fl_c, fl_f``."""
+    return np.zeros(cap, np.int64), np.zeros(cap, np.float64), np.zeros(cap, np.float64)
+
+
+@kernel
 def grow(a, n):
     """A copy of ``a[:n]`` with room for about twice as many entries."""
     out = np.empty(2 * n + 16, a.dtype)
@@ -76,9 +82,25 @@ def grow(a, n):
 def commit(u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw):
     """``Board.commit`` of unit ``u`` (``free`` bytes free): fetch, compute at
     ``max(t_c, fetch end)``, drop the in-flight units done by the fetch end and append this
-    one (sliding the list down, or growing it, when full). Returns
+    one (growing the arrays first when they are full from the start). Returns
     ``(fe, ce, head, tail, used, fl_s, fl_c, fl_f)``; the compute start is
     ``max(t_c, fe)`` of the ``t_c`` passed in."""
+    if tail == len(fl_s) and head == 0:
+        fl_s, fl_c, fl_f = grow(fl_s, tail), grow(fl_c, tail), grow(fl_f, tail)
+    fe, ce, head, tail, used = commit_in_place(u, t_m, t_c, free, size, comp, ftime, fl_s,
+                                               fl_c, fl_f, head, tail, used, bw)
+    return fe, ce, head, tail, used, fl_s, fl_c, fl_f
+
+
+@kernel(inline=True)
+def commit_in_place(u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used,
+                    bw):
+    """``commit`` on arrays with room: ``tail < len(fl_s)`` or ``head > 0`` (the live part
+    slides down when the end is reached). Returns ``(fe, ce, head, tail, used)``.
+
+    The compiled loops size the arrays with ``room`` and call this one: rebinding arrays in a
+    numba loop costs reference counting at every decision (about a third of the closed-loop
+    kernel's time)."""
     sz = size[u]
     if sz == 0:
         fe = t_m
@@ -90,19 +112,31 @@ def commit(u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, u
     while head < tail and fl_c[head] <= fe:
         used -= fl_s[head]
         head += 1
-    if tail == len(fl_s):  # full: slide the live part down, or grow (arrays only)
-        if head > 0:
-            fl_s[:tail - head] = fl_s[head:tail]
-            fl_c[:tail - head] = fl_c[head:tail]
-            fl_f[:tail - head] = fl_f[head:tail]
-            tail -= head
-            head = 0
-        else:
-            fl_s, fl_c, fl_f = grow(fl_s, tail), grow(fl_c, tail), grow(fl_f, tail)
+    if tail == len(fl_s):  # slide the live part down
+        fl_s[:tail - head] = fl_s[head:tail]
+        fl_c[:tail - head] = fl_c[head:tail]
+        fl_f[:tail - head] = fl_f[head:tail]
+        tail -= head
+        head = 0
     if sz > 0 and ce > fe:
         fl_s[tail] = sz
         fl_c[tail] = ce
         fl_f[tail] = ftime[u]
         tail += 1
         used += sz
-    return fe, ce, head, tail, used, fl_s, fl_c, fl_f
+    return fe, ce, head, tail, used
+
+
+def room(buffer_bytes: int, size: np.ndarray, decisions: int) -> int:
+    """An in-flight capacity that ``commit_in_place`` never outgrows: the list holds units
+    whose bytes fit the buffer together (at most ``buffer // smallest unit`` of them), and
+    at most one per decision.
+
+    Examples
+    --------
+    >>> room(100, np.array([0, 30, 50]), 10**6)   # three 30-byte units fit 100 bytes
+    5
+    """
+    pos = size[size > 0]
+    most = int(buffer_bytes // int(pos.min())) if pos.size else 0
+    return min(most, int(decisions)) + 2

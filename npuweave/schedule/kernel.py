@@ -22,7 +22,7 @@ import numpy as np
 
 from npuweave.schedule import jit
 from npuweave.schedule.base import EPS
-from npuweave.schedule.buffer import commit, fetch_end, fetch_window, grow
+from npuweave.schedule.buffer import commit, fetch_end, fetch_window, grow, in_flight, room
 
 # EPS is read as a compile-time constant by numba (the same value as npuweave.schedule.base)
 
@@ -176,6 +176,13 @@ def choose_lw(k, active, nact, pos, off, arrival, printed, failsafe, compute_kin
 
 
 @jit.kernel
+def scratch(k):
+    """Per-candidate scratch of a decision for ``k`` tenants: ``ev`` (``evaluate``'s five
+    terms), ``ok`` (``pool``) and the inherent idle of each next unit."""
+    return np.zeros((k, 5), np.float64), np.zeros(k, np.bool_), np.zeros(k, np.float64)
+
+
+@jit.kernel
 def columns(cap):
     """Empty output columns for ``cap`` decisions: tenant, request, unit, fs, fe, cs, ce."""
     return (np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64),
@@ -227,9 +234,7 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
     from Python would cost more than the decision itself.
     """
     out = columns(cap)
-    ev = np.empty((k, 5), np.float64)
-    ok = np.empty(k, np.bool_)
-    inh_now = np.empty(k, np.float64)
+    ev, ok, inh_now = scratch(k)
     nact = 0
     maxft = 0.0
     for t in range(k):
@@ -283,9 +288,7 @@ def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: floa
         return np.array([x for per in rows for x in per], np.float64)
 
     fl = b.in_flight()
-    cap_fl = max(len(fl), 16) + min(cap, 1 << 16)
-    fl_s, fl_c = np.zeros(cap_fl, np.int64), np.zeros(cap_fl, np.float64)
-    fl_f = np.zeros(cap_fl, np.float64)
+    fl_s, fl_c, fl_f = in_flight(len(fl) + room(b.buf, size, max(cap, 1)))
     fl_s[:len(fl)] = [s for s, _ in fl]
     fl_c[:len(fl)] = [c for _, c in fl]
     fl_f[:len(fl)] = [s / b.bw for s, _ in fl]

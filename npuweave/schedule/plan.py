@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from npuweave.schedule.base import Policy, Tenant
+from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board, DispatchHook
 from npuweave.schedule.closedloop import ClosedLoop
+from npuweave.schedule.protocol import Policy
 
 
 @dataclass(frozen=True, slots=True)

@@ -138,6 +138,21 @@ class View:
         return [*self.queued, *self.running]
 
 
+class Policy(Protocol):
+    """A layer-wise scheduling policy as ``plan`` and the closed-loop kernel use it.
+
+    ``start`` runs once before the first decision; it may exclude tenants
+    (``board.exclude(t)``) and returns notes for the result. ``select`` returns one tenant index
+    from ``board.active``; it must not change the board.
+    """
+
+    name: str
+
+    def start(self, board: Board) -> list[str]: ...
+
+    def select(self, board: Board) -> int: ...
+
+
 class LayerPolicy(Protocol):
     """A layer-wise policy: ``select`` names the tenant whose next unit goes next.
 

@@ -12,7 +12,6 @@ import inspect
 
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.schedule.aimt import AIMT, AimtFetchAhead, RandomInterleaver
-from npuweave.schedule.base import Policy
 from npuweave.schedule.compute_only import ComputeOnly
 from npuweave.schedule.fair import Fair
 from npuweave.schedule.fcfs import FCFS
@@ -21,6 +20,7 @@ from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 from npuweave.schedule.memory_only import MemoryOnly
 from npuweave.schedule.prema.registry import PREMA_POLICIES
+from npuweave.schedule.protocol import Policy
 from npuweave.schedule.rr import RoundRobin
 from npuweave.schedule.sequential import Sequential
 from npuweave.schedule.sjf import SJF

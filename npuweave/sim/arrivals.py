@@ -146,7 +146,11 @@ def _per_model(values: Sequence[float] | Sequence[int] | None, n: int, default: 
                what: str) -> list[float]:
     if values is None:
         return [default] * n
-    vals = [float(v) for v in values]
+    try:
+        vals = [float(v) for v in values]
+    except (TypeError, ValueError):
+        raise ConfigError(f"{what}: {values!r:.80}; give a list of numbers, one per model"
+                          ) from None
     if len(vals) != n:
         raise ConfigError(f"{what}: {len(vals)} values for {n} models; give one per model")
     return vals
@@ -159,6 +163,8 @@ def _check_seed(seed: int) -> int:
 
 
 def _check_run(models: Sequence[str], qps: Sequence[float], duration_s: float) -> list[float]:
+    if isinstance(models, str) or not models:
+        raise ConfigError(f"models: {models!r:.80}; give a list of at least one model name")
     rates = _per_model(qps, len(models), 0.0, "qps")
     for name, q in zip(models, rates, strict=True):
         if not (math.isfinite(q) and q > 0):

@@ -21,15 +21,20 @@ hardware rules:
 
 With latency 0 and no activation traffic these are the rules ScheduleMemFetch assumes, with
 the same float operations in the same order, so the engine's times equal the ``Board``'s
-predictions exactly. Events at one instant fire in this order: computations end (they free
+predictions exactly. Preemption: ``take_back`` withdraws a request's jobs not started;
+``cut`` stops its computation running now (a kill: the PE is free at once). Events at one instant fire in this order: computations end (they free
 space), then transfers end, then the DMA asks for its next command. Hooks ``on_start`` and
 ``on_end`` get ``(unit, request, time)`` for every computation.
 
-Speed (this is the open loop's hot path, about 2.6 events per layer): the engine pushes its
-events onto the loop's heap itself, without a handle; when a transfer ends and the DMA is free,
-it asks for the next command at once unless another event at the same instant would fire
-first (then it posts the ask, as the order above requires); jobs a source queued in
-``pending`` are taken without calling it.
+Speed (this is the open loop's hot path): the engine's own events never enter the loop's heap.
+At any moment it has at most one computation ending (``pe_end``), one transfer part ending
+(``dma_end``) and one posted ask (``pull``); it is the loop's ``inner`` participant, and
+``drive`` merges these three timers with the heap of outside events (arrivals, wake-ups), in
+the order above, without allocating anything per event. When a transfer ends and the DMA is
+free, it asks for the next command at once unless a computation ends at the same instant
+(then it posts the ask, as the order above requires); jobs a source queued in ``pending`` are
+taken without calling it. Every fired timer counts as one event of the loop, as a heap event
+would.
 
 ``log=True`` keeps ``pe_log`` (``(unit, request, start, end)``) and ``dram_log``
 (``(unit, request, start, end, bytes)`` per transferred part); without it only the busy
@@ -38,14 +43,17 @@ totals are kept, so memory does not grow with the number of units.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
-from heapq import heappush
+from heapq import heappop
 from typing import Protocol
 
-from npuweave.sim.events import EventLoop
+from npuweave.sim.events import EventBudgetError, EventLoop, cancelled
+
+INF = math.inf
 
 FREE, PART, PULL = 0, 1, 2  # event priorities at one instant
 
@@ -110,8 +118,7 @@ class Engine:
                  "free", "freed", "dma_job", "need", "waiting", "store_wait", "dma_idle",
                  "ready", "pe_busy", "pe_job", "pe_start", "dispatched", "computed",
                  "store_after", "log", "pe_log", "dram_log", "pe_busy_s", "dram_busy_s",
-                 "last_end", "claimed", "peak_claimed", "orphan", "_heap", "_counter",
-                 "_ev_pull", "_ev_part", "_ev_done")
+                 "last_end", "claimed", "peak_claimed", "orphan", "pe_end", "dma_end", "pull")
 
     def __init__(self, buffer_bytes: int, dram_bw: float, source: Source,
                  on_start: Hook | None = None, on_end: Hook | None = None,
@@ -144,9 +151,12 @@ class Engine:
         self.claimed = 0  # weight-buffer bytes fetched (or being fetched) and not yet freed
         self.peak_claimed = 0  # most ever claimed at once (never above ``buf``)
         self.orphan = False  # the fetch in progress was taken back: free its bytes at its end
-        # hot path: push events onto the loop's heap directly (bound methods made once)
-        self._heap, self._counter = self.loop.heap, self.loop.counter
-        self._ev_pull, self._ev_part, self._ev_done = self._pull, self._part_event, self._computed
+        # the engine's own events: when the computation running ends, when the transfer part
+        # in progress ends (inf: none), and whether an ask of the DMA is posted for ``now``
+        self.pe_end = INF
+        self.dma_end = INF
+        self.pull = False
+        self.loop.inner = self
 
     def run(self, until: float | None = None) -> None:
         """Start pulling units at time ``now`` and run the event loop."""
@@ -160,7 +170,68 @@ class Engine:
             self._post_pull(self.loop.now)
 
     def _post_pull(self, now: float) -> None:
-        heappush(self._heap, [now, PULL, next(self._counter), self._ev_pull, ()])
+        self.pull = True  # always for ``now``: the loop fires it after this instant's others
+
+    # -- the loop ---------------------------------------------------------------------------
+    def next_event(self) -> tuple[float, int]:
+        """``(time, priority)`` of the engine's next event (``(inf, PULL)`` when none)."""
+        if self.pe_end <= self.dma_end:
+            t, kind = self.pe_end, FREE
+        else:
+            t, kind = self.dma_end, PART
+        if self.pull and self.loop.now < t:
+            t, kind = self.loop.now, PULL
+        return t, kind
+
+    def drive(self, until: float | None) -> None:
+        """Fire the engine's events and the loop's, in time order, until none is left (or
+        the next lies after ``until``): ``EventLoop.run`` for a loop with an engine. At one
+        instant the engine's events (priorities ``FREE`` < ``PART`` < ``PULL``) go before an
+        outside event of a larger priority (wake-ups and arrivals use 3)."""
+        loop = self.loop
+        heap = loop.heap
+        cap = loop.max_events if loop.max_events is not None else INF
+        fired = loop.fired
+        try:
+            while True:
+                pe, dma = self.pe_end, self.dma_end  # ``next_event`` inlined
+                if pe <= dma:
+                    t, kind = pe, FREE
+                else:
+                    t, kind = dma, PART
+                if self.pull and loop.now < t:
+                    t, kind = loop.now, PULL
+                while heap and heap[0][3] is cancelled:
+                    heappop(heap)
+                outside = bool(heap) and (heap[0][0] < t or heap[0][0] == t
+                                          and heap[0][1] < kind)
+                if not outside and t == INF:
+                    return
+                if until is not None and (heap[0][0] if outside else t) > until:
+                    loop.now = until
+                    return
+                if fired >= cap:
+                    raise EventBudgetError(
+                        f"the simulation reached its budget of {cap} events at t = "
+                        f"{loop.now:.6g} s and was stopped{loop.budget_hint}")
+                fired += 1
+                if outside:
+                    time, _, _, fn, args = heappop(heap)
+                    loop.now = time
+                    fn(*args)
+                elif kind == FREE:
+                    loop.now = t
+                    self.pe_end = INF
+                    self._computed()
+                elif kind == PART:
+                    loop.now = t
+                    self.dma_end = INF
+                    self._part_event()
+                else:
+                    self.pull = False
+                    self._pull()
+        finally:
+            loop.fired = fired
 
     # -- DMA --------------------------------------------------------------------------------
     def _pull(self) -> None:
@@ -213,7 +284,7 @@ class Engine:
         self.dram_busy_s += end - start
         if self.log:
             self._record(start, end, part)
-        heappush(self._heap, [end, PART, next(self._counter), self._ev_part, ()])
+        self.dma_end = end
 
     def _move(self, now: float, nbytes: int, latency: float) -> None:
         """A transfer that claims no buffer space (activations, checkpoints)."""
@@ -225,7 +296,7 @@ class Engine:
         self.dram_busy_s += end - now
         if self.log:
             self._record(now, end, nbytes)
-        heappush(self._heap, [end, PART, next(self._counter), self._ev_part, ()])
+        self.dma_end = end
 
     def _record(self, start: float, end: float, nbytes: int) -> None:
         job = self.dma_job
@@ -244,7 +315,7 @@ class Engine:
         self.dram_busy_s += end - start
         if self.log:
             self._record(start, end, part)
-        heappush(self._heap, [end, PART, next(self._counter), self._ev_part, ()])
+        self.dma_end = end
 
     def _part_event(self) -> None:
         """A transfer part ended (an event). When the DMA is then free and no event at this
@@ -255,11 +326,11 @@ class Engine:
             if self.orphan:
                 self._drop_orphan()
             self.dma_job = None
-            heap = self._heap
-            if not heap or heap[0][0] != now or heap[0][1] > PULL:
-                self._pull()
-            else:
+            heap = self.loop.heap
+            if self.pe_end == now or heap and heap[0][0] == now and heap[0][1] <= PULL:
                 self._post_pull(now)
+            else:
+                self._pull()
         elif self.freed:
             self._next_part(now)
         else:
@@ -290,11 +361,20 @@ class Engine:
         self.pe_start = now
         if self.on_start is not None:
             self.on_start(job[0], job[1], now)
-        heappush(self._heap, [now + job[0].seconds, FREE, next(self._counter), self._ev_done,
-                              ()])
+        self.pe_end = now + job[0].seconds
 
     def _computed(self) -> None:
+        """The computation on the PE ended (an event)."""
         now = self.loop.now
+        unit, rid = self._leave(now)
+        if self.on_end is not None:
+            self.on_end(unit, rid, now)
+        if self.ready:
+            self._compute(now)
+
+    def _leave(self, now: float) -> Job:
+        """The computation on the PE leaves it at ``now``, ended or cut off: the PE is idle,
+        its weights are freed, a store waiting for it may go; returns its job."""
         job = self.pe_job
         unit, rid = job  # type: ignore[misc]
         start = self.pe_start
@@ -307,20 +387,14 @@ class Engine:
         if unit.hold:
             self._release(unit.hold)
         if self.store_wait and self.computed >= self.store_after:
-            self.store_wait = False
-            store = self.dma_job[0]  # type: ignore[index]
-            self._move(now, store.nbytes, store.seconds)
-        if self.on_end is not None:
-            self.on_end(unit, rid, now)
-        ready = self.ready
-        if ready:  # ``_compute`` inlined
-            job = self.pe_job = ready.popleft()
-            self.pe_busy = True
-            self.pe_start = now
-            if self.on_start is not None:
-                self.on_start(job[0], job[1], now)
-            heappush(self._heap, [now + job[0].seconds, FREE, next(self._counter),
-                                  self._ev_done, ()])
+            self._store_now(now)
+        return job  # type: ignore[return-value]
+
+    def _store_now(self, now: float) -> None:
+        """The waiting store's computations have all ended: it moves now."""
+        self.store_wait = False
+        store = self.dma_job[0]  # type: ignore[index]
+        self._move(now, store.nbytes, store.seconds)
 
     def _release(self, hold: int) -> None:
         """``hold`` bytes of the weight buffer become free (a stalled fetch goes on)."""
@@ -335,7 +409,8 @@ class Engine:
         """Withdraw request ``rid``'s jobs for its units ``first`` and later that have not
         started: those still queued in ``pending`` and the computations waiting for the PE
         (their weights leave the buffer). The computation running now is left to end: a
-        preemption takes effect there, one preemption point after the decision. A weight
+        checkpoint takes effect there, one preemption point after the decision (a kill
+        also calls ``cut``). A weight
         fetch in progress goes on and frees its bytes when it ends; a store waiting for a
         withdrawn computation is cancelled. Checkpoint and restore jobs (index -1) stay.
         Returns the number of computations withdrawn from the PE's queue.
@@ -379,10 +454,38 @@ class Engine:
             elif job[0].hold:
                 self.orphan = True
         if self.store_wait and self.computed >= self.store_after:
-            self.store_wait = False
-            store = self.dma_job[0]  # type: ignore[index]
-            self._move(self.loop.now, store.nbytes, store.seconds)
+            self._store_now(self.loop.now)
         return len(taken)
+
+    def cut(self, rid: int) -> float:
+        """Stop request ``rid``'s computation running now, if one is (a kill): its work is
+        lost, its weights leave the buffer and the PE takes its next computation at once.
+        The cut computation counts as ended (a store waiting for it goes on) but the ``on_end``
+        hook is not called: it produced nothing. Returns the seconds it had run (0.0 when
+        none of ``rid``'s computations runs).
+
+        Examples
+        --------
+        >>> class One:
+        ...     def __init__(self):
+        ...         self.jobs = [(Unit(Kind.COMPUTE, 0, 0, 0, 0, 4.0), 7)]
+        ...     def next(self, now):
+        ...         return self.jobs.pop() if self.jobs else None
+        >>> e = Engine(100, 1.0, One())
+        >>> _ = e.loop.schedule(1.5, lambda: e.cut(7))
+        >>> e.run()
+        >>> e.pe_log[0][2:], e.pe_busy_s, e.last_end
+        ((0.0, 1.5), 1.5, 1.5)
+        """
+        job = self.pe_job
+        if not self.pe_busy or job is None or job[1] != rid:
+            return 0.0
+        now, start = self.loop.now, self.pe_start
+        self.pe_end = INF
+        self._leave(now)
+        if self.ready:
+            self._compute(now)
+        return now - start
 
     def _drop_orphan(self) -> None:
         """A fetch whose computation was taken back ended: its weights leave the buffer."""

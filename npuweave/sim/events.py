@@ -3,7 +3,9 @@
 ``priority`` orders events at the same instant (lower first) and ``seq`` keeps insertion order
 among equals, so runs are deterministic. ``schedule`` returns the entry as a ``Handle``;
 ``handle.cancel()`` removes the event lazily (it stays in the heap and is skipped when it comes
-up). ``max_events`` caps a run: a model whose events never end (an unbounded arrival window)
+up). A loop may have one ``inner`` participant that keeps its own timers instead of heap
+entries (the NPU engine, ``npuweave.sim.engine``): ``run`` then hands over to its ``drive``,
+which merges those timers with the heap, and ``peek`` asks it too. ``max_events`` caps a run: a model whose events never end (an unbounded arrival window)
 stops with ``EventBudgetError`` instead of running away with memory. Nothing here is random;
 scenarios that need randomness take an explicit seed. Every simulator in the package (the NPU
 engine, the serving simulator, the Gemini replay) runs on this one loop.
@@ -26,7 +28,7 @@ import heapq
 import itertools
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from npuweave.errors import NpuweaveError
 
@@ -35,8 +37,18 @@ class EventBudgetError(NpuweaveError):
     """A run fired more events than its budget allows."""
 
 
-def _cancelled(*args: Any) -> None:
+def cancelled(*args: Any) -> None:
     """Stands in for the callback of a cancelled event."""
+
+
+
+
+class Inner(Protocol):
+    """A participant with its own timers (the NPU engine): ``drive(until)`` runs the loop."""
+
+    def next_event(self) -> tuple[float, int]: ...
+
+    def drive(self, until: float | None) -> None: ...
 
 
 class Handle(list):
@@ -50,11 +62,11 @@ class Handle(list):
 
     @property
     def cancelled(self) -> bool:
-        return self[3] is _cancelled
+        return self[3] is cancelled
 
     def cancel(self) -> None:
         """The event will not fire (a no-op when it already fired or was cancelled)."""
-        self[3] = _cancelled
+        self[3] = cancelled
         self[4] = ()
 
 
@@ -65,18 +77,17 @@ class EventLoop:
     appended to the error to say how to raise it.
     """
 
-    __slots__ = ("now", "heap", "counter", "fired", "max_events", "budget_hint")
+    __slots__ = ("now", "heap", "counter", "fired", "max_events", "budget_hint", "inner")
 
     def __init__(self, max_events: int | None = None, budget_hint: str = "") -> None:
         self.now = 0.0
-        # The heap holds Handles and plain lists; ``counter`` numbers every entry. The NPU
-        # engine pushes ``[time, prio, next(counter), fn, ()]`` onto ``heap`` itself (its hot
-        # path); everyone else goes through ``schedule`` / ``post``.
+        # The heap holds Handles and plain lists; ``counter`` numbers every entry.
         self.heap: list[list[Any]] = []
         self.counter = itertools.count(1)
         self.fired = 0
         self.max_events = max_events
         self.budget_hint = budget_hint
+        self.inner: Inner | None = None
 
     def schedule(self, time: float, fn: Callable[..., Any], *args: Any, prio: int = 1) -> Handle:
         """Call ``fn(*args)`` at ``time`` (never earlier than ``now``); return its handle."""
@@ -96,16 +107,18 @@ class EventLoop:
     def peek(self) -> float:
         """Time of the next event that will fire (``inf`` when none is left)."""
         heap = self.heap
-        while heap and heap[0][3] is _cancelled:
+        while heap and heap[0][3] is cancelled:
             heapq.heappop(heap)
-        return float(heap[0][0]) if heap else float("inf")
+        first = float(heap[0][0]) if heap else float("inf")
+        return first if self.inner is None else min(first, self.inner.next_event()[0])
 
     def step(self) -> bool:
-        """Fire the next event (cancelled ones are skipped); False when none is left."""
+        """Fire the next event (cancelled ones are skipped); False when none is left. (A
+        loop with an ``inner`` participant runs with ``run`` only.)"""
         heap = self.heap
         while heap:
             time, _, _, fn, args = heapq.heappop(heap)
-            if fn is _cancelled:
+            if fn is cancelled:
                 continue
             self.now = time
             self.fired += 1
@@ -115,6 +128,9 @@ class EventLoop:
 
     def run(self, until: float | None = None) -> None:
         """Fire events until none is left (or the next one lies after ``until``)."""
+        if self.inner is not None:
+            self.inner.drive(until)
+            return
         heap = self.heap
         pop = heapq.heappop
         cap = self.max_events if self.max_events is not None else math.inf
@@ -129,7 +145,7 @@ class EventLoop:
                         f"the simulation reached its budget of {cap} events at t = "
                         f"{self.now:.6g} s and was stopped{self.budget_hint}")
                 time, _, _, fn, args = pop(heap)
-                if fn is _cancelled:
+                if fn is cancelled:
                     continue
                 self.now = time
                 fired += 1
@@ -138,4 +154,4 @@ class EventLoop:
             self.fired = fired
 
     def __len__(self) -> int:
-        return sum(1 for e in self.heap if e[3] is not _cancelled)
+        return sum(1 for e in self.heap if e[3] is not cancelled)

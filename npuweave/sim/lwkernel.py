@@ -11,7 +11,10 @@ arrays. It supports the policies the Layerweaver+ experiments use:
 * ``Layerweaver`` in the ``printed`` or ``npuweave`` reading (``Layerweaver.evaluate`` and
   ``_pick`` with the starvation filter);
 * ``LayerweaverPlus`` (``fast=True``, no audit), either estimate, with or without pruning
-  (``LayerweaverPlus._choose_fast``).
+  (``LayerweaverPlus._choose_fast``), either grouping (per-model FIFO, or per-request with
+  ``max_inflight`` batches of one model in service, each a candidate) and with or without
+  deadline inheritance (``inherit``: a batch in service takes ``Batcher.due`` of its model's
+  queue when that is earlier than its own deadline).
 
 It performs the same float operations in the same order as the Python path (no fastmath),
 so the finish times, miss counts, decision and Mode 2 counts are identical; a hypothesis test
@@ -38,6 +41,7 @@ import numpy as np
 
 from npuweave.schedule import jit
 from npuweave.schedule.base import Tenant
+from npuweave.schedule.buffer import room
 from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 from npuweave.schedule.lw_reading import NPUWEAVE, PRINTED
@@ -46,6 +50,7 @@ from npuweave.schedule.protocol import LayerBase
 from npuweave.schedule.sequential import Sequential
 from npuweave.schedule.standalone import StandaloneMode, approx_suffix
 from npuweave.sim import lwloop as _loop
+from npuweave.sim.batcher import inflight_slots
 from npuweave.sim.lwloop import LW_NPUWEAVE, LW_PLUS, LW_PLUS_PRINTED, LW_PRINTED, SEQ
 from npuweave.sim.lwserve import Batching, Served, _check, serve_layerwise
 
@@ -59,9 +64,7 @@ def refusal(policy: LayerBase) -> str | None:
         return None
     name = getattr(policy, "name", type(policy).__name__)
     if isinstance(policy, LayerweaverPlus):
-        why = [w for w, bad in (("per-request grouping", policy.grouping != "per-model-fifo"),
-                                ("deadline inheritance", policy.inherit),
-                                ("audit", policy.audit), ("fast=False", not policy.fast))
+        why = [w for w, bad in (("audit", policy.audit), ("fast=False", not policy.fast))
                if bad]
         return f"{name} with {', '.join(why)} is not in the compiled loop"
     return f"policy {name} is not in the compiled loop"
@@ -79,12 +82,10 @@ def policy_code(policy: LayerBase) -> int | None:
         return {PRINTED: LW_PRINTED, NPUWEAVE: LW_NPUWEAVE}.get(policy.reading)
     if kind is LayerweaverPlus:
         assert isinstance(policy, LayerweaverPlus)
-        # the kernel serves requests of one model first come first served (per-model-fifo)
-        # and does not model deadline inheritance (``inherit``): those run the Python loop
-        fifo = getattr(policy, "grouping", "per-model-fifo") == "per-model-fifo"
-        inherit = getattr(policy, "inherit", False)
+        # either grouping and deadline inheritance are in the loop; the audit (a second
+        # estimate per decision) and the reference path (fast=False) are not
         code = LW_PLUS_PRINTED if policy.printed else LW_PLUS  # Mode 1's reading of IV.4
-        return code if policy.fast and not policy.audit and fifo and not inherit else None
+        return code if policy.fast and not policy.audit else None
     return None
 
 
@@ -153,7 +154,8 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     ([3.0, 6.0], 1)
     """
     _check(costs, time_s, model, deadline_s, batching)
-    board = Predictor([c[0] for c in costs], buffer_bytes, dram_bw)
+    slots = inflight_slots(policy)
+    board = Predictor([c[0] for c in costs for _ in range(slots)], buffer_bytes, dram_bw)
     notes = tuple(policy.start(board))  # type: ignore[attr-defined]
     code = policy_code(policy)
     if code is None or any(not per[0].units for per in costs):
@@ -183,13 +185,17 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     finish = np.full(len(times), np.nan)
     batch = np.zeros(len(times), np.int64)
     limit = np.iinfo(np.int64).max if stop_missed is None else int(stop_missed)
+    offsets = np.array(seg_off, np.int64)
+    prune = bool(plus and policy.prune)  # type: ignore[attr-defined]
+    inherit = bool(getattr(policy, "inherit", False))
+    units = np.array([len(c[0].units) for c in costs], np.int64)
+    sizes = cat("size")
     t0 = time.perf_counter()
     missed, decisions, estimates, urgent, pe_busy = _loop._serve(
-        code, bool(plus and policy.prune), k, nb,  # type: ignore[attr-defined]
-        np.array(seg_off, np.int64), np.array([len(c[0].units) for c in costs], np.int64),
-        cat("size"), cat("comp"), cat("ftime"), cat("inh"), cat(est_name), cat("bound"),
-        cat("mft"), cat("pe"), _batch_kinds(costs, nb, board.bw),
-        board.buf, board.bw, times, models, order, moff,
+        code, prune, inherit, k, slots, nb, offsets, units, sizes, cat("comp"), cat("ftime"),
+        cat("inh"), cat(est_name), cat("bound"), cat("approx")[offsets], cat("mft"), cat("pe"), _batch_kinds(costs, nb, board.bw),
+        board.buf, board.bw, room(board.buf, sizes, len(times) * int(units.max())), times,
+        models, order, moff,
         np.array([float(d) for d in deadline_s]), float(batching.window_s), limit, finish,
         batch)
     spent = time.perf_counter() - t0

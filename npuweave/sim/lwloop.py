@@ -2,8 +2,9 @@
 
 Flat-array versions of ``lwserve.serve_layerwise``'s steps: the predictor's ``commit`` and
 idle-time evaluation (chapter IV, both readings), the candidate pool with the starvation
-filter, Layerweaver's and Layerweaver+'s picks, dynamic batching per model, and the loop
-``_serve`` itself; ``_replay_table`` builds the ``precise`` standalone table. Every function
+filter, Layerweaver's and Layerweaver+'s picks, dynamic batching per model into one or more
+slots (per-model FIFO or per-request grouping), deadline inheritance, and the loop ``_serve``
+itself; ``_replay_table`` builds the ``precise`` standalone table. Every function
 performs the same float operations in the same order as the Python path. They are plain
 Python until ``_compile`` jits them (after ``npuweave.schedule.kernel``'s Board arithmetic,
 which they call).
@@ -14,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from npuweave.schedule.base import EPS
-from npuweave.schedule.buffer import commit
+from npuweave.schedule.buffer import commit_in_place, in_flight
 from npuweave.schedule.jit import kernel as _jit
-from npuweave.schedule.kernel import choose_lw, evaluate_all, pool
+from npuweave.schedule.kernel import choose_lw, evaluate_all, pool, scratch
 
 SEQ, LW_PRINTED, LW_NPUWEAVE, LW_PLUS, LW_PLUS_PRINTED = 0, 1, 2, 3, 4
 
@@ -24,9 +25,7 @@ SEQ, LW_PRINTED, LW_NPUWEAVE, LW_PLUS, LW_PLUS_PRINTED = 0, 1, 2, 3, 4
 @_jit
 def _replay_table(size, comp, ftime, lo, n, buf, bw, out):
     """``out[lo + p]`` = ``replay_alone`` of units ``p..n-1`` (``out[lo + n]`` = 0)."""
-    fl_s = np.zeros(n + 1, np.int64)
-    fl_c = np.zeros(n + 1, np.float64)
-    fl_f = np.zeros(n + 1, np.float64)
+    fl_s, fl_c, fl_f = in_flight(n + 1)
     out[lo + n] = 0.0
     for p in range(n):
         t_m = 0.0
@@ -35,7 +34,7 @@ def _replay_table(size, comp, ftime, lo, n, buf, bw, out):
         head = 0
         tail = 0
         for u in range(lo + p, lo + n):
-            fe, t_c, head, tail, used, fl_s, fl_c, fl_f = commit(
+            fe, t_c, head, tail, used = commit_in_place(
                 u, t_m, t_c, buf - used, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used,
                 bw)
             t_m = fe
@@ -105,33 +104,33 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
 
 
 @_jit
-def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est, bound, mft,
-           pe_sum, batch_kind, buf, bw, times, models, order, moff, rel, window, limit,
-           finish, batch_of):
+def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp, ftime, inh, est,
+           bound, alone, mft, pe_sum, batch_kind, buf, bw, room, times, models, order, moff,
+           rel, window, limit, finish, batch_of):
     """The ``serve_layerwise`` loop; returns ``(missed, decisions, estimates, urgent,
-    pe_busy)`` and fills ``finish`` / ``batch_of``. ``batch_kind[m * nb_max + b - 1]``: model
-    ``m`` at batch ``b`` is compute-bound (a batch is classified by its own costs)."""
+    pe_busy)`` and fills ``finish`` / ``batch_of``. Board tenant ``t`` is slot ``t % slots``
+    of model ``t // slots`` (``slots`` batches of a model in service at once: 1 for
+    per-model FIFO, ``max_inflight`` for per-request grouping). ``batch_kind[m * nb_max + b -
+    1]``: model ``m`` at batch ``b`` is compute-bound (a batch is classified by its own
+    costs); ``alone`` at the same index: its standalone time (deadline inheritance).
+    ``room``: the in-flight capacity (``buffer.room``)."""
     n = times.shape[0]
-    compute_kind = np.zeros(k, np.bool_)  # per tenant: the batch in service's class
-    active = np.zeros(k, np.bool_)
-    pos = np.zeros(k, np.int64)
-    seg = np.zeros(k, np.int64)
-    nu = np.zeros(k, np.int64)
-    lo = np.zeros(k, np.int64)
-    hi = np.zeros(k, np.int64)
-    arrival = np.zeros(k, np.float64)
-    deadline = np.full(k, np.inf)
-    cur_mft = np.zeros(k, np.float64)
+    nt = k * slots
+    compute_kind = np.zeros(nt, np.bool_)  # per tenant: the batch in service's class
+    active = np.zeros(nt, np.bool_)
+    pos = np.zeros(nt, np.int64)
+    seg = np.zeros(nt, np.int64)
+    lo = np.zeros(nt, np.int64)
+    hi = np.zeros(nt, np.int64)
+    arrival = np.zeros(nt, np.float64)
+    own = np.full(nt, np.inf)       # the batch's own deadline (earliest of its requests)
+    deadline = np.full(nt, np.inf)  # the deadline the policy sees (own, or inherited)
+    cur_mft = np.zeros(nt, np.float64)
     ph = np.zeros(k, np.int64)   # per model: requests started
     pa = np.zeros(k, np.int64)   # per model: requests admitted
-    ev = np.zeros((k, 5), np.float64)
-    ok = np.zeros(k, np.bool_)
-    inh_now = np.zeros(k, np.float64)
+    ev, ok, inh_now = scratch(nt)
+    fl_s, fl_c, fl_f = in_flight(room)
     stats = np.zeros(2, np.int64)
-    cap_fl = 64
-    fl_s = np.zeros(cap_fl, np.int64)
-    fl_c = np.zeros(cap_fl, np.float64)
-    fl_f = np.zeros(cap_fl, np.float64)
     head = 0
     tail = 0
     used = 0
@@ -145,27 +144,32 @@ def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est
     decisions = 0
     pe_busy = 0.0
     while missed < limit:
-        # -- admit: arrivals up to now, then batches of idle models (_State.admit) --
+        # -- admit: arrivals up to now, then batches into free slots (Batcher.admit) --
         while nxt < n and times[nxt] <= now:
             pa[models[nxt]] += 1
             nxt += 1
         for m in range(k):
-            q = pa[m] - ph[m]
-            if q > 0 and not active[m]:
+            while pa[m] > ph[m]:
+                t = _free_slot(m, slots, active)
+                q = pa[m] - ph[m]
                 first = moff[m] + ph[m]
-                if q >= nb_max or times[order[first]] + window <= now:
-                    b = q if q < nb_max else nb_max
-                    ph[m] += b
-                    pe_busy += _start_batch(m, b, first, nb_max, seg_off, n_units, mft, pe_sum,
-                                            times, order, rel, seg, nu, pos, lo, hi, deadline,
-                                            arrival, cur_mft)
-                    compute_kind[m] = batch_kind[m * nb_max + b - 1]
-                    active[m] = True
-                    nact += 1
-                    maxft = _max_mft(k, active, cur_mft)
-        if nact == 0:  # idle: jump to the next arrival or window end (_State.next_event)
-            later = _next_time(k, nxt, n, times, order, moff, pa, ph, active, nb_max, window,
-                               now)
+                if t < 0 or (q < nb_max and times[order[first]] + window > now):
+                    break
+                b = q if q < nb_max else nb_max
+                ph[m] += b
+                j = m * nb_max + b - 1
+                pe_busy += pe_sum[j]
+                lo[t], hi[t], seg[t], pos[t] = first, first + b, seg_off[j], 0
+                own[t] = _earliest(times, order, first, first + b) + rel[m]
+                deadline[t] = own[t]
+                arrival[t] = times[order[first]]
+                cur_mft[t] = mft[j]
+                compute_kind[t] = batch_kind[j]
+                active[t] = True
+                nact += 1
+                maxft = _max_mft(nt, active, cur_mft)
+        if nact == 0:  # idle: jump to the next arrival or window end (Batcher.wake)
+            later = _next_time(k, nxt, n, times, order, moff, pa, ph, nb_max, window, now)
             if later == np.inf:
                 break
             now = later
@@ -177,45 +181,73 @@ def _serve(code, prune, k, nb_max, seg_off, n_units, size, comp, ftime, inh, est
                 used -= fl_s[head]
                 head += 1
             continue
+        if inherit:
+            _inherit(k, slots, nb_max, active, own, deadline, times, order, moff, pa, ph, rel,
+                     alone)
         free = buf - used
-        t = _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, est,
+        t = _choose(code, nt, active, nact, pos, seg, arrival, deadline, compute_kind, est,
                     bound, prune, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s,
                     fl_c, fl_f, head, tail, bw, ev, ok, inh_now, stats)
         decisions += 1
         # -- Board.commit --
-        fe, ce, head, tail, used, fl_s, fl_c, fl_f = commit(
+        fe, ce, head, tail, used = commit_in_place(
             seg[t] + pos[t], t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail,
             used, bw)
         t_m = fe
         t_c = ce
-        if pos[t] + 1 < nu[t]:
+        if pos[t] + 1 < n_units[t // slots]:
             pos[t] += 1
         else:  # the batch is dispatched: its requests finish at ce (_State.finished)
-            missed += _finish_batch(t, ce, lo, hi, order, times, rel, finish, batch_of)
+            missed += _finish_batch(t, ce, lo, hi, order, times, rel[t // slots], finish,
+                                    batch_of)
             active[t] = False
+            own[t] = np.inf
             deadline[t] = np.inf
             nact -= 1
-            maxft = _max_mft(k, active, cur_mft)
+            maxft = _max_mft(nt, active, cur_mft)
         now = t_m
     return missed, decisions, stats[0], stats[1], pe_busy
 
 
 @_jit
-def _start_batch(m, b, first, nb_max, seg_off, n_units, mft, pe_sum, times, order, rel, seg,
-                 nu, pos, lo, hi, deadline, arrival, cur_mft):
-    """``_State._start``: model ``m`` takes its next ``b`` queued requests (from position
-    ``first`` of its queue) as one batch; returns its compute seconds (``pe_busy``)."""
-    j = m * nb_max + b - 1
-    lo[m], hi[m] = first, first + b
-    seg[m], nu[m], pos[m] = seg_off[j], n_units[m], 0
-    tmin = times[order[first]]
-    for r in range(first + 1, first + b):
-        if times[order[r]] < tmin:
-            tmin = times[order[r]]
-    deadline[m] = tmin + rel[m]
-    arrival[m] = times[order[first]]
-    cur_mft[m] = mft[j]
-    return pe_sum[j]
+def _free_slot(m, slots, active):
+    """The lowest free slot's board tenant of model ``m`` (-1: all busy; Batcher.admit)."""
+    for t in range(m * slots, (m + 1) * slots):
+        if not active[t]:
+            return t
+    return -1
+
+
+@_jit
+def _earliest(times, order, a, b):
+    """The earliest arrival among queued requests ``order[a:b]`` (``a < b``)."""
+    out = times[order[a]]
+    for r in range(a + 1, b):
+        if times[order[r]] < out:
+            out = times[order[r]]
+    return out
+
+
+@_jit
+def _inherit(k, slots, nb_max, active, own, deadline, times, order, moff, pa, ph, rel, alone):
+    """``_State.inherit``: each batch in service takes the deadline of its model's queue
+    (``Batcher.due``: the earliest deadline of the next batch less its standalone time) when
+    that is earlier than its own."""
+    for m in range(k):
+        q = pa[m] - ph[m]
+        due = np.inf
+        if q > 0:
+            b = q if q < nb_max else nb_max
+            first = moff[m] + ph[m]
+            d = times[order[first]] + rel[m]
+            for r in range(first + 1, first + b):
+                x = times[order[r]] + rel[m]
+                if x < d:
+                    d = x
+            due = d - alone[m * nb_max + b - 1]
+        for t in range(m * slots, (m + 1) * slots):
+            if active[t]:
+                deadline[t] = due if due < own[t] else own[t]
 
 
 @_jit
@@ -229,14 +261,15 @@ def _max_mft(k, active, cur_mft):
 
 
 @_jit
-def _next_time(k, nxt, n, times, order, moff, pa, ph, active, nb_max, window, now):
-    """``_State.next_event``: the next arrival or batching-window end (``inf``: none)."""
+def _next_time(k, nxt, n, times, order, moff, pa, ph, nb_max, window, now):
+    """``Batcher.wake`` with nothing in service: the next arrival or batching-window end
+    (``inf``: none)."""
     later = np.inf
     if nxt < n:
         later = times[nxt]
     for m in range(k):
         q = pa[m] - ph[m]
-        if q > 0 and not active[m]:
+        if q > 0:
             w_end = times[order[moff[m] + ph[m]]] + window
             c = now if q >= nb_max else (w_end if w_end > now else now)
             if c < later:
@@ -246,13 +279,14 @@ def _next_time(k, nxt, n, times, order, moff, pa, ph, active, nb_max, window, no
 
 @_jit
 def _finish_batch(t, ce, lo, hi, order, times, rel, finish, batch_of):
-    """``_State.finished``: the batch of tenant ``t`` ends at ``ce``; returns its misses."""
+    """``_State.finished``: the batch of tenant ``t`` (relative deadline ``rel``) ends at
+    ``ce``; returns its misses."""
     b = hi[t] - lo[t]
     missed = 0
     for r in range(lo[t], hi[t]):
         i = order[r]
         finish[i] = ce
         batch_of[i] = b
-        if ce > times[i] + rel[t]:
+        if ce > times[i] + rel:
             missed += 1
     return missed

@@ -39,11 +39,11 @@ def preempt(sim: Simulator, d: Preempt, now: float) -> None:
         return
     sim.running = None
     sim.then = d.then
-    _take_back(sim, req, now)
     if d.mechanism is Mechanism.CHECKPOINT:
+        _take_back(sim, req, now)
         _checkpoint(sim, req)
     else:
-        _kill(sim, req, now, d.restart)
+        _kill(sim, req, now, d.restart, _cut(sim, req, now))
 
 
 def _target(sim: Simulator, d: Preempt) -> Request:
@@ -67,6 +67,25 @@ def _take_back(sim: Simulator, req: Request, now: float) -> None:
     req.dispatched = first
     end = eng.pe_start + job[0].seconds if on_pe else now  # type: ignore[index]
     sim.effects.append((req.id, now, end))
+
+
+def _cut(sim: Simulator, req: Request, now: float) -> float:
+    """A kill takes effect at once (PREMA's KILL): every unit of the request not computed
+    is withdrawn, the computation running now is cut off (its work is lost, the PE is free
+    at once) and ``dispatched`` rewinds to ``progress``. Returns the seconds of the cut
+    computation; ``sim.effects`` records ``(request, now, now)``."""
+    eng = sim.engine
+    job = eng.pe_job
+    if eng.pe_busy and job is not None and job[1] == req.id and eng.pe_start < now:
+        sim.ran(req.id, eng.pe_start, now)  # it had the PE (segments), if for nothing
+        # earlier checkpoints that waited for this computation take effect now
+        sim.effects = [(r, d, now) if r == req.id and e > now else (r, d, e)
+                       for r, d, e in sim.effects]
+    eng.take_back(req.id, req.progress)
+    ran = eng.cut(req.id)
+    req.dispatched = req.progress
+    sim.effects.append((req.id, now, now))
+    return ran
 
 
 def _drop_layerwise(sim: Simulator, req: Request, d: Preempt, now: float) -> None:
@@ -111,10 +130,11 @@ def _checkpoint(sim: Simulator, req: Request) -> None:
         req.restore_bytes = nbytes
 
 
-def _kill(sim: Simulator, req: Request, now: float, restart: bool) -> None:
-    """Discard the current pass: computed units and those still in flight are wasted."""
+def _kill(sim: Simulator, req: Request, now: float, restart: bool, cut_s: float = 0.0) -> None:
+    """Discard the current pass: computed units, the ``cut_s`` seconds of a computation cut
+    off, and the computations still in flight (a layer-wise drop lets them run) are wasted."""
     comp = sim.tenants[req.model].compute_s
-    req.wasted_s += sum(comp[:req.progress])
+    req.wasted_s += sum(comp[:req.progress]) + cut_s
     in_flight = req.dispatched - req.progress
     if in_flight:
         sim.stale[req.id] = sim.stale.get(req.id, 0) + in_flight

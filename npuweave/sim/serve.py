@@ -13,17 +13,18 @@ policies give the NPU to one request at a time (``Run``); its units then go out 
 the running request has dispatched its last unit the NPU is free for the next one, whose weight
 fetches overlap the tail of the previous computation, as on any decoupled NPU.
 
-Preemption (``Preempt``) of the running request takes effect at the end of its computation
-running now (one preemption point: a layer, a weight tile or a compute chunk), or at once when
-none runs: its units dispatched but not started are taken back from the engine
-(``Engine.take_back``; a weight fetch in progress goes on and is discarded). Then:
+Preemption (``Preempt``) of the running request: its units dispatched but not started are
+taken back from the engine (``Engine.take_back``; a weight fetch in progress goes on and is
+discarded). Then:
 
-* checkpoint: a ``STORE`` of the live state after its last started unit
-  (``npuweave.cost.preemption``) runs once that unit has computed; on resume a ``LOAD`` of
-  the same bytes precedes its next unit;
-* kill: the request goes back to the queue at unit 0 (``restart=False``: it is dropped and
-  reported killed); PE work of the discarded pass, including the unit running at the
-  decision, is counted in ``wasted_s``;
+* checkpoint: takes effect at the end of its computation running now (one preemption point:
+  a layer, a weight tile or a compute chunk), or at once when none runs; a ``STORE`` of the
+  live state after its last started unit (``npuweave.cost.preemption``) runs once that unit
+  has computed; on resume a ``LOAD`` of the same bytes precedes its next unit;
+* kill: takes effect at once, as PREMA's KILL: its computation running now is cut off
+  (``Engine.cut``; the PE is free at the decision), and the request goes back to the queue at
+  unit 0 (``restart=False``: it is dropped and reported killed); the PE work of the discarded
+  pass, the cut computation's part included, is counted in ``wasted_s``;
 * drain: the request keeps dispatching to its end; the next request follows.
 
 With ``traffic=True`` every unit also moves its activation spills (``LayerCost.spill_bytes``,
@@ -36,32 +37,28 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
-from npuweave.errors import ConfigError
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import (
-    Decision,
-    Dispatch,
-    Idle,
     LayerBase,
-    Preempt,
-    Run,
     View,
 )
-from npuweave.sim.engine import Engine, Job, Kind, Unit
+from npuweave.sim.dispatch import WAKE, Dispatcher
+from npuweave.sim.engine import Engine, Job, Unit
 from npuweave.sim.events import EventLoop, Handle
+from npuweave.sim.preempt import stale_done
 from npuweave.sim.requests import Request, State
 from npuweave.sim.units import Footprint, unit_tables
 
 #: Default cap on simulated events per run (``max_events`` raises it).
 MAX_EVENTS = 50_000_000
-WAKE = 3  # event priority of wake-ups: after the engine's events at the same instant
 
 
-class Simulator:
+class Simulator(Dispatcher):
     """One run: ``tenants`` on an NPU (``buffer_bytes``, ``dram_bw``) under ``policy``.
 
     Parameters
@@ -244,182 +241,22 @@ class Simulator:
         else:
             self._consult(self.loop.now)
 
-    # -- the engine's source -----------------------------------------------------------------
-    def next(self, now: float) -> Job | None:
-        if self.pending:
-            return self.pending.popleft()
-        if self.layer:
-            return self._next_layer(now)
-        return self._next_task(now)
-
-    def _next_layer(self, now: float) -> Job | None:
-        b = self.board
-        if not b.active:  # type: ignore[union-attr]
-            self.idled = True
-            return None
-        if self.idled:
-            b.tell(now)  # type: ignore[union-attr]
-            self.idled = False
-        if self.select is not None:
-            t = self.select(b)
-        else:
-            choice = self._layer_decision(now)
-            if choice is None:
-                return None
-            t = choice
-        r, i, fs, fe, cs, ce = b.commit(t)  # type: ignore[union-attr]
-        if self.predicted is not None:
-            self.predicted.append((r, i, now, fs, fe, cs, ce))
-        req = self.requests[r]
-        req.dispatched = i + 1
-        if req.state is State.QUEUED:
-            req.state = State.RUNNING
-        pend = self.pending  # ``_emit`` inlined (once per unit)
-        job = (self.heads[t][i], r)
-        if pend:
-            pend.append(job)
-            job = pend.popleft()
-        for unit in self.tails[t][i]:
-            pend.append((unit, r))
-        return job
-
-    def _layer_decision(self, now: float) -> int | None:
-        """Ask a layer-wise policy that writes its own ``decide``: the tenant to dispatch, or
-        None when it idles (or dropped the last candidate)."""
-        b = self.board
-        d = self._decide(now)
-        while isinstance(d, Preempt):  # a drop changes the candidates: decide again
-            self._apply(d, now)
-            if not b.active:  # type: ignore[union-attr]
-                self.idled = True
-                return None
-            d = self._decide(now)
-        if not isinstance(d, Dispatch):
-            self._apply(d, now)
-            self.idled = True
-            return None
-        return d.tenant
-
-    def _emit(self, rid: int, t: int, i: int) -> Job:
-        """Queue unit ``i`` of tenant ``t`` for request ``rid`` as jobs after those already
-        pending; return the first."""
-        pend = self.pending
-        job = (self.heads[t][i], rid)
-        if pend:
-            pend.append(job)
-            job = pend.popleft()
-        for unit in self.tails[t][i]:
-            pend.append((unit, rid))
-        return job
-
-    def _next_task(self, now: float) -> Job | None:
-        req = self.running
-        if req is not None and req.dispatched == req.units:
-            if not self._last_started(req):  # it holds the NPU (and stays preemptible)
-                return None
-            self.running = None
-            self.draining = False
-            req = None
-        if req is None:
-            if self.then is not None:
-                rid, self.then = self.then, None
-                self._start(rid, now)
-            elif self.view.queued and not (self.at_units and self.engine.pe_busy):
-                self._consult(now)
-            if self.pending:
-                return self.pending.popleft()
-            req = self.running
-            if req is None:
-                return None
-        i = req.dispatched
-        req.dispatched = i + 1
-        rid, t = req.id, req.model  # ``_emit`` inlined (once per unit)
-        pend = self.pending
-        job = (self.heads[t][i], rid)
-        if pend:
-            pend.append(job)
-            job = pend.popleft()
-        for unit in self.tails[t][i]:
-            pend.append((unit, rid))
-        return job
-
-    def _last_started(self, req: Request) -> bool:
-        """Whether the last computation of ``req``'s pass has started (or ended)."""
-        if req.progress == req.units:
-            return True
-        eng = self.engine
-        job = eng.pe_job
-        return (eng.pe_busy and job is not None and job[1] == req.id
-                and job[0].index == req.units - 1 and req.id not in self.stale)
-
-    def _start(self, rid: int, now: float) -> None:
-        req = self.requests[rid]
-        if req.state not in (State.QUEUED, State.PREEMPTED):
-            raise ConfigError(f"policy {self.policy.name!r} ran request {rid}, which is "
-                              f"{req.state.value}; run a queued or preempted request")
-        self.view.queued.remove(req)
-        req.state = State.RUNNING
-        self.running = req
-        if req.restore_bytes:
-            unit = Unit(Kind.LOAD, req.model, -1, req.restore_bytes, 0,
-                        self.units[req.model].latency_s)
-            self.pending.append((unit, rid))
-            req.overhead_s += self.units[req.model].transfer_s(req.restore_bytes)
-            req.restore_bytes = 0
-
-    # -- decisions ---------------------------------------------------------------------------
-    def _decide(self, now: float) -> Decision:
-        v = self.view
-        v.now = now
-        if self.layer:
-            self.live = [r for r in self.live if r.state in (State.QUEUED, State.RUNNING)]
-            v.queued = [r for r in self.live if r.state is State.QUEUED]
-            v.running = [r for r in self.live if r.state is State.RUNNING]
-        else:
-            run = self.running
-            if run is not None and run.dispatched == run.units and self._last_started(run):
-                self.running = None  # its last computation runs: the NPU is free
-                self.draining = False
-            v.running = [self.running] if self.running is not None and not self.draining else []
-        return self.policy.decide(now, v)
-
-    def _consult(self, now: float) -> None:
-        self._apply(self._decide(now), now)
-
-    def _apply(self, d: Decision, now: float) -> None:
-        if isinstance(d, Run):
-            if self.draining:  # the drained request keeps the NPU; this one follows it
-                self.then = d.request
-            elif self.running is None:
-                if self.then is None:
-                    self._start(d.request, now)
-                    self.engine.kick()
-            elif d.request != self.running.id:
-                raise ConfigError(f"policy {self.policy.name!r} ran request {d.request} while "
-                                  f"request {self.running.id} holds the NPU; preempt it first")
-        elif isinstance(d, Preempt):
-            from npuweave.sim.preempt import preempt
-
-            preempt(self, d, now)
-            self.engine.kick()
-        elif isinstance(d, Idle):
-            if self.wake is not None:
-                self.wake.cancel()
-                self.wake = None
-            if d.until_s < math.inf:
-                self.wake = self.loop.schedule(max(d.until_s, now), self._wake_up, prio=WAKE)
-
     # -- engine hooks ------------------------------------------------------------------------
-    def _on_end(self, unit: Unit, rid: int, now: float) -> None:
+    def ran(self, rid: int, start: float, end: float) -> None:
+        """Request ``rid`` had the PE from ``start`` to ``end``: its start and segments."""
         req = self.requests[rid]
         if req.start_s != req.start_s:  # nan: the first computation of this request ended
-            req.start_s = self.engine.pe_start
+            req.start_s = start
         segs = self.segments
         if segs is not None:
             if segs and segs[-1][0] == rid:
-                segs[-1][2] = now
+                segs[-1][2] = end
             else:
-                segs.append([rid, self.engine.pe_start, now])
+                segs.append([rid, start, end])
+
+    def _on_end(self, unit: Unit, rid: int, now: float) -> None:
+        req = self.requests[rid]
+        self.ran(rid, self.engine.pe_start, now)
         run = self.running
         if run is not None and run.dispatched == run.units and self.engine.dma_idle:
             ready = self.engine.ready  # its last computation starts now: the NPU is free
@@ -430,8 +267,6 @@ class Simulator:
             return
         stale = self.stale
         if stale and rid in stale:
-            from npuweave.sim.preempt import stale_done
-
             stale_done(self, unit, rid)
         else:
             req.progress += 1
@@ -445,8 +280,10 @@ class Simulator:
             self._consult(now)
 
 
+@lru_cache(maxsize=4096)
 def _suffix(t: Tenant, bw: float) -> tuple[float, ...]:
-    """Isolated seconds of units ``i..end`` of ``t`` (``max(compute, fetch)`` per unit)."""
+    """Isolated seconds of units ``i..end`` of ``t`` (``max(compute, fetch)`` per unit);
+    cached: every policy run over the same tasks (``reproduce prema``) reuses them."""
     out = [0.0] * (len(t.compute_s) + 1)
     for i in range(len(t.compute_s) - 1, -1, -1):
         out[i] = out[i + 1] + max(t.compute_s[i], t.weight_bytes[i] / bw)

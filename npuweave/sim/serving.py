@@ -227,7 +227,9 @@ isolated_time = _isolated
 def _table(sim: Simulator, groups: list[Group], arr: Arrivals, iso: np.ndarray) -> RequestTable:
     n = len(arr)
     start, finish = np.full(n, np.nan), np.full(n, np.nan)
-    state = np.zeros(n, np.int8)
+    # an arrival no batch took (a model the policy does not serve, e.g. memory-only's
+    # compute-intensive ones, never frees its queue) was never run: killed, as unbatched
+    state = np.full(n, int(Outcome.KILLED), np.int8)
     pre, over, waste = np.zeros(n, np.int64), np.zeros(n), np.zeros(n)
     for g, req in zip(groups, sim.requests):
         rows = g[3]

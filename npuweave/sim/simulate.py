@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
@@ -44,6 +45,7 @@ from npuweave.hardware.npu import NPU
 from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.sim.arrivals import Arrivals
 from npuweave.sim.serve import MAX_EVENTS
+from npuweave.sim.simspec_checks import check_spec
 from npuweave.sim.tenants import ModelSpec
 
 PATHS = ("auto", "engine", "fast")
@@ -95,12 +97,27 @@ def simulate(spec: SimSpec) -> Any:
 
     Returns a ``SimResult`` for a closed loop (``result.path``) and a ``ServeResult`` for
     open-loop arrivals (``result.notes[0]``).
+
+    Raises
+    ------
+    ConfigError, UnknownNameError
+        Before any work, for a bad field of ``spec``; the one-line message names the field
+        and what to give (``npuweave.sim.simspec_checks``). ``path="fast"`` where no fast
+        path gives the engine's outcome raises ``ConfigError`` with the reason.
+
+    Examples
+    --------
+    >>> simulate(SimSpec(["resnet50"], "memory-centric", ClosedLoop(requests=0)))
+    Traceback (most recent call last):
+    ...
+    npuweave.errors.ConfigError: simulate: arrivals.requests = 0; give an integer >= 1 (or a window_s)
     """
     if spec.path not in PATHS:
         raise ConfigError(f"simulate: path {spec.path!r}; choose one of {', '.join(PATHS)}")
-    if isinstance(spec.models, str) or not spec.models:
-        raise ConfigError(f"simulate: models {spec.models!r}; give a list of model names, "
-                          "ONNX paths or (label, costs) pairs")
+    check_spec(spec)
+    if not isinstance(spec.npu, (NPU, str, os.PathLike)):
+        raise ConfigError(f"simulate: npu = {spec.npu!r:.80}; give an NPU, a preset name "
+                          "(npuweave.hardware.presets) or an NPU YAML path")
     if not isinstance(spec.npu, NPU):
         from npuweave.hardware.resolve import get_npu
 

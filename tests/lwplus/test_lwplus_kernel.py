@@ -52,24 +52,33 @@ def _costs(tenants, max_batch):
        st.lists(st.one_of(st.floats(0.5, 20.0), st.sampled_from([2.0, 4.0, 6.0])),
                 min_size=3, max_size=3),
        st.sampled_from([0.0, 0.0, 0.5, 2.0]), st.integers(1, 4),
-       st.sampled_from(sorted(POLICIES)), st.sampled_from([None, 1, 3]), st.booleans())
+       st.sampled_from(sorted(POLICIES)), st.sampled_from([None, 1, 3]), st.booleans(),
+       st.sampled_from(["per-model-fifo", "per-request"]), st.integers(1, 3), st.booleans())
 # found by a random search against mutated kernels: a tie at a positive total idle that the
 # printed reading breaks on the distance alone; a Mode 1 tie broken by the earlier deadline
 @example([[(0, 0.5)], [(0, 0.5)]],
          [(1.0, 0), (1.0, 1), (2.0, 0), (2.0, 1), (3.0, 0), (5.0, 1)], [4.0, 2.0, 2.0],
-         0.0, 1, "lw-printed", None, False)
+         0.0, 1, "lw-printed", None, False, "per-model-fifo", 1, False)
 @example([[(10, 1.0), (10, 1.0)]] * 2, [(0.0, 0), (0.0, 1)], [20.0, 10.0, 1.0], 0.0, 1,
-         "plus-approx", None, False)
+         "plus-approx", None, False, "per-model-fifo", 1, False)
 @example([[(10, 1.0), (10, 1.0)]] * 2, [(0.0, 0), (0.0, 1)], [20.0, 10.0, 1.0], 0.0, 1,
-         "plus-approx-npuweave", None, False)
+         "plus-approx-npuweave", None, False, "per-model-fifo", 1, False)
 # a batch of two of model 0 is compute-bound while model 0 at batch 1 is memory-bound: the
 # starvation filter must see each batch's own class (lwserve classifies per batch)
 @example([[(0, 0.25), (0, 0.03125), (13, 1.0)], [(0, 0.5)]], [(0.0, 0), (0.0, 0), (0.0, 1)],
-         [1.0, 1.0, 1.0], 0.0, 2, "lw-failsafe", None, False)
+         [1.0, 1.0, 1.0], 0.0, 2, "lw-failsafe", None, False, "per-model-fifo", 1, False)
+# per-request grouping: two batches of one model in service at once, each a candidate
+@example([[(10, 1.0), (30, 2.0)], [(20, 0.5)]], [(0.0, 0), (0.0, 0), (0.5, 1), (0.6, 0)],
+         [3.0, 2.0, 1.0], 0.0, 1, "plus-approx", None, False, "per-request", 2, False)
+# inheritance: the queue behind model 0's batch is urgent before the batch is
+@example([[(10, 1.0), (30, 2.0)], [(20, 0.5)]], [(0.0, 0), (0.1, 1), (0.2, 0), (0.3, 0)],
+         [6.0, 9.0, 1.0], 0.0, 1, "plus-approx", None, False, "per-model-fifo", 1, True)
 def test_compiled_loop_equals_the_python_loop(tenants, arrivals, deadlines, window, max_batch,
-                                              name, stop, clone) -> None:
+                                              name, stop, clone, grouping, inflight,
+                                              inherit) -> None:
     """Same finish times (bit for bit), batches, misses, decisions, Mode 2 decisions and
-    estimates as ``serve_layerwise`` for every supported policy, batching and early stop."""
+    estimates as ``serve_layerwise`` for every supported policy, batching and early stop;
+    Layerweaver+ with either grouping and with or without deadline inheritance."""
     costs = _costs(tenants, max_batch)
     if clone:
         costs = [costs[0]] * len(tenants)  # identical models: candidates tie often
@@ -78,6 +87,9 @@ def test_compiled_loop_equals_the_python_loop(tenants, arrivals, deadlines, wind
     models = np.array([m for _, m in arrivals])
     dl = deadlines[:len(tenants)]
     ref_policy, fast_policy = POLICIES[name](), POLICIES[name]()
+    for p in (ref_policy, fast_policy):
+        if isinstance(p, LayerweaverPlus):
+            p.grouping, p.max_inflight, p.inherit = grouping, inflight, inherit
     ref = serve_layerwise(costs, 100, 10.0, times, models, dl, ref_policy,
                           Batching(window, max_batch), stop)
     got = serve_compiled(costs, 100, 10.0, times, models, dl, fast_policy,
@@ -138,3 +150,5 @@ def test_policy_codes() -> None:
     assert policy_code(Layerweaver(failsafe=False, memory_idle="excess")) is None
     assert policy_code(LayerweaverPlus()) == 4  # Mode 1 in the printed reading
     assert policy_code(LayerweaverPlus(reading="npuweave")) == 3
+    assert policy_code(LayerweaverPlus(grouping="per-request", inherit=True)) == 4
+    assert policy_code(LayerweaverPlus(audit=True)) is None

@@ -29,14 +29,20 @@ def _same(x, y) -> bool:
     return all(np.array_equal(getattr(x, f), getattr(y, f), equal_nan=True) for f in fields)
 
 
-@pytest.mark.parametrize("kw, why", [
-    (dict(grouping="per-request"), "per-request grouping"),
-    (dict(inherit=True), "deadline inheritance"),
-    (dict(audit=True), "audit"),
-])
-def test_unsupported_options_run_the_python_loop_and_say_why(kw, why) -> None:
+def test_unsupported_options_run_the_python_loop_and_say_why() -> None:
+    got = _run(LayerweaverPlus(audit=True))
+    assert got.notes[-1].startswith("path: Python serving loop") and "audit" in got.notes[-1]
+    assert _same(got, _run(LayerweaverPlus(audit=True), serve_layerwise))
+
+
+@pytest.mark.parametrize("kw", [dict(grouping="per-request"), dict(inherit=True),
+                                dict(grouping="per-request", max_inflight=2, inherit=True)])
+def test_grouping_and_inheritance_run_compiled(kw) -> None:
+    """Per-request grouping and deadline inheritance are in the compiled loop: same outcome
+    as the Python loop, and the notes say which path ran."""
     got = _run(LayerweaverPlus(**kw))
-    assert got.notes[-1].startswith("path: Python serving loop") and why in got.notes[-1]
+    want = "path: compiled serving loop" if lwkernel.available() else "numba is not installed"
+    assert want in got.notes[-1]
     assert _same(got, _run(LayerweaverPlus(**kw), serve_layerwise))
 
 
@@ -55,4 +61,5 @@ def test_supported_policy_runs_compiled_when_numba_is_there(monkeypatch) -> None
 
 def test_refusal_is_none_exactly_when_the_kernel_takes_the_policy() -> None:
     assert refusal(LayerweaverPlus()) is None
-    assert "per-request grouping" in refusal(LayerweaverPlus(grouping="per-request"))
+    assert refusal(LayerweaverPlus(grouping="per-request", inherit=True)) is None
+    assert "audit" in refusal(LayerweaverPlus(audit=True))

@@ -57,16 +57,19 @@ def test_checkpoint_timeline():
 
 
 def test_kill_timeline():
-    """Same start; KILL stores nothing. A1 still completes (2.0005 ms); units 0-1 are thrown
-    away (2 ms wasted); A2 is taken back. B loads after A3's discarded fetch (1.5005-1.501 ms)
-    and computes right after A1: 2.0005-3.0005 ms. A restarts from unit 0 at 3.0005: 8 units,
-    finish 11.0005."""
+    """Same start; KILL stores nothing and takes effect at once (the paper's KILL): at 1.5 ms
+    A1 (computing since 1.0005 ms) is cut off, so units 0-1 waste 1 + 0.4995 ms; A2's
+    computation is taken back (its 500 B leave the buffer, so A3's waiting fetch goes on,
+    1.5-1.5005 ms, and is discarded). B loads 1.5005-1.501 ms and computes 1.501-2.501 ms
+    (the PE is free from 1.5). A restarts from unit 0 once B's computation starts: A0 loads
+    beside B's weights, A1 waits for B's 500 B (2.501 ms); A computes 2.501-10.501 ms."""
     sim = _two_task("kill")
     a, b = sim.requests
-    assert b.finish_s == pytest.approx(3.0005 * MS)
-    assert a.finish_s == pytest.approx(11.0005 * MS)
-    assert a.wasted_s == pytest.approx(2 * MS)
+    assert b.finish_s == pytest.approx(2.501 * MS)
+    assert a.finish_s == pytest.approx(10.501 * MS)
+    assert a.wasted_s == pytest.approx(1.4995 * MS)
     assert a.restarts == 1 and a.overhead_s == 0.0
+    assert sim.effects == [(0, pytest.approx(1.5 * MS), pytest.approx(1.5 * MS))]
 
 
 def test_drain_timeline():

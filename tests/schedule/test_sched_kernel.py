@@ -119,3 +119,29 @@ def test_loaded_kernels_pay_from_a_small_threshold():
     assert kernel.loaded()
     assert kernels_pay(KERNEL_LOADED_MIN_DECISIONS)
     assert not kernels_pay(KERNEL_LOADED_MIN_DECISIONS - 1)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instance)
+def test_kernel_grows_its_arrays(inst):
+    """With room for one decision the kernel's outputs and in-flight arrays must grow as it
+    goes: the same rows as ``plan``."""
+    import numpy as np
+
+    from npuweave.schedule import kernel
+    from npuweave.schedule.plan import plan_arrays, start_streams
+
+    ts = build(inst)
+    if inst["window"] is not None:
+        assume(all(t.total_compute_s + t.total_weight_bytes > 0 for t in ts))
+    rows = []
+    for run in ("python", "kernel"):
+        policy = get_scheduler("layerweaver", failsafe=inst["failsafe"], reading=NPW)
+        board = Board(ts, BUF, inst["bw"])
+        start_streams(board, policy, inst["requests"], inst["window"])
+        if run == "python":
+            rows.append(plan_arrays(policy, board, inst["requests"], inst["window"], "python"))
+        else:
+            rows.append(kernel.run_board_arrays(board, policy.failsafe, inst["requests"],
+                                                inst["window"], 1))
+    assert all(np.array_equal(a, b) for a, b in zip(*rows)) and len(rows[0]) == len(rows[1])

@@ -4,9 +4,9 @@ Every case: buffer 100 B, DRAM 10 B/s (10 B of weights take 1 s). Model ``a`` ha
 of 4 s compute and 10 B weights (one for the dispatch case); model ``b`` one unit of 1 s and
 10 B. Request 0 is ``a``, arriving at 0; request 1 is ``b``, arriving at 0.5 (``LATE``: at 1.5,
 while a0 computes 1-5). A checkpoint of ``a`` after any unit stores 20 B (2 s each way). A
-preemption takes effect when the computation running at the decision ends; units dispatched but
-not started are taken back (a fetch in progress goes on and is discarded). Times are worked by
-hand in each test.
+checkpoint takes effect when the computation running at the decision ends, a kill at once (the
+computation running is cut off); units dispatched but not started are taken back (a fetch in
+progress goes on and is discarded). Times are worked by hand in each test.
 """
 
 from __future__ import annotations
@@ -72,28 +72,31 @@ def test_checkpoint_before_any_unit_started_takes_everything_back():
 
 
 def test_kill_restarts_from_the_first_unit_and_counts_the_waste():
-    # 1.5: kill a. a0 (fetched 0-1) still computes 1-5 and is wasted (4 s); a1's computation
-    # is taken back (its fetch 1-2 is discarded). b0 fetch 2-3, compute 5-6. a restarts once
-    # b's last computation starts (5): fetches 5-6, 6-7, 7-8; computes 6-10, 10-14, 14-18.
+    # 1.5: kill a, at once (PREMA's KILL): a0 (fetched 0-1, computing since 1) is cut off at
+    # 1.5 and its 0.5 s are wasted; a1's computation is taken back (its fetch 1-2 goes on and
+    # is discarded); the PE is free from 1.5. b0 fetch 2-3, compute 3-4. a restarts once b's
+    # last computation starts (3): fetches 3-4, 4-5, 5-6; computes 4-8, 8-12, 12-16.
     sim = simulate([A3, B1], Script(Mechanism.KILL), LATE, FEET)
-    assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("b", 1, 0, 5.0, 6.0), ("a", 0, 0, 6.0, 10.0),
-                           ("a", 0, 1, 10.0, 14.0), ("a", 0, 2, 14.0, 18.0)]
+    assert pe_log(sim) == [("a", 0, 0, 1.0, 1.5), ("b", 1, 0, 3.0, 4.0), ("a", 0, 0, 4.0, 8.0),
+                           ("a", 0, 1, 8.0, 12.0), ("a", 0, 2, 12.0, 16.0)]
     assert [(k, r, i, s, e) for k, r, i, s, e, _ in dram_log(sim)] == [
         ("LOAD", 0, 0, 0.0, 1.0), ("LOAD", 0, 1, 1.0, 2.0), ("LOAD", 1, 0, 2.0, 3.0),
-        ("LOAD", 0, 0, 5.0, 6.0), ("LOAD", 0, 1, 6.0, 7.0), ("LOAD", 0, 2, 7.0, 8.0)]
+        ("LOAD", 0, 0, 3.0, 4.0), ("LOAD", 0, 1, 4.0, 5.0), ("LOAD", 0, 2, 5.0, 6.0)]
     a, b = sim.requests
-    assert (a.finish_s, b.finish_s) == (18.0, 6.0)
-    assert (a.preemptions, a.restarts, a.wasted_s, a.state) == (1, 1, 4.0, State.DONE)
+    assert (a.finish_s, b.finish_s) == (16.0, 4.0)
+    assert (a.preemptions, a.restarts, a.wasted_s, a.state) == (1, 1, 0.5, State.DONE)
     assert sim.engine.pe_busy_s == 12.0 + 1.0 + a.wasted_s  # work conserved
+    assert sim.effects == [(0, 1.5, 1.5)]  # effective at the decision
+    assert sim.engine.claimed == 0  # the cut and the discarded fetch left the buffer
 
 
 def test_kill_without_restart_drops_the_request():
-    # a0 still computes 1-5 (wasted); a is reported killed at 1.5; a1's fetch 1-2 is
-    # discarded; b0 fetch 2-3, compute 5-6.
+    # a0 is cut off at 1.5 (0.5 s wasted); a is reported killed at 1.5; a1's fetch 1-2 is
+    # discarded; b0 fetch 2-3, compute 3-4.
     sim = simulate([A3, B1], Script(Mechanism.KILL, restart=False), LATE, FEET)
-    assert pe_log(sim) == [("a", 0, 0, 1.0, 5.0), ("b", 1, 0, 5.0, 6.0)]
+    assert pe_log(sim) == [("a", 0, 0, 1.0, 1.5), ("b", 1, 0, 3.0, 4.0)]
     a, b = sim.requests
-    assert (a.state, a.finish_s, a.wasted_s, b.finish_s) == (State.KILLED, 1.5, 4.0, 6.0)
+    assert (a.state, a.finish_s, a.wasted_s, b.finish_s) == (State.KILLED, 1.5, 0.5, 4.0)
 
 
 def test_drain_lets_the_running_request_finish_first():

@@ -1,0 +1,398 @@
+"""REFERENCE ONLY (tests): the NPU engine as it was before its events left the heap.
+
+``npuweave.sim.engine`` keeps its own three timers instead of pushing heap events; this copy
+(the engine at main d7b3dc4, unchanged apart from this paragraph) pushes every event onto the
+loop's heap, as the plain ``EventLoop`` orders them. ``test_engine_reference`` holds the two
+equal, float for float, on random unit streams with arrivals and take-backs. Do not import it
+from the package.
+
+The NPU engine: a DMA engine and a PE array, decoupled, sharing a finite weight buffer.
+
+Work reaches the engine as ``Unit`` records (``LOAD``, ``COMPUTE``, ``STORE``) from a *source*:
+``source.next(now)`` returns ``(unit, request id)`` or None, and the engine asks whenever the
+DMA engine is free, so a policy decides exactly when the hardware needs the next command. The
+hardware rules:
+
+* DMA, in dispatch order, one command at a time:
+
+  - ``LOAD`` moves ``nbytes`` in, after ``latency_s``. The ``hold`` bytes of it (weights) take
+    weight-buffer space: the fetch starts with the space free at that moment; when the buffer
+    is full it waits and continues in parts as computations end and free their weights, one
+    part per freed block, in the order they were freed (thesis Figure IV.5).
+  - ``COMPUTE`` takes no DMA time: it joins the PE's queue at once (its loads are done, since
+    the DMA works in order) and the DMA asks for the next command.
+  - ``STORE`` moves ``nbytes`` out once every computation dispatched before it has ended (it
+    writes what they produced: spilled activations, a checkpoint); the DMA waits until then.
+
+* PE: computes ``COMPUTE`` units in dispatch order, one at a time; when one ends it frees its
+  ``hold`` bytes of the weight buffer.
+
+With latency 0 and no activation traffic these are the rules ScheduleMemFetch assumes, with
+the same float operations in the same order, so the engine's times equal the ``Board``'s
+predictions exactly. Events at one instant fire in this order: computations end (they free
+space), then transfers end, then the DMA asks for its next command. Hooks ``on_start`` and
+``on_end`` get ``(unit, request, time)`` for every computation.
+
+Speed (this is the open loop's hot path, about 2.6 events per layer): the engine pushes its
+events onto the loop's heap itself, without a handle; when a transfer ends and the DMA is free,
+it asks for the next command at once unless another event at the same instant would fire
+first (then it posts the ask, as the order above requires); jobs a source queued in
+``pending`` are taken without calling it.
+
+``log=True`` keeps ``pe_log`` (``(unit, request, start, end)``) and ``dram_log``
+(``(unit, request, start, end, bytes)`` per transferred part); without it only the busy
+totals are kept, so memory does not grow with the number of units.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import IntEnum
+from heapq import heappush
+from typing import Protocol
+
+from npuweave.sim.events import EventLoop
+
+FREE, PART, PULL = 0, 1, 2  # event priorities at one instant
+
+
+class Kind(IntEnum):
+    """What a unit asks of the hardware."""
+
+    LOAD = 0
+    COMPUTE = 1
+    STORE = 2
+
+
+_COMPUTE, _STORE = Kind.COMPUTE, Kind.STORE
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One command for the NPU; built once per model unit and reused by every request.
+
+    Attributes
+    ----------
+    kind : ``Kind.LOAD``, ``COMPUTE`` or ``STORE``.
+    tenant : index of the model it belongs to.
+    index : the model's unit index (layer or weight tile); -1 for a checkpoint store/restore.
+    nbytes : bytes moved (LOAD, STORE).
+    hold : weight-buffer bytes it claims (LOAD) or frees when its computation ends (COMPUTE).
+    seconds : PE seconds (COMPUTE), or the DRAM latency paid once per transfer (LOAD, STORE).
+
+    Examples
+    --------
+    >>> Unit(Kind.COMPUTE, 0, 3, 0, 64, 2e-6).kind.name
+    'COMPUTE'
+    """
+
+    kind: Kind
+    tenant: int
+    index: int
+    nbytes: int = 0
+    hold: int = 0
+    seconds: float = 0.0
+
+
+Job = tuple[Unit, int]  # a unit and the id of the request it serves
+
+
+class Source(Protocol):
+    def next(self, now: float) -> Job | None: ...
+
+
+Hook = Callable[[Unit, int, float], None]
+
+
+class Engine:
+    """Executes units from ``source`` on an NPU with ``buffer_bytes`` and ``dram_bw``.
+
+    ``pending`` is a queue of jobs the engine takes before asking ``source.next`` again: a
+    source that knows several jobs ahead (the serving simulator: a unit's activation load,
+    weight load, computation and activation store) appends them there.
+    """
+
+    __slots__ = ("loop", "buf", "bw", "source", "on_start", "on_end", "pending", "next_job",
+                 "free", "freed", "dma_job", "need", "waiting", "store_wait", "dma_idle",
+                 "ready", "pe_busy", "pe_job", "pe_start", "dispatched", "computed",
+                 "store_after", "log", "pe_log", "dram_log", "pe_busy_s", "dram_busy_s",
+                 "last_end", "claimed", "peak_claimed", "orphan", "_heap", "_counter",
+                 "_ev_pull", "_ev_part", "_ev_done")
+
+    def __init__(self, buffer_bytes: int, dram_bw: float, source: Source,
+                 on_start: Hook | None = None, on_end: Hook | None = None,
+                 loop: EventLoop | None = None, log: bool = True) -> None:
+        self.loop = loop if loop is not None else EventLoop()
+        self.buf, self.bw, self.source = int(buffer_bytes), float(dram_bw), source
+        self.on_start, self.on_end = on_start, on_end
+        self.pending: deque[Job] = deque()
+        self.next_job: Callable[[float], Job | None] = source.next  # asked when none pending
+        self.free = self.buf  # bytes free at the start of the current fetch
+        self.freed: deque[int] = deque()  # blocks freed since the current fetch started
+        self.dma_job: Job | None = None
+        self.need = 0  # bytes the current fetch still has to move
+        self.waiting = False  # DMA stalled for space
+        self.store_wait = False  # DMA stalled until earlier computations end
+        self.dma_idle = True
+        self.ready: deque[Job] = deque()  # computations whose loads are done
+        self.pe_busy = False
+        self.pe_job: Job | None = None  # the computation on the PE and its start
+        self.pe_start = 0.0
+        self.dispatched = 0  # computations handed to the PE
+        self.computed = 0  # computations ended
+        self.store_after = 0  # computations a waiting store needs ended
+        self.log = log
+        self.pe_log: list[tuple[Unit, int, float, float]] = []
+        self.dram_log: list[tuple[Unit, int, float, float, int]] = []
+        self.pe_busy_s = 0.0
+        self.dram_busy_s = 0.0
+        self.last_end = 0.0
+        self.claimed = 0  # weight-buffer bytes fetched (or being fetched) and not yet freed
+        self.peak_claimed = 0  # most ever claimed at once (never above ``buf``)
+        self.orphan = False  # the fetch in progress was taken back: free its bytes at its end
+        # hot path: push events onto the loop's heap directly (bound methods made once)
+        self._heap, self._counter = self.loop.heap, self.loop.counter
+        self._ev_pull, self._ev_part, self._ev_done = self._pull, self._part_event, self._computed
+
+    def run(self, until: float | None = None) -> None:
+        """Start pulling units at time ``now`` and run the event loop."""
+        self.kick()
+        self.loop.run(until)
+
+    def kick(self) -> None:
+        """Wake an idle DMA engine (e.g. after new work arrives)."""
+        if self.dma_idle:
+            self.dma_idle = False
+            self._post_pull(self.loop.now)
+
+    def _post_pull(self, now: float) -> None:
+        heappush(self._heap, [now, PULL, next(self._counter), self._ev_pull, ()])
+
+    # -- DMA --------------------------------------------------------------------------------
+    def _pull(self) -> None:
+        now = self.loop.now
+        pend, next_job = self.pending, self.next_job
+        while True:
+            job = pend.popleft() if pend else next_job(now)
+            if job is None:
+                self.dma_idle = True
+                return
+            unit = job[0]
+            if unit.kind is not _COMPUTE:
+                break
+            self.dispatched += 1
+            self.ready.append(job)
+            if not self.pe_busy:
+                self._compute(now)
+            if now + unit.seconds == now:  # it may end (and free space) this instant:
+                self._post_pull(now)  # let that fire first
+                return
+        self.dma_job = job
+        if unit.kind is _STORE:
+            if self.computed < self.dispatched:
+                self.store_after, self.store_wait = self.dispatched, True
+                return
+            self._move(now, unit.nbytes, unit.seconds)
+            return
+        self._load(now, unit)
+
+    def _load(self, now: float, unit: Unit) -> None:
+        freed = self.freed
+        while freed:  # everything freed so far is free space for this fetch
+            self.free += freed.popleft()
+        hold = unit.hold
+        if hold == 0:
+            self._move(now, unit.nbytes, unit.seconds)
+            return
+        free = self.free
+        part = hold if hold <= free else free
+        self.free = free - part
+        self.need = hold - part
+        if part == 0:
+            self._part_end(now)
+            return
+        start = now + unit.seconds if unit.seconds else now  # ``_transfer`` inlined
+        claimed = self.claimed = self.claimed + part
+        if claimed > self.peak_claimed:
+            self.peak_claimed = claimed
+        end = start + part / self.bw
+        self.dram_busy_s += end - start
+        if self.log:
+            self._record(start, end, part)
+        heappush(self._heap, [end, PART, next(self._counter), self._ev_part, ()])
+
+    def _move(self, now: float, nbytes: int, latency: float) -> None:
+        """A transfer that claims no buffer space (activations, checkpoints)."""
+        self.need = 0
+        if nbytes == 0 and latency == 0.0:
+            self._part_end(now)
+            return
+        end = now + latency + nbytes / self.bw
+        self.dram_busy_s += end - now
+        if self.log:
+            self._record(now, end, nbytes)
+        heappush(self._heap, [end, PART, next(self._counter), self._ev_part, ()])
+
+    def _record(self, start: float, end: float, nbytes: int) -> None:
+        job = self.dma_job
+        self.dram_log.append((job[0], job[1], start, end, nbytes))  # type: ignore[index]
+
+    def _transfer(self, start: float, part: int) -> None:
+        """Move ``part`` bytes of the current fetch from ``start`` (no event for 0 bytes)."""
+        self.need -= part
+        if part == 0:
+            self._part_end(self.loop.now)
+            return
+        claimed = self.claimed = self.claimed + part
+        if claimed > self.peak_claimed:
+            self.peak_claimed = claimed
+        end = start + part / self.bw
+        self.dram_busy_s += end - start
+        if self.log:
+            self._record(start, end, part)
+        heappush(self._heap, [end, PART, next(self._counter), self._ev_part, ()])
+
+    def _part_event(self) -> None:
+        """A transfer part ended (an event). When the DMA is then free and no event at this
+        instant would fire before its pull, pull now instead of posting the pull event: the
+        same order as the event loop's, one event fewer."""
+        now = self.loop.now
+        if self.need == 0:
+            if self.orphan:
+                self._drop_orphan()
+            self.dma_job = None
+            heap = self._heap
+            if not heap or heap[0][0] != now or heap[0][1] > PULL:
+                self._pull()
+            else:
+                self._post_pull(now)
+        elif self.freed:
+            self._next_part(now)
+        else:
+            self.waiting = True
+
+    def _part_end(self, now: float) -> None:
+        """A transfer of nothing ended at once (inside another step: the pull is posted)."""
+        if self.need == 0:
+            if self.orphan:
+                self._drop_orphan()
+            self.dma_job = None
+            self._post_pull(now)
+        elif self.freed:
+            self._next_part(now)
+        else:
+            self.waiting = True
+
+    def _next_part(self, now: float) -> None:
+        block = self.freed.popleft()
+        part = self.need if self.need <= block else block
+        self.free += block - part
+        self._transfer(now, part)
+
+    # -- PE ---------------------------------------------------------------------------------
+    def _compute(self, now: float) -> None:
+        job = self.pe_job = self.ready.popleft()
+        self.pe_busy = True
+        self.pe_start = now
+        if self.on_start is not None:
+            self.on_start(job[0], job[1], now)
+        heappush(self._heap, [now + job[0].seconds, FREE, next(self._counter), self._ev_done,
+                              ()])
+
+    def _computed(self) -> None:
+        now = self.loop.now
+        job = self.pe_job
+        unit, rid = job  # type: ignore[misc]
+        start = self.pe_start
+        self.pe_busy = False
+        self.computed += 1
+        self.pe_busy_s += now - start
+        self.last_end = now
+        if self.log:
+            self.pe_log.append((unit, rid, start, now))
+        if unit.hold:
+            self._release(unit.hold)
+        if self.store_wait and self.computed >= self.store_after:
+            self.store_wait = False
+            store = self.dma_job[0]  # type: ignore[index]
+            self._move(now, store.nbytes, store.seconds)
+        if self.on_end is not None:
+            self.on_end(unit, rid, now)
+        ready = self.ready
+        if ready:  # ``_compute`` inlined
+            job = self.pe_job = ready.popleft()
+            self.pe_busy = True
+            self.pe_start = now
+            if self.on_start is not None:
+                self.on_start(job[0], job[1], now)
+            heappush(self._heap, [now + job[0].seconds, FREE, next(self._counter),
+                                  self._ev_done, ()])
+
+    def _release(self, hold: int) -> None:
+        """``hold`` bytes of the weight buffer become free (a stalled fetch goes on)."""
+        self.claimed -= hold
+        self.freed.append(hold)
+        if self.waiting:
+            self.waiting = False
+            self._next_part(self.loop.now)
+
+    # -- preemption -------------------------------------------------------------------------
+    def take_back(self, rid: int, first: int) -> int:
+        """Withdraw request ``rid``'s jobs for its units ``first`` and later that have not
+        started: those still queued in ``pending`` and the computations waiting for the PE
+        (their weights leave the buffer). The computation running now is left to end: a
+        preemption takes effect there, one preemption point after the decision. A weight
+        fetch in progress goes on and frees its bytes when it ends; a store waiting for a
+        withdrawn computation is cancelled. Checkpoint and restore jobs (index -1) stay.
+        Returns the number of computations withdrawn from the PE's queue.
+
+        Examples
+        --------
+        >>> class Two:
+        ...     def next(self, now):
+        ...         return None
+        >>> e = Engine(100, 1.0, Two())
+        >>> e.pending.extend([(Unit(Kind.COMPUTE, 0, 0, 0, 0, 1.0), 7),
+        ...                   (Unit(Kind.COMPUTE, 0, 1, 0, 0, 1.0), 7)])
+        >>> e.take_back(7, 1), [u.index for u, _ in e.pending]
+        (0, [0])
+        """
+        def mine(job: Job) -> bool:
+            return job[1] == rid and job[0].index >= first
+
+        pend = self.pending
+        if any(mine(j) for j in pend):
+            kept = [j for j in pend if not mine(j)]
+            pend.clear()
+            pend.extend(kept)
+        taken = [j for j in self.ready if mine(j)]
+        if taken:
+            kept = [j for j in self.ready if not mine(j)]
+            self.ready.clear()
+            self.ready.extend(kept)
+            self.dispatched -= len(taken)
+            if self.store_wait:  # all were dispatched before the waiting store
+                self.store_after -= len(taken)
+            for unit, _ in taken:
+                if unit.hold:
+                    self._release(unit.hold)
+        job = self.dma_job
+        if job is not None and mine(job):
+            if job[0].kind is _STORE and self.store_wait:
+                self.store_wait = False
+                self.dma_job = None
+                self._post_pull(self.loop.now)
+            elif job[0].hold:
+                self.orphan = True
+        if self.store_wait and self.computed >= self.store_after:
+            self.store_wait = False
+            store = self.dma_job[0]  # type: ignore[index]
+            self._move(self.loop.now, store.nbytes, store.seconds)
+        return len(taken)
+
+    def _drop_orphan(self) -> None:
+        """A fetch whose computation was taken back ended: its weights leave the buffer."""
+        self.orphan = False
+        self._release(self.dma_job[0].hold)  # type: ignore[index]
