@@ -5,9 +5,10 @@ given as two short arrays, the compute and fetch seconds of each candidate's nex
 tenant order); ``pool_member`` is the pool its random rule draws from. ``AIMT.select`` calls
 both as plain Python on the ``Board``'s numbers; ``run_aimt`` calls the same functions in its
 loop, which numba compiles when it is installed (``npuweave.schedule.jit``), with the closed
-loop's step of ``npuweave.schedule.kernel`` (``dispatch``: ``buffer.commit``, the output
-columns, ``ClosedLoop.reissue``), so both paths make the same decisions with the same float
-operations (property tests in ``tests/schedule/test_aimt_kernel.py``).
+loop's step of ``npuweave.schedule.kernel`` (``dispatch``: ``buffer.commit_in_place``, the
+output columns, ``ClosedLoop.reissue``; ``resume`` grows full arrays between calls), so both
+paths make the same decisions with the same float operations (property tests in
+``tests/schedule/test_aimt_kernel.py``).
 
 The random rule draws as ``random.Random(seed).randrange(n)`` does (CPython's Mersenne Twister
 and its rejection sampling, ``randbelow``); the loop starts from the policy's generator state
@@ -21,12 +22,10 @@ the same picks and draws), which lets a threshold sweep skip it (``AIMT.same_run
 
 from __future__ import annotations
 
-from itertools import chain
-
 import numpy as np
 
 from npuweave.schedule import jit
-from npuweave.schedule.kernel import columns, dispatch
+from npuweave.schedule.kernel import dispatch, flat_board, has_room, loop_end, resume
 
 _N = 624  # MT19937's state words
 _M = 397
@@ -128,19 +127,18 @@ def randbelow(mt, n):
 
 
 @jit.kernel
-def run_aimt(k, off, size, comp, ftime, buf, bw, low_free, min_d, active, pos, req, t_m,
-             t_c, fl_s, fl_c, fl_f, head, tail, used, requests, window, has_window, cap, mt,
-             box):
-    """Run AI-MT on the flat board to the end; return ``(n, tenant, request, unit, fs, fe,
-    cs, ce)`` (``npuweave.schedule.kernel.run_kernel``'s layout and closed-loop rule)."""
-    out = columns(cap)
+def run_aimt(k, off, size, comp, ftime, buf, bw, low_free, min_d, active, pos, req, arrival,
+             clock, fl_at, fl_s, fl_c, fl_f, requests, window, has_window, o_int, o_float, n,
+             mt, box):
+    """Run AI-MT on the flat board from decision ``n`` until it is done or its arrays are
+    full; return the new ``n`` (``npuweave.schedule.kernel.run_kernel``'s state, layout,
+    closed-loop rule and resumption)."""
     cand = np.empty(k, np.int64)
     c = np.empty(k, np.float64)
     f = np.empty(k, np.float64)
-    arrival = np.zeros(k, np.float64)  # dispatch records re-issue times; AI-MT reads none
-    n = 0
-    fl = (fl_s, fl_c, fl_f, head, tail)
-    while True:
+    t_m, t_c = clock[0], clock[1]
+    head, tail, used = fl_at[0], fl_at[1], fl_at[2]
+    while has_room(n, o_int, fl_s, head, tail):
         m = 0
         for t in range(k):
             if active[t]:
@@ -154,11 +152,14 @@ def run_aimt(k, off, size, comp, ftime, buf, bw, low_free, min_d, active, pos, r
         j = choose(m, c, f, free, low_free, t_c - t_m, min_d, box)
         if j < 0:
             j = pool_member(m, c, f, randbelow(mt, pool_member(m, c, f, -1)))
-        out, fl, t_m, t_c, used = dispatch(cand[j], n, out, fl, t_m, t_c, used, free, off,
-                                           size, comp, ftime, bw, pos, req, arrival, active,
-                                           requests, window, has_window)
+        head, tail, used, t_m, t_c = dispatch(cand[j], n, o_int, o_float, fl_s, fl_c, fl_f,
+                                              head, tail, used, t_m, t_c, free, off, size,
+                                              comp, ftime, bw, pos, req, arrival, active,
+                                              requests, window, has_window)
         n += 1
-    return n, out[0], out[1], out[2], out[3], out[4], out[5], out[6]
+    clock[0], clock[1] = t_m, t_c
+    fl_at[0], fl_at[1], fl_at[2] = head, tail, used
+    return n
 
 
 def run_board_arrays(policy, board, requests: int | None, window_s: float | None,
@@ -169,32 +170,16 @@ def run_board_arrays(policy, board, requests: int | None, window_s: float | None
     the Python loop would leave them."""
     jit.compile()
     b = board
-    k = len(b.tenants)
-    off = np.zeros(k + 1, np.int64)
-    off[1:] = np.cumsum([len(s) for s in b.size])
-    size = np.fromiter(chain.from_iterable(b.size), np.int64)
-    comp = np.fromiter(chain.from_iterable(b.comp), np.float64)
-    ftime = np.fromiter(chain.from_iterable(b.ftime), np.float64)
-    fl = b.in_flight()
-    cap_fl = max(len(fl), 16) + min(cap, 1 << 16)
-    fl_s, fl_c, fl_f = (np.zeros(cap_fl, np.int64), np.zeros(cap_fl, np.float64),
-                        np.zeros(cap_fl, np.float64))
-    fl_s[:len(fl)] = [s for s, _ in fl]
-    fl_c[:len(fl)] = [c for _, c in fl]
-    fl_f[:len(fl)] = [s / b.bw for s, _ in fl]
-    active = np.zeros(k, np.bool_)
-    active[b.active] = True
+    flat = flat_board(b, cap)
     version, words, gauss = policy.rng.getstate()
     mt = np.array(words, np.int64)
     box = np.array(policy.box, np.float64)
-    out = run_aimt(
-        k, off, size, comp, ftime, b.buf, b.bw, float(policy.low_free), float(policy.min_d),
-        active, np.array(b.pos, np.int64), np.array(b.req, np.int64), float(b.t_m),
-        float(b.t_c), fl_s, fl_c, fl_f, 0, len(fl), b.used,
-        -1 if requests is None else int(requests),
-        0.0 if window_s is None else float(window_s), window_s is not None, max(cap, 1), mt,
-        box)
+    tables = (flat.k, flat.off, flat.size, flat.comp, flat.ftime, b.buf, b.bw,
+              float(policy.low_free), float(policy.min_d), flat.active, flat.pos, flat.req,
+              flat.arrival, flat.clock, flat.fl_at)
+    loop = loop_end(requests, window_s)
+    out = resume(lambda fl, o_int, o_float, n: run_aimt(*tables, *fl, *loop, o_int, o_float,
+                                                        n, mt, box), flat, cap)
     policy.rng.setstate((version, tuple(mt.tolist()), gauss))
     policy.box[:] = box.tolist()
-    n = out[0]
-    return tuple(a[:n] for a in out[1:])
+    return out

@@ -30,7 +30,7 @@ from npuweave.schedule.base import COMPUTE, MEMORY, Tenant
 # the buffer arithmetic as plain Python on the board's lists (``npuweave.schedule.buffer``)
 _fetch_end = jit.python(f"{buffer.__name__}.fetch_end")
 _fetch_window = jit.python(f"{buffer.__name__}.fetch_window")
-_commit = jit.python(f"{buffer.__name__}.commit")
+_commit = jit.python(f"{buffer.__name__}.commit_in_place")
 
 # on_dispatched(tenant, request, predicted finish): the last unit of a request was committed.
 DispatchHook = Callable[[int, int, float], None]
@@ -175,7 +175,7 @@ class Board:
             self.fl_s += grow
             self.fl_c += [0.0] * len(grow)
             self.fl_f += [0.0] * len(grow)
-        fe, ce, self.head, self.tail, self.used, _, _, _ = _commit(
+        fe, ce, self.head, self.tail, self.used = _commit(
             i, fs, t_c, self.buf - self.used, self.size[t], self.comp[t], self.ftime[t],
             self.fl_s, self.fl_c, self.fl_f, self.head, self.tail, self.used, self.bw)
         self.t_m = fe

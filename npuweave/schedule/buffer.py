@@ -70,37 +70,19 @@ def in_flight(cap):
     return np.zeros(cap, np.int64), np.zeros(cap, np.float64), np.zeros(cap, np.float64)
 
 
-@kernel
-def grow(a, n):
-    """A copy of ``a[:n]`` with room for about twice as many entries."""
-    out = np.empty(2 * n + 16, a.dtype)
-    out[:n] = a[:n]
-    return out
-
-
-@kernel(inline=True)
-def commit(u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw):
-    """``Board.commit`` of unit ``u`` (``free`` bytes free): fetch, compute at
-    ``max(t_c, fetch end)``, drop the in-flight units done by the fetch end and append this
-    one (growing the arrays first when they are full from the start). Returns
-    ``(fe, ce, head, tail, used, fl_s, fl_c, fl_f)``; the compute start is
-    ``max(t_c, fe)`` of the ``t_c`` passed in."""
-    if tail == len(fl_s) and head == 0:
-        fl_s, fl_c, fl_f = grow(fl_s, tail), grow(fl_c, tail), grow(fl_f, tail)
-    fe, ce, head, tail, used = commit_in_place(u, t_m, t_c, free, size, comp, ftime, fl_s,
-                                               fl_c, fl_f, head, tail, used, bw)
-    return fe, ce, head, tail, used, fl_s, fl_c, fl_f
-
-
 @kernel(inline=True)
 def commit_in_place(u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used,
                     bw):
-    """``commit`` on arrays with room: ``tail < len(fl_s)`` or ``head > 0`` (the live part
-    slides down when the end is reached). Returns ``(fe, ce, head, tail, used)``.
+    """``Board.commit`` of unit ``u`` (``free`` bytes free) on in-flight arrays with room,
+    ``tail < len(fl_s)`` or ``head > 0``: fetch, compute at ``max(t_c, fetch end)``, drop the
+    in-flight units done by the fetch end (the live part slides down when the end is
+    reached) and append this one. Returns ``(fe, ce, head, tail, used)``; the compute start
+    is ``max(t_c, fe)`` of the ``t_c`` passed in.
 
-    The compiled loops size the arrays with ``room`` and call this one: rebinding arrays in a
-    numba loop costs reference counting at every decision (about a third of the closed-loop
-    kernel's time)."""
+    No array is grown or rebound here: rebinding arrays in a numba loop costs reference
+    counting at every decision (about a third of the closed-loop kernel's time). The loops
+    size the arrays with ``room``, and the closed loops stop when they are full and resume
+    after the caller has grown them (``npuweave.schedule.kernel.resume``)."""
     sz = size[u]
     if sz == 0:
         fe = t_m

@@ -18,11 +18,15 @@ Without numba the functions are plain Python (correct, but slower than the refer
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from itertools import chain
+from typing import NamedTuple
+
 import numpy as np
 
 from npuweave.schedule import jit
 from npuweave.schedule.base import EPS
-from npuweave.schedule.buffer import commit, fetch_end, fetch_window, grow, in_flight, room
+from npuweave.schedule.buffer import commit_in_place, fetch_end, fetch_window, in_flight, room
 
 # EPS is read as a compile-time constant by numba (the same value as npuweave.schedule.base)
 
@@ -182,76 +186,76 @@ def scratch(k):
     return np.zeros((k, 5), np.float64), np.zeros(k, np.bool_), np.zeros(k, np.float64)
 
 
-@jit.kernel
-def columns(cap):
-    """Empty output columns for ``cap`` decisions: tenant, request, unit, fs, fe, cs, ce."""
-    return (np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64),
-            np.empty(cap, np.float64), np.empty(cap, np.float64), np.empty(cap, np.float64),
-            np.empty(cap, np.float64))
+def columns(cap: int) -> tuple[np.ndarray, np.ndarray]:
+    """Empty output columns for ``cap`` decisions: ``o_int`` (tenant, request, unit) and
+    ``o_float`` (fs, fe, cs, ce), one column per decision."""
+    return np.empty((3, cap), np.int64), np.empty((4, cap), np.float64)
 
 
 @jit.kernel(inline=True)
-def dispatch(t, n, out, fl, t_m, t_c, used, free, off, size, comp, ftime, bw, pos, req,
-             arrival, active, requests, window, has_window):
+def has_room(n, o_int, fl_s, head, tail):
+    """Whether decision ``n`` fits: a free output column and room in the in-flight list
+    (``buffer.commit_in_place``'s condition)."""
+    return n < o_int.shape[1] and (head > 0 or tail < fl_s.shape[0])
+
+
+@jit.kernel(inline=True)
+def dispatch(t, n, o_int, o_float, fl_s, fl_c, fl_f, head, tail, used, t_m, t_c, free, off,
+             size, comp, ftime, bw, pos, req, arrival, active, requests, window, has_window):
     """Decision ``n`` of a closed loop, written once for every compiled policy loop: commit
-    tenant ``t``'s next unit (``buffer.commit``), write it to the columns ``out``
-    (``columns``; grown when full, which happens only when the decision count was
-    underestimated: time windows), then move the loop on: the tenant's next unit, else its
-    next request issued at the compute end (``ClosedLoop.reissue``), else it leaves
-    (``active[t] = False``). ``fl`` is the in-flight list ``(fl_s, fl_c, fl_f, head, tail)``.
-    Returns ``(out, fl, t_m, t_c, used)``."""
-    fl_s, fl_c, fl_f, head, tail = fl
+    tenant ``t``'s next unit (``buffer.commit_in_place``), write it to column ``n`` of the
+    outputs (``columns``), then move the loop on: the tenant's next unit, else its next
+    request issued at the compute end (``ClosedLoop.reissue``), else it leaves
+    (``active[t] = False``). The caller checks ``has_room`` first; no array is rebound here
+    (that would cost reference counting at every decision). Returns ``(head, tail, used,
+    fe, ce)``: the in-flight bounds and the new ``t_m, t_c``."""
     i = pos[t]
     u = off[t] + i
     r = req[t]
-    fe, ce, head, tail, used, fl_s, fl_c, fl_f = commit(
-        u, t_m, t_c, free, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used, bw)
-    o_t, o_r, o_i, o_fs, o_fe, o_cs, o_ce = out
-    if n == o_t.shape[0]:
-        o_t, o_r, o_i = grow(o_t, n), grow(o_r, n), grow(o_i, n)
-        o_fs, o_fe = grow(o_fs, n), grow(o_fe, n)
-        o_cs, o_ce = grow(o_cs, n), grow(o_ce, n)
-    o_t[n], o_r[n], o_i[n] = t, r, i
-    o_fs[n], o_fe[n] = t_m, fe
-    o_cs[n], o_ce[n] = (t_c if t_c > fe else fe), ce
+    fe, ce, head, tail, used = commit_in_place(u, t_m, t_c, free, size, comp, ftime, fl_s,
+                                               fl_c, fl_f, head, tail, used, bw)
+    o_int[0, n], o_int[1, n], o_int[2, n] = t, r, i
+    o_float[0, n], o_float[1, n] = t_m, fe
+    o_float[2, n], o_float[3, n] = (t_c if t_c > fe else fe), ce
     if u + 1 < off[t + 1]:
         pos[t] = i + 1
     elif (ce < window) if has_window else (r + 1 < requests):  # ClosedLoop.reissue
         req[t], arrival[t], pos[t] = r + 1, ce, 0
     else:
         active[t] = False
-    return ((o_t, o_r, o_i, o_fs, o_fe, o_cs, o_ce), (fl_s, fl_c, fl_f, head, tail), fe, ce,
-            used)
+    return head, tail, used, fe, ce
 
 
 @jit.kernel
 def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, failsafe,
-               active, pos, req, arrival, t_m, t_c, fl_s, fl_c, fl_f, head, tail, used,
-               requests, window, has_window, cap):
-    """Run the board to the end; return ``(n, tenant, request, unit, fs, fe, cs, ce)``.
+               active, pos, req, arrival, clock, fl_at, fl_s, fl_c, fl_f, requests, window,
+               has_window, o_int, o_float, n):
+    """Run the board from decision ``n`` until it is done or its arrays are full
+    (``has_room``); return the new ``n``. The state lives in the arrays passed in, updated
+    in place (``clock`` = ``[t_m, t_c]``, ``fl_at`` = ``[head, tail, used]``, as
+    ``flat_board`` makes them); ``resume`` grows what is full and calls again.
 
     One function for the whole loop (choice, then ``dispatch``) because a call per decision
     from Python would cost more than the decision itself.
     """
-    out = columns(cap)
     ev, ok, inh_now = scratch(k)
+    t_m, t_c = clock[0], clock[1]
+    head, tail, used = fl_at[0], fl_at[1], fl_at[2]
     nact = 0
     maxft = 0.0
     for t in range(k):
         if active[t]:
             nact += 1
             maxft = max(maxft, mft[t])
-    n = 0
-    fl = (fl_s, fl_c, fl_f, head, tail)
-    while nact > 0:
+    while nact > 0 and has_room(n, o_int, fl_s, head, tail):
         free = buf - used
-        fl_s, fl_c, fl_f, head, tail = fl
         t = choose_lw(k, active, nact, pos, off, arrival, False, failsafe, compute_kind, t_m,
                       t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail,
                       bw, ev, ok, inh_now)
-        out, fl, t_m, t_c, used = dispatch(t, n, out, fl, t_m, t_c, used, free, off, size,
-                                           comp, ftime, bw, pos, req, arrival, active,
-                                           requests, window, has_window)
+        head, tail, used, t_m, t_c = dispatch(t, n, o_int, o_float, fl_s, fl_c, fl_f, head,
+                                              tail, used, t_m, t_c, free, off, size, comp,
+                                              ftime, bw, pos, req, arrival, active, requests,
+                                              window, has_window)
         n += 1
         if not active[t]:
             nact -= 1
@@ -259,7 +263,9 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
             for v in range(k):
                 if active[v]:
                     maxft = max(maxft, mft[v])
-    return n, out[0], out[1], out[2], out[3], out[4], out[5], out[6]
+    clock[0], clock[1] = t_m, t_c
+    fl_at[0], fl_at[1], fl_at[2] = head, tail, used
+    return n
 
 
 def run_board(board, failsafe: bool, requests: int | None, window_s: float | None,
@@ -278,15 +284,43 @@ def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: floa
     decision)."""
     jit.compile()
     b = board
+    flat = flat_board(b, cap)
+    inh = np.fromiter(chain.from_iterable(b.inh), np.float64)
+    kinds = np.array([x == "compute" for x in b.kind], np.bool_)
+    tables = (flat.k, flat.off, flat.size, flat.comp, flat.ftime, inh, kinds,
+              np.array(b.mft, np.float64), b.buf, b.bw, bool(failsafe), flat.active, flat.pos,
+              flat.req, flat.arrival, flat.clock, flat.fl_at)
+    loop = loop_end(requests, window_s)
+    return resume(lambda fl, o_int, o_float, n: run_kernel(*tables, *fl, *loop, o_int,
+                                                           o_float, n), flat, cap)
+
+
+class FlatBoard(NamedTuple):
+    """A ``Board``'s state as the compiled loops keep it: units of all tenants concatenated
+    (``off``), the in-flight list ``fl`` (``npuweave.schedule.buffer``), ``clock`` =
+    ``[t_m, t_c]`` and ``fl_at`` = ``[head, tail, used]``."""
+
+    k: int
+    off: np.ndarray
+    size: np.ndarray
+    comp: np.ndarray
+    ftime: np.ndarray
+    active: np.ndarray
+    pos: np.ndarray
+    req: np.ndarray
+    arrival: np.ndarray
+    clock: np.ndarray
+    fl_at: np.ndarray
+    fl: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def flat_board(b, cap: int) -> FlatBoard:
+    """``b`` (a ``Board``) flattened for a run of about ``cap`` decisions (the in-flight
+    arrays sized by ``buffer.room``)."""
     k = len(b.tenants)
     off = np.zeros(k + 1, np.int64)
     off[1:] = np.cumsum([len(s) for s in b.size])
-    flat = [x for per in b.size for x in per]
-    size = np.array(flat, np.int64) if flat else np.zeros(0, np.int64)
-
-    def floats(rows):
-        return np.array([x for per in rows for x in per], np.float64)
-
+    size = np.fromiter(chain.from_iterable(b.size), np.int64)
     fl = b.in_flight()
     fl_s, fl_c, fl_f = in_flight(len(fl) + room(b.buf, size, max(cap, 1)))
     fl_s[:len(fl)] = [s for s, _ in fl]
@@ -294,13 +328,41 @@ def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: floa
     fl_f[:len(fl)] = [s / b.bw for s, _ in fl]
     active = np.zeros(k, np.bool_)
     active[b.active] = True
-    out = run_kernel(
-        k, off, size, floats(b.comp), floats(b.ftime), floats(b.inh),
-        np.array([x == "compute" for x in b.kind], np.bool_), np.array(b.mft, np.float64),
-        b.buf, b.bw, bool(failsafe), active, np.array(b.pos, np.int64),
-        np.array(b.req, np.int64), np.array(b.arrival, np.float64), float(b.t_m),
-        float(b.t_c), fl_s, fl_c, fl_f, 0, len(fl), b.used,
-        -1 if requests is None else int(requests),
-        0.0 if window_s is None else float(window_s), window_s is not None, max(cap, 1))
-    n = out[0]
-    return tuple(a[:n] for a in out[1:])
+    clock = np.array([b.t_m, b.t_c], np.float64)
+    fl_at = np.array([0, len(fl), b.used], np.int64)
+    return FlatBoard(k, off, size, np.fromiter(chain.from_iterable(b.comp), np.float64),
+                     np.fromiter(chain.from_iterable(b.ftime), np.float64), active,
+                     np.array(b.pos, np.int64), np.array(b.req, np.int64),
+                     np.array(b.arrival, np.float64), clock, fl_at,
+                     (fl_s, fl_c, fl_f))
+
+
+def loop_end(requests: int | None, window_s: float | None) -> tuple[int, float, bool]:
+    """The closed loop's end as ``dispatch`` reads it: ``requests, window, has_window``."""
+    return (-1 if requests is None else int(requests),
+            0.0 if window_s is None else float(window_s), window_s is not None)
+
+
+def resume(run: Callable[..., int], flat: FlatBoard, cap: int) -> tuple[np.ndarray, ...]:
+    """Call ``run(fl, o_int, o_float, n)`` (a compiled loop from decision ``n``) until the
+    board is done, growing the outputs or the in-flight arrays whenever the loop stops on
+    them (``has_room``); return ``tenant, request, unit, fs, fe, cs, ce``."""
+    o_int, o_float = columns(max(cap, 1))
+    fl = flat.fl
+    n = 0
+    while True:
+        n = run(fl, o_int, o_float, n)
+        if not flat.active.any():
+            break
+        if n == o_int.shape[1]:  # the decision count was underestimated (time windows)
+            o_int, o_float = _wider(o_int), _wider(o_float)
+        if flat.fl_at[0] == 0 and flat.fl_at[1] == len(fl[0]):
+            fl = tuple(_wider(a[None])[0] for a in fl)
+    return (*o_int[:, :n], *o_float[:, :n])
+
+
+def _wider(a: np.ndarray) -> np.ndarray:
+    """``a`` with twice as many columns (the new ones uninitialised)."""
+    out = np.empty((a.shape[0], 2 * a.shape[1] + 16), a.dtype)
+    out[:, :a.shape[1]] = a
+    return out

@@ -61,6 +61,28 @@ def test_compiled_loop_equals_python_select_bit_for_bit(inst):
     assert bits(fast_pol) == bits(ref_pol)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instance)
+def test_compiled_loop_resumes_when_its_arrays_fill(inst):
+    """With room for one decision ``run_aimt`` stops whenever its outputs or its in-flight
+    arrays are full and ``kernel.resume`` grows them and calls again: the same rows, floats,
+    generator and box as the Python loop."""
+    from npuweave.schedule import aimt_kernel
+
+    ts = build(inst)
+    assume(inst["window"] is None or all(t.total_compute_s + t.total_weight_bytes > 0
+                                         for t in ts))
+    opts = {k: inst[k] for k in ("mem", "dist", "merge", "seed")}
+    ref, ref_pol = run("python", ts, inst["bw"], inst["requests"], inst["window"], **opts)
+    pol = AIMT(**opts)
+    board = Board(policy_tenants(pol, ts, BUF, inst["bw"]), BUF, inst["bw"])
+    start_streams(board, pol, inst["requests"], inst["window"])
+    cols = aimt_kernel.run_board_arrays(pol, board, inst["requests"], inst["window"], 1)
+    fast = [c.tolist() for c in cols[:3]] + [[x.hex() for x in c.tolist()] for c in cols[3:]]
+    assert fast == ref
+    assert bits(pol) == bits(ref_pol)
+
+
 def test_plan_kernel_path_gives_the_python_schedule_on_long_runs():
     # 300 requests: the in-flight arrays slide and grow; the random rule draws thousands of
     # times from a generator that refills its 624 words many times over

@@ -123,9 +123,9 @@ def test_loaded_kernels_pay_from_a_small_threshold():
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instance)
-def test_kernel_grows_its_arrays(inst):
-    """With room for one decision the kernel's outputs and in-flight arrays must grow as it
-    goes: the same rows as ``plan``."""
+def test_kernel_resumes_when_its_arrays_fill(inst):
+    """With room for one decision the kernel stops whenever its outputs or its in-flight
+    arrays are full; ``resume`` grows them and calls again: the same rows as ``plan``."""
     import numpy as np
 
     from npuweave.schedule import kernel
