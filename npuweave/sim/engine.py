@@ -194,13 +194,7 @@ class Engine:
         fired = loop.fired
         try:
             while True:
-                pe, dma = self.pe_end, self.dma_end  # ``next_event`` inlined
-                if pe <= dma:
-                    t, kind = pe, FREE
-                else:
-                    t, kind = dma, PART
-                if self.pull and loop.now < t:
-                    t, kind = loop.now, PULL
+                t, kind = self.next_event()
                 while heap and heap[0][3] is cancelled:
                     heappop(heap)
                 outside = bool(heap) and (heap[0][0] < t or heap[0][0] == t
