@@ -17,10 +17,17 @@ from typing import Any
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.experiments.compare import evaluate, resolve_schedulers
 from npuweave.experiments.executor import check_jobs, run_map
-from npuweave.experiments.lw_setup import check_ncf, fluid_bound, get_config, ncf_tables
+from npuweave.experiments.lw_setup import (  # noqa: F401 (check_config, resolve_physics re-exported)
+    check_config,
+    check_ncf,
+    fluid_bound,
+    ncf_tables,
+    resolve_physics,
+)
 from npuweave.experiments.lw_summary import (  # noqa: F401 (re-exported)
     BASELINES,
     METRICS,
+    THESIS,
     _geomean,
     averages,
     headline,
@@ -51,19 +58,6 @@ SCENARIOS = {
     "multi-batch": Scenario("multi-batch", "compute-centric", 16),
 }
 
-#: What the thesis reports (IV.5.C), by scenario.
-THESIS = {
-    "single-batch": {"stp_gain_vs_baselines": 0.601, "stp_gain_vs_baselines_max": 0.752,
-                     "stp_gain_vs_aimt": 0.216, "pe_utilization": 0.997,
-                     "dram_utilization": 0.913, "antt": 1.27, "antt_aimt": 1.55,
-                     "max_slowdown": 1.40, "max_slowdown_aimt": 1.89},
-    "multi-batch": {"stp_gain_vs_baselines": 0.539, "stp_gain_vs_baselines_max": 0.902,
-                    "stp_gain_vs_aimt": 0.163, "pe_utilization": 0.999,
-                    "dram_utilization": 0.707, "antt": 1.36, "antt_aimt": 1.58,
-                    "max_slowdown": 1.61, "max_slowdown_aimt": 1.90},
-}
-
-
 def all_pairs() -> list[tuple[str, str]]:
     """The 16 (compute, memory) abbreviation pairs, IC+BB first."""
     return [(c, m) for c in COMPUTE_MODELS for m in MEMORY_MODELS]
@@ -86,33 +80,6 @@ def parse_pairs(spec: str | Iterable[str] | None) -> list[tuple[str, str]]:
     if not pairs:
         raise ConfigError("no pair given; use e.g. --pairs RN+BB,IC+XL")
     return pairs
-
-
-def check_config(cost_model: str, seq_len: int | None) -> None:
-    """Reject an unknown cost model (the registry's error) or a ``seq_len`` below 1."""
-    from npuweave.cost import get_cost_model
-
-    get_cost_model(cost_model)
-    if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int)
-                                or seq_len < 1):
-        raise ConfigError(f"seq_len (--seq-len) must be an integer >= 1, got {seq_len!r}; "
-                          "use e.g. 32, or leave it out for the configuration's")
-
-
-def resolve_physics(config: str = "thesis", cost_model: str | None = None,
-                    seq_len: int | None = None) -> tuple[str, int | None]:
-    """``(cost model, seq_len)``: the named configuration's, each overridden when given.
-
-    Examples
-    --------
-    >>> resolve_physics(), resolve_physics("systolic"), resolve_physics(seq_len=8)
-    (('maestro', 32), ('systolic-ws', None), ('maestro', 8))
-    """
-    cfg = get_config(config)
-    model = cfg.cost_model if cost_model is None else cost_model
-    seq = cfg.seq_len if seq_len is None else seq_len
-    check_config(model, seq)
-    return model, seq
 
 
 def check_options(pairs: str | Iterable[str] | None, scenarios: Sequence[str],

@@ -200,3 +200,30 @@ def fluid_bound(compute: tuple[float, float], memory: tuple[float, float],
         if x0 >= 0 and x1 >= 0:
             best = max(best, x0 + x1)
     return best
+
+
+def check_config(cost_model: str, seq_len: int | None) -> None:
+    """Reject an unknown cost model (the registry's error) or a ``seq_len`` below 1."""
+    from npuweave.cost import get_cost_model
+
+    get_cost_model(cost_model)
+    if seq_len is not None and (isinstance(seq_len, bool) or not isinstance(seq_len, int)
+                                or seq_len < 1):
+        raise ConfigError(f"seq_len (--seq-len) must be an integer >= 1, got {seq_len!r}; "
+                          "use e.g. 32, or leave it out for the configuration's")
+
+
+def resolve_physics(config: str = "thesis", cost_model: str | None = None,
+                    seq_len: int | None = None) -> tuple[str, int | None]:
+    """``(cost model, seq_len)``: the named configuration's, each overridden when given.
+
+    Examples
+    --------
+    >>> resolve_physics(), resolve_physics("systolic"), resolve_physics(seq_len=8)
+    (('maestro', 32), ('systolic-ws', None), ('maestro', 8))
+    """
+    cfg = get_config(config)
+    model = cfg.cost_model if cost_model is None else cost_model
+    seq = cfg.seq_len if seq_len is None else seq_len
+    check_config(model, seq)
+    return model, seq
