@@ -27,6 +27,7 @@ import numpy as np
 from npuweave.schedule import jit
 from npuweave.schedule.base import EPS
 from npuweave.schedule.buffer import commit_in_place, fetch_end, fetch_window, in_flight, room
+from npuweave.schedule.jit import borrow
 
 # EPS is read as a compile-time constant by numba (the same value as npuweave.schedule.base)
 
@@ -162,7 +163,7 @@ def evaluate_all(k, active, pos, off, printed, t_m, t_c, free, maxft, size, comp
                      fl_f, head, tail, bw, ev)
 
 
-@jit.kernel
+@jit.kernel(inline=True)
 def choose_lw(k, active, nact, pos, off, arrival, printed, failsafe, compute_kind, t_m, t_c,
               free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail, bw, ev, ok,
               inh_now):
@@ -229,16 +230,22 @@ def dispatch(t, n, o_int, o_float, fl_s, fl_c, fl_f, head, tail, used, t_m, t_c,
 @jit.kernel
 def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, failsafe,
                active, pos, req, arrival, clock, fl_at, fl_s, fl_c, fl_f, requests, window,
-               has_window, o_int, o_float, n):
+               has_window, o_int, o_float, n, ev, ok, inh_now):
     """Run the board from decision ``n`` until it is done or its arrays are full
     (``has_room``); return the new ``n``. The state lives in the arrays passed in, updated
     in place (``clock`` = ``[t_m, t_c]``, ``fl_at`` = ``[head, tail, used]``, as
     ``flat_board`` makes them); ``resume`` grows what is full and calls again.
 
     One function for the whole loop (choice, then ``dispatch``) because a call per decision
-    from Python would cost more than the decision itself.
+    from Python would cost more than the decision itself. Every array is the caller's
+    (``ev, ok, inh_now`` from ``scratch``) and borrowed (``jit.borrow``): the inlined steps
+    then count no references per decision.
     """
-    ev, ok, inh_now = scratch(k)
+    off, size, comp, ftime, inh, mft, fl_s, fl_c, fl_f = borrow(
+        (off, size, comp, ftime, inh, mft, fl_s, fl_c, fl_f))
+    compute_kind, active, pos, req, arrival, ok = borrow(
+        (compute_kind, active, pos, req, arrival, ok))
+    o_int, o_float, ev, inh_now = borrow((o_int, o_float, ev, inh_now))
     t_m, t_c = clock[0], clock[1]
     head, tail, used = fl_at[0], fl_at[1], fl_at[2]
     nact = 0
@@ -291,8 +298,9 @@ def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: floa
               np.array(b.mft, np.float64), b.buf, b.bw, bool(failsafe), flat.active, flat.pos,
               flat.req, flat.arrival, flat.clock, flat.fl_at)
     loop = loop_end(requests, window_s)
+    work = scratch(flat.k)
     return resume(lambda fl, o_int, o_float, n: run_kernel(*tables, *fl, *loop, o_int,
-                                                           o_float, n), flat, cap)
+                                                           o_float, n, *work), flat, cap)
 
 
 class FlatBoard(NamedTuple):
