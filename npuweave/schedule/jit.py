@@ -101,10 +101,13 @@ def _borrowed() -> Any:
     from numba.core import cgutils
     from numba.extending import intrinsic
 
-    @intrinsic  # type: ignore[misc]
+    tuple_type: Any = types.BaseTuple  # numba's types are untyped for mypy
+    array_type: Any = types.Array
+
+    @intrinsic
     def borrowed(typingctx: Any, arrays: Any) -> Any:
-        if not (isinstance(arrays, types.BaseTuple)
-                and all(isinstance(a, types.Array) for a in arrays)):
+        if not (isinstance(arrays, tuple_type) and all(isinstance(a, array_type)
+                                                       for a in arrays)):
             return None
 
         def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
