@@ -178,6 +178,8 @@ class PremaFamily(TaskBase):
     def decide(self, now: float, view: View) -> Decision:
         if self.uses_tokens:
             self.update_tokens(now, view)
+        if not view.queued or (view.running and not self.preemptive):
+            return IDLE  # nobody could take the NPU (most periodic wake-ups): no pick
         best = self.pick(now, view)
         if best is None:
             return IDLE
