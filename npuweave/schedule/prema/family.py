@@ -28,16 +28,8 @@ from npuweave.schedule.prema.mechanism import select_mechanism
 from npuweave.schedule.prema.readings import Reading
 from npuweave.schedule.prema.readings import reading as get_reading
 from npuweave.schedule.prema.tokens import accrue
-from npuweave.schedule.protocol import (
-    IDLE,
-    Decision,
-    Mechanism,
-    Preempt,
-    RequestView,
-    Run,
-    TaskBase,
-    View,
-)
+from npuweave.schedule.protocol import IDLE, Decision, Preempt, RequestView, Run, TaskBase, View
+from npuweave.schedule.task import task_mechanism
 
 MECHANISM_CHOICES = ("checkpoint", "kill", "drain", "dynamic", "dynamic-kill")
 TOTAL_FRACTION = 1 / 4000
@@ -197,7 +189,7 @@ class PremaFamily(TaskBase):
         # in the same decision (one decision per boundary, as Dysta makes)
         then = best.id if self.at_units else None
         if self.mechanism in ("checkpoint", "kill", "drain"):
-            return Preempt(run.id, Mechanism(self.mechanism), then)
+            return Preempt(run.id, task_mechanism(self.mechanism, self.name), then)
         alt = "kill" if self.mechanism == "dynamic-kill" else "checkpoint"
         if self.reading.mechanism_select == "alg3":
             choice = select_mechanism(self.est(view, run), self.executed(view, run),
@@ -205,4 +197,4 @@ class PremaFamily(TaskBase):
             if choice == "drain":
                 self.drains += 1
                 return IDLE
-        return Preempt(run.id, Mechanism(alt), then)
+        return Preempt(run.id, task_mechanism(alt, self.name), then)
