@@ -42,7 +42,7 @@ import numpy as np
 from npuweave.errors import ConfigError
 from npuweave.fileio.flags import Batching
 from npuweave.hardware.npu import NPU
-from npuweave.schedule.closedloop import ClosedLoop
+from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.arrivals import Arrivals
 from npuweave.sim.serve import MAX_EVENTS
 from npuweave.sim.simspec_checks import check_spec

@@ -23,10 +23,10 @@ from npuweave.cost.types import LayerCost
 from npuweave.errors import ConfigError
 from npuweave.hardware.npu import NPU
 from npuweave.schedule.base import Tenant
-from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.plan import policy_tenants
 from npuweave.schedule.protocol import Policy
 from npuweave.schedule.registry import get_scheduler
+from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.fastloop import closed_loop_mode, fast_path_refusal, run_fast
 from npuweave.sim.intervals import interval_columns
 from npuweave.sim.records import RequestRecord
