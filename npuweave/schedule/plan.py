@@ -121,7 +121,9 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
     installed) or ``"auto"``: the kernel when numba is installed, the policy is exactly
     ``Layerweaver`` or has its own compiled loop and the run is expected to
     take at least ``KERNEL_MIN_DECISIONS`` decisions (below that, numba's import and cache
-    load, about 0.3 s, cost more than they save), else the reference.
+    load, about 0.3 s, cost more than they save), else the reference. Without numba,
+    ``Layerweaver`` takes the kernel as plain Python on lists (``kernel.as_lists``): the
+    same loop, as fast as a plain-Python port of it and faster than the policy loop.
 
     Examples
     --------
@@ -246,7 +248,15 @@ def choose_path(path: str, policy: Policy, board: Board, requests: int | None,
         return path
     if not fits:
         return "python"
+    if type(policy) is Layerweaver and not _numba():
+        return "kernel"  # the same loop as plain Python on lists, faster than the policy loop
     return "kernel" if kernels_pay(_expected_decisions(board, requests, window_s)) else "python"
+
+
+def _numba() -> bool:
+    from npuweave.schedule import kernel
+
+    return kernel.available()
 
 
 def _expected_decisions(board: Board, requests: int | None, window_s: float | None) -> int:
