@@ -79,11 +79,11 @@ class IntervalIndex:
         start_s = np.asarray(start_s, dtype=np.float64)
         end_s = np.asarray(end_s, dtype=np.float64)
         span = int(request.max()) + 1 if request.size else 1
-        keys = np.asarray(ten, dtype=np.int64) * span + np.asarray(request, dtype=np.int64)
-        # stable: keeps interval order within a group; small keys as 16 bits, which NumPy
-        # sorts by radix (one pass) rather than by merging
-        small = keys.astype(np.uint16) if keys.size and int(keys.max()) < 1 << 16 else keys
-        order = np.argsort(small, kind="stable")
+        # stable: keeps interval order within a group; keys of 16 bits where they fit, which
+        # NumPy sorts by radix (one pass) rather than by merging
+        wide = np.int64 if len(ten_names) * span >= 1 << 16 else np.uint16
+        keys = np.asarray(ten).astype(wide) * wide(span) + np.asarray(request).astype(wide)
+        order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
         ss, es = start_s[order], end_s[order]
         cut = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
@@ -102,8 +102,8 @@ class IntervalIndex:
         totals = dict(zip(keys_in_order, sums[rank].tolist()))
         reach = dict(zip(keys_in_order, zip(low[rank].tolist(), high[rank].tolist())))
         table = {name: i for i, name in enumerate(res_names)}
-        return cls(records, (np.asarray(res, dtype=np.int64), table), start_s, end_s, groups,
-                   totals, _reach=reach)
+        return cls(records, (np.asarray(res), table), start_s, end_s, groups, totals,
+                   _reach=reach)
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.records)
