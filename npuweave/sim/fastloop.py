@@ -151,12 +151,10 @@ def _records(tenants: Sequence[Tenant], t: np.ndarray, i: np.ndarray, cs: np.nda
     """One record per request, by tenant then request: issued when the previous one of its
     stream finished (0 for the first), started at its first computation."""
     recs: list[RequestRecord] = []
-    first = np.flatnonzero(i == 0)  # decisions that start a request, then those that end one
-    last = np.flatnonzero(i == np.asarray(counts, np.int64)[t] - 1) if len(t) else first
-    t_first, t_last = t[first], t[last]
     for k, x in enumerate(tenants):
-        starts = cs[first[t_first == k]].tolist()
-        ends = ce[last[t_last == k]].tolist()
+        mine = t == k
+        starts = cs[mine & (i == 0)].tolist()
+        ends = ce[mine & (i == counts[k] - 1)].tolist()
         arrivals = [0.0, *ends[:-1]]
         recs += [RequestRecord(x.label, x.model, q, a, s, e, x.batch)
                  for q, (a, s, e) in enumerate(zip(arrivals, starts, ends))]
