@@ -176,17 +176,33 @@ def _merge(p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_u, d_s, d_e, res, ten, req, unit
 
 def _sort_into(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray], resource: np.ndarray,
                cols: list[np.ndarray]) -> None:
-    """Fill the columns by a stable sort on (start, DRAM first, end): lexsort, last key first;
-    equal keys keep PE-then-DRAM input order."""
-    n_pe, n = len(pe[3]), len(resource)
-    start = np.concatenate((pe[3], dram[3]))
-    is_pe = np.arange(n) < n_pe
-    order = np.lexsort((np.concatenate((pe[4], dram[4])), is_pe, start))
+    """Fill the columns by a stable sort of all rows (NumPy; no compiled kernels)."""
+    n_pe, n_dram = len(pe[3]), len(dram[3])
+    n = n_pe + n_dram
+    if _in_order(pe[3], pe[4]) and _in_order(dram[3], dram[4]):
+        # each run in (start, end) order: a stable sort by start alone of DRAM rows then PE
+        # rows puts DRAM first at the same start and keeps each resource's order
+        order = np.argsort(np.concatenate((dram[3], pe[3])), kind="stable")
+        first_pe = False
+    else:  # lexsort: last key first; stable, so equal keys keep PE-then-DRAM input order
+        is_pe = np.arange(n) < n_pe
+        order = np.lexsort((np.concatenate((pe[4], dram[4])), is_pe,
+                            np.concatenate((pe[3], dram[3]))))
+        first_pe = True
     where = np.empty(n, dtype=np.int64)  # row -> its position in the result
     where[order] = np.arange(n)
-    to_pe, to_dram = where[:n_pe], where[n_pe:]
+    to_pe, to_dram = (where[:n_pe], where[n_pe:]) if first_pe else (where[n_dram:],
+                                                                    where[:n_dram])
     for k, out in enumerate(cols):  # scatter: fewer large temporaries than a gather
         out[to_pe] = pe[k]
         out[to_dram] = dram[k]
     resource[to_pe] = 0
     resource[to_dram] = 1
+
+
+def _in_order(start: np.ndarray, end: np.ndarray) -> bool:
+    """Whether rows are sorted by (start, end), so a stable sort would keep them in place."""
+    if start.size < 2:
+        return True
+    ds = start[1:] - start[:-1]
+    return bool(np.all((ds > 0) | ((ds == 0) & (end[1:] >= end[:-1]))))
