@@ -12,7 +12,7 @@ interval order, so the numbers are the very floats the record-by-record code giv
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
@@ -43,7 +43,7 @@ class IntervalIndex:
     resource: tuple[np.ndarray, dict[Any, int]]
     start_s: np.ndarray
     end_s: np.ndarray
-    groups: dict[tuple[str, int], Spans]
+    groups: Mapping[tuple[str, int], Spans]
     totals: dict[tuple[str, int], float]
     _merged: dict[str, Spans] = field(default_factory=dict)
     # per group: (earliest start, latest end), filled on first use (or by _from_columns)
@@ -94,11 +94,11 @@ class IntervalIndex:
         low = np.minimum.reduceat(ss, lo) if keys.size else ss
         high = np.maximum.reduceat(es, lo) if keys.size else es
         sums = _segment_sums(es - ss, lo, hi)
-        lo_l, hi_l, k_l = lo.tolist(), hi.tolist(), sorted_keys[lo].tolist()
-        names = [(ten_names[k // span], k % span) for k in k_l]
+        names = [(ten_names[k // span], k % span) for k in sorted_keys[lo].tolist()]
         ranked = rank.tolist()
         keys_in_order = [names[g] for g in ranked]
-        groups = {names[g]: (ss[lo_l[g]:hi_l[g]], es[lo_l[g]:hi_l[g]]) for g in ranked}
+        groups = _Slices(dict(zip(keys_in_order, zip(lo[rank].tolist(), hi[rank].tolist()))),
+                         ss, es)
         totals = dict(zip(keys_in_order, sums[rank].tolist()))
         reach = dict(zip(keys_in_order, zip(low[rank].tolist(), high[rank].tolist())))
         table = {name: i for i, name in enumerate(res_names)}
@@ -141,6 +141,32 @@ class IntervalIndex:
             pick = codes == table.get(resource, -1)
             self._merged[resource] = merge_arrays(self.start_s[pick], self.end_s[pick])
         return self._merged[resource]
+
+
+class _Slices(Mapping[tuple[str, int], Spans]):
+    """Each request's ``(starts, ends)``, sliced from the grouped arrays when asked for (most
+    requests of a window never are: their totals and reach answer for them).
+
+    Examples
+    --------
+    >>> s = _Slices({("a", 0): (1, 3)}, np.arange(4.0), np.arange(4.0) + 1)
+    >>> list(s), s["a", 0][1].tolist()
+    ([('a', 0)], [2.0, 3.0])
+    """
+
+    def __init__(self, bounds: dict[tuple[str, int], tuple[int, int]], starts: np.ndarray,
+                 ends: np.ndarray) -> None:
+        self._bounds, self._starts, self._ends = bounds, starts, ends
+
+    def __getitem__(self, key: tuple[str, int]) -> Spans:
+        lo, hi = self._bounds[key]
+        return self._starts[lo:hi], self._ends[lo:hi]
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        return iter(self._bounds)
+
+    def __len__(self) -> int:
+        return len(self._bounds)
 
 
 def _codes(values: Sequence[Any]) -> tuple[np.ndarray, dict[Any, int]]:
