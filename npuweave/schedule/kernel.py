@@ -162,7 +162,7 @@ def evaluate_all(k, active, pos, off, printed, t_m, t_c, free, maxft, size, comp
                      fl_f, head, tail, bw, ev)
 
 
-@jit.kernel
+@jit.kernel(inline=True)
 def choose_lw(k, active, nact, pos, off, arrival, printed, failsafe, compute_kind, t_m, t_c,
               free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail, bw, ev, ok,
               inh_now):

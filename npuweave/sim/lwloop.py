@@ -41,7 +41,7 @@ def _replay_table(size, comp, ftime, lo, n, buf, bw, out):
         out[lo + p] = t_c
 
 
-@_jit
+@_jit(inline=True)
 def _pick_plus(k, ok, ev, inh_now, deadline, printed):
     """Mode 1 of ``_choose_fast``: least total (EPS), then deadline, inherent idle (in the
     printed reading only when the least total is zero: ``lw_reading.tie_key``), fe - ce."""
@@ -66,11 +66,15 @@ def _pick_plus(k, ok, ev, inh_now, deadline, printed):
     return pick
 
 
-@_jit
+@_jit(inline=True)
 def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, est, bound,
             prune, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head,
-            tail, bw, ev, ok, inh_now, stats):
-    """The policy's choice; ``stats``: [estimates, urgent] counters."""
+            tail, bw, work, stats):
+    """The policy's choice; ``work``: ``scratch``'s arrays; ``stats``: [estimates, urgent]
+    counters. Copied into ``_serve`` (no call: a call passing arrays costs two atomic
+    reference-count operations per array, which were most of the loop's time; at most 30
+    arguments, or Python passes them as ``*args``, which numba cannot inline)."""
+    ev, ok, inh_now = work
     if code != LW_PLUS and code != LW_PLUS_PRINTED:
         return choose_lw(k, active, nact, pos, seg, arrival, code == LW_PRINTED, code == SEQ,
                          compute_kind, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s,
@@ -128,7 +132,7 @@ def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp,
     cur_mft = np.zeros(nt, np.float64)
     ph = np.zeros(k, np.int64)   # per model: requests started
     pa = np.zeros(k, np.int64)   # per model: requests admitted
-    ev, ok, inh_now = scratch(nt)
+    work = scratch(nt)  # ev, ok, inh_now
     fl_s, fl_c, fl_f = in_flight(room)
     stats = np.zeros(2, np.int64)
     head = 0
@@ -187,7 +191,7 @@ def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp,
         free = buf - used
         t = _choose(code, nt, active, nact, pos, seg, arrival, deadline, compute_kind, est,
                     bound, prune, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s,
-                    fl_c, fl_f, head, tail, bw, ev, ok, inh_now, stats)
+                    fl_c, fl_f, head, tail, bw, work, stats)
         decisions += 1
         # -- Board.commit --
         fe, ce, head, tail, used = commit_in_place(
@@ -209,7 +213,7 @@ def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp,
     return missed, decisions, stats[0], stats[1], pe_busy
 
 
-@_jit
+@_jit(inline=True)
 def _free_slot(m, slots, active):
     """The lowest free slot's board tenant of model ``m`` (-1: all busy; Batcher.admit)."""
     for t in range(m * slots, (m + 1) * slots):
@@ -218,7 +222,7 @@ def _free_slot(m, slots, active):
     return -1
 
 
-@_jit
+@_jit(inline=True)
 def _earliest(times, order, a, b):
     """The earliest arrival among queued requests ``order[a:b]`` (``a < b``)."""
     out = times[order[a]]
@@ -228,7 +232,7 @@ def _earliest(times, order, a, b):
     return out
 
 
-@_jit
+@_jit(inline=True)
 def _inherit(k, slots, nb_max, active, own, deadline, times, order, moff, pa, ph, rel, alone):
     """``_State.inherit``: each batch in service takes the deadline of its model's queue
     (``Batcher.due``: the earliest deadline of the next batch less its standalone time) when
@@ -250,7 +254,7 @@ def _inherit(k, slots, nb_max, active, own, deadline, times, order, moff, pa, ph
                 deadline[t] = due if due < own[t] else own[t]
 
 
-@_jit
+@_jit(inline=True)
 def _max_mft(k, active, cur_mft):
     """``Board._refresh``: the longest single fetch among the active tenants' units."""
     out = 0.0
@@ -260,7 +264,7 @@ def _max_mft(k, active, cur_mft):
     return out
 
 
-@_jit
+@_jit(inline=True)
 def _next_time(k, nxt, n, times, order, moff, pa, ph, nb_max, window, now):
     """``Batcher.wake`` with nothing in service: the next arrival or batching-window end
     (``inf``: none)."""
@@ -277,7 +281,7 @@ def _next_time(k, nxt, n, times, order, moff, pa, ph, nb_max, window, now):
     return later
 
 
-@_jit
+@_jit(inline=True)
 def _finish_batch(t, ce, lo, hi, order, times, rel, finish, batch_of):
     """``_State.finished``: the batch of tenant ``t`` (relative deadline ``rel``) ends at
     ``ce``; returns its misses."""
