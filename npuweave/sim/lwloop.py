@@ -79,11 +79,14 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
         return choose_lw(k, active, nact, pos, seg, arrival, code == LW_PRINTED, code == SEQ,
                          compute_kind, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s,
                          fl_c, fl_f, head, tail, bw, ev, ok, inh_now)
-    printed = code == LW_PLUS_PRINTED
-    evaluate_all(k, active, pos, seg, printed, t_m, t_c, free, maxft, size, comp, ftime, inh,
-                 fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now)
-    pool(k, active, nact, compute_kind, ev, ok)
-    pick = _pick_plus(k, ok, ev, inh_now, deadline, printed)
+    if nact == 1:  # the only candidate is Mode 1's pick: no idle terms needed (the urgency
+        pick = _only(k, active)  # check below reads the pick's ``t_end``, not ``ev``)
+    else:
+        printed = code == LW_PLUS_PRINTED
+        evaluate_all(k, active, pos, seg, printed, t_m, t_c, free, maxft, size, comp, ftime,
+                     inh, fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now)
+        pool(k, active, nact, compute_kind, ev, ok)
+        pick = _pick_plus(k, ok, ev, inh_now, deadline, printed)
     t_end = now if now > t_c else t_c
     urgent = -1
     u_deadline = np.inf
@@ -211,6 +214,15 @@ def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp,
             maxft = _max_mft(nt, active, cur_mft)
         now = t_m
     return missed, decisions, stats[0], stats[1], pe_busy
+
+
+@_jit(inline=True)
+def _only(k, active):
+    """The one active tenant (the loop calls it with exactly one)."""
+    for t in range(k):
+        if active[t]:
+            return t
+    return -1
 
 
 @_jit(inline=True)
