@@ -17,7 +17,7 @@ import numpy as np
 from npuweave.schedule.base import EPS
 from npuweave.schedule.buffer import commit_in_place, in_flight
 from npuweave.schedule.jit import kernel as _jit
-from npuweave.schedule.kernel import choose_lw, evaluate_all, pool, scratch
+from npuweave.schedule.kernel import choose_lw, evaluate_all, fcfs, pool, scratch
 
 SEQ, LW_PRINTED, LW_NPUWEAVE, LW_PLUS, LW_PLUS_PRINTED = 0, 1, 2, 3, 4
 
@@ -79,15 +79,19 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
         return choose_lw(k, active, nact, pos, seg, arrival, code == LW_PRINTED, code == SEQ,
                          compute_kind, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s,
                          fl_c, fl_f, head, tail, bw, ev, ok, inh_now)
-    if nact == 1:  # the only candidate is Mode 1's pick: no idle terms needed (the urgency
-        pick = _only(k, active)  # check below reads the pick's ``t_end``, not ``ev``)
-    else:
-        printed = code == LW_PLUS_PRINTED
-        evaluate_all(k, active, pos, seg, printed, t_m, t_c, free, maxft, size, comp, ftime,
-                     inh, fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now)
-        pool(k, active, nact, compute_kind, ev, ok)
-        pick = _pick_plus(k, ok, ev, inh_now, deadline, printed)
-    t_end = now if now > t_c else t_c
+    printed = code == LW_PLUS_PRINTED
+    evaluate_all(k, active, pos, seg, printed, t_m, t_c, free, maxft, size, comp, ftime, inh,
+                 fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now)
+    pool(k, active, nact, compute_kind, ev, ok)
+    pick = _pick_plus(k, ok, ev, inh_now, deadline, printed)
+    return _urgency(k, active, pick, ev[pick, 4], deadline, seg, pos, now if now > t_c else t_c,
+                    prune, bound, est, stats)
+
+
+@_jit(inline=True)
+def _urgency(k, active, pick, pick_ce, deadline, seg, pos, t_end, prune, bound, est, stats):
+    """Mode 2 of ``_choose_fast`` after Mode 1 picked ``pick`` (its compute end
+    ``pick_ce``): the earliest-deadline request estimated to miss even alone, else ``pick``."""
     urgent = -1
     u_deadline = np.inf
     for t in range(k):
@@ -96,7 +100,7 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
         d = deadline[t]
         if d == np.inf or (urgent >= 0 and d >= u_deadline):
             continue
-        slack = d - (t_end if t == pick else ev[pick, 4])
+        slack = d - (t_end if t == pick else pick_ce)
         u = seg[t] + pos[t]
         if prune and slack >= bound[u]:
             continue
@@ -192,9 +196,17 @@ def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp,
             _inherit(k, slots, nb_max, active, own, deadline, times, order, moff, pa, ph, rel,
                      alone)
         free = buf - used
-        t = _choose(code, nt, active, nact, pos, seg, arrival, deadline, compute_kind, est,
-                    bound, prune, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s,
-                    fl_c, fl_f, head, tail, bw, work, stats)
+        if nact == 1:  # the policy's answer without binding _choose's ~20 arrays
+            t = _only(nt, active)  # (Mode 1 of Layerweaver+ too; Mode 2 may still override)
+            if code == LW_PLUS or code == LW_PLUS_PRINTED:
+                t = _urgency(nt, active, t, 0.0, deadline, seg, pos, now if now > t_c else t_c,
+                             prune, bound, est, stats)
+        elif code == SEQ:  # choose_lw's failsafe branch, without binding its arrays
+            t = fcfs(nt, active, pos, arrival)
+        else:
+            t = _choose(code, nt, active, nact, pos, seg, arrival, deadline, compute_kind, est,
+                        bound, prune, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s,
+                        fl_c, fl_f, head, tail, bw, work, stats)
         decisions += 1
         # -- Board.commit --
         fe, ce, head, tail, used = commit_in_place(
