@@ -51,7 +51,12 @@ def capture(path: str) -> None:
         total = sum(ratio)
         runner = _Runner(specs(v, n), (ratio[0] / total, ratio[1] / total),
                          (DEADLINE_VISION_S, DEADLINE_NLP_S), factory, Batching(0.0, 16), setup)
-        lwkernel._loop._serve = lambda *a: (got.append(a), real(*a))[1]  # type: ignore
+
+        def keep(*a: object, got: list[tuple[object, ...]] = got) -> object:
+            got.append(a)
+            return real(*a)
+
+        lwkernel._loop._serve = keep  # type: ignore[assignment]
         try:
             runner.serve(load, 0)
         finally:
