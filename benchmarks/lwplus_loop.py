@@ -37,13 +37,19 @@ CASES = (("RN", "XL", (1.0, 64.0), "baseline", 200.0),
          ("IC", "BL", (1.0, 1.0), "layerweaver", 209.17411805887352))
 
 
+#: ``_serve``'s argument that was the in-flight room and is now the working arrays
+ROOM = 20
+
+
 def capture(path: str) -> None:
     """Build every case's ``_serve`` arguments with this checkout and pickle them."""
     from npuweave.experiments.lwplus import ServeSetup, _Runner, policy_for
     from npuweave.experiments.lwplus_repro import DEADLINE_NLP_S, DEADLINE_VISION_S, specs
+    from npuweave.schedule import jit
     from npuweave.sim import lwkernel
     from npuweave.sim.lwserve import Batching
 
+    jit.compile()  # the compiled _serve (the plain one cannot call compiled intrinsics)
     setup, real, out = ServeSetup(), lwkernel._loop._serve, []
     for v, n, ratio, sched, load in CASES:
         got: list[tuple[object, ...]] = []
@@ -61,7 +67,10 @@ def capture(path: str) -> None:
             runner.serve(load, 0)
         finally:
             lwkernel._loop._serve = real  # type: ignore[assignment]
-        out.append((f"{v}+{n} {ratio[0]:g}:{ratio[1]:g} {sched}", got[0]))
+        args = list(got[0])
+        if isinstance(args[ROOM], tuple):  # the working arrays: keep only the in-flight room
+            args[ROOM] = len(args[ROOM][-4])
+        out.append((f"{v}+{n} {ratio[0]:g}:{ratio[1]:g} {sched}", tuple(args)))
     with open(path, "wb") as f:
         pickle.dump(out, f)
 
@@ -69,7 +78,7 @@ def capture(path: str) -> None:
 def time_cases(path: str, repeats: int) -> None:
     """Print ``name <TAB> min CPU s <TAB> decisions <TAB> md5`` per case (this process's tree)."""
     from npuweave.schedule import jit
-    from npuweave.sim import lwloop
+    from npuweave.sim import lwkernel, lwloop
 
     jit.compile()
     with open(path, "rb") as f:
@@ -78,8 +87,11 @@ def time_cases(path: str, repeats: int) -> None:
         best, digest, decisions = np.inf, "", 0
         for r in range(repeats + 1):
             finish, batch = np.full_like(args[-2], np.nan), np.zeros_like(args[-1])
+            run = list(args[:-2])
+            if hasattr(lwkernel, "loop_state"):  # the loop takes its arrays from the caller
+                run[ROOM] = lwkernel.loop_state(run[3], run[4], run[ROOM])
             c0 = time.process_time()
-            out = lwloop._serve(*args[:-2], finish, batch)
+            out = lwloop._serve(*run, finish, batch)
             spent = time.process_time() - c0
             if r:  # the first run compiles or loads numba's cache
                 best = min(best, spent)

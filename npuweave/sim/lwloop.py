@@ -16,8 +16,9 @@ import numpy as np
 
 from npuweave.schedule.base import EPS
 from npuweave.schedule.buffer import commit_in_place, in_flight
+from npuweave.schedule.jit import borrow
 from npuweave.schedule.jit import kernel as _jit
-from npuweave.schedule.kernel import choose_lw, evaluate_all, fcfs, pool, scratch
+from npuweave.schedule.kernel import choose_lw, evaluate_all, fcfs, pool
 
 SEQ, LW_PRINTED, LW_NPUWEAVE, LW_PLUS, LW_PLUS_PRINTED = 0, 1, 2, 3, 4
 
@@ -116,7 +117,7 @@ def _urgency(k, active, pick, pick_ce, deadline, seg, pos, t_end, prune, bound, 
 
 @_jit
 def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp, ftime, inh, est,
-           bound, alone, mft, pe_sum, batch_kind, buf, bw, room, times, models, order, moff,
+           bound, alone, mft, pe_sum, batch_kind, buf, bw, state, times, models, order, moff,
            rel, window, limit, finish, batch_of):
     """The ``serve_layerwise`` loop; returns ``(missed, decisions, estimates, urgent,
     pe_busy)`` and fills ``finish`` / ``batch_of``. Board tenant ``t`` is slot ``t % slots``
@@ -124,24 +125,21 @@ def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp,
     per-model FIFO, ``max_inflight`` for per-request grouping). ``batch_kind[m * nb_max + b -
     1]``: model ``m`` at batch ``b`` is compute-bound (a batch is classified by its own
     costs); ``alone`` at the same index: its standalone time (deadline inheritance).
-    ``room``: the in-flight capacity (``buffer.room``)."""
+    ``state``: the loop's working arrays, fresh from ``lwkernel.loop_state`` (the in-flight
+    list sized by ``buffer.room``).
+
+    Every array is the caller's and borrowed (``jit.borrow``): the inlined steps then count
+    no references per decision (two atomic operations per array at each binding of an
+    inlined function's parameters were most of the loop's time)."""
+    (seg_off, n_units, size, comp, ftime, inh, est, bound, alone, mft, pe_sum, batch_kind,
+     times, models, order, moff, rel, finish, batch_of) = borrow(
+        (seg_off, n_units, size, comp, ftime, inh, est, bound, alone, mft, pe_sum,
+         batch_kind, times, models, order, moff, rel, finish, batch_of))
+    (compute_kind, active, pos, seg, lo, hi, arrival, own, deadline, cur_mft, ph, pa, ev, ok,
+     inh_now, fl_s, fl_c, fl_f, stats) = borrow(state)
+    work = (ev, ok, inh_now)
     n = times.shape[0]
     nt = k * slots
-    compute_kind = np.zeros(nt, np.bool_)  # per tenant: the batch in service's class
-    active = np.zeros(nt, np.bool_)
-    pos = np.zeros(nt, np.int64)
-    seg = np.zeros(nt, np.int64)
-    lo = np.zeros(nt, np.int64)
-    hi = np.zeros(nt, np.int64)
-    arrival = np.zeros(nt, np.float64)
-    own = np.full(nt, np.inf)       # the batch's own deadline (earliest of its requests)
-    deadline = np.full(nt, np.inf)  # the deadline the policy sees (own, or inherited)
-    cur_mft = np.zeros(nt, np.float64)
-    ph = np.zeros(k, np.int64)   # per model: requests started
-    pa = np.zeros(k, np.int64)   # per model: requests admitted
-    work = scratch(nt)  # ev, ok, inh_now
-    fl_s, fl_c, fl_f = in_flight(room)
-    stats = np.zeros(2, np.int64)
     head = 0
     tail = 0
     used = 0
