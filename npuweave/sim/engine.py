@@ -118,7 +118,8 @@ class Engine:
                  "free", "freed", "dma_job", "need", "waiting", "store_wait", "dma_idle",
                  "ready", "pe_busy", "pe_job", "pe_start", "dispatched", "computed",
                  "store_after", "log", "pe_log", "dram_log", "pe_busy_s", "dram_busy_s",
-                 "last_end", "claimed", "peak_claimed", "orphan", "pe_end", "dma_end", "pull")
+                 "last_end", "claimed", "peak_claimed", "orphan", "pe_end", "dma_end", "pull",
+                 "stretch")
 
     def __init__(self, buffer_bytes: int, dram_bw: float, source: Source,
                  on_start: Hook | None = None, on_end: Hook | None = None,
@@ -156,6 +157,10 @@ class Engine:
         self.pe_end = INF
         self.dma_end = INF
         self.pull = False
+        # fires a stretch of the engine's events at once (``npuweave.sim.stretch``): called
+        # with the heap's first event (time, priority), ``until`` and the events left; returns
+        # the events it fired (0: none, fire this one here)
+        self.stretch: Callable[[float, int, float, float], int] | None = None
         self.loop.inner = self
 
     def run(self, until: float | None = None) -> None:
@@ -208,6 +213,12 @@ class Engine:
                     raise EventBudgetError(
                         f"the simulation reached its budget of {cap} events at t = "
                         f"{loop.now:.6g} s and was stopped{loop.budget_hint}")
+                if not outside and self.stretch is not None:
+                    n = self.stretch(heap[0][0] if heap else INF, heap[0][1] if heap else 0,
+                                     INF if until is None else until, cap - fired)
+                    if n:
+                        fired += n
+                        continue
                 fired += 1
                 if outside:
                     time, _, _, fn, args = heappop(heap)
