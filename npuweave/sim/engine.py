@@ -119,7 +119,7 @@ class Engine:
                  "ready", "pe_busy", "pe_job", "pe_start", "dispatched", "computed",
                  "store_after", "log", "pe_log", "dram_log", "pe_busy_s", "dram_busy_s",
                  "last_end", "claimed", "peak_claimed", "orphan", "pe_end", "dma_end", "pull",
-                 "stretch")
+                 "stretch", "held")
 
     def __init__(self, buffer_bytes: int, dram_bw: float, source: Source,
                  on_start: Hook | None = None, on_end: Hook | None = None,
@@ -161,6 +161,10 @@ class Engine:
         # with the heap's first event (time, priority), ``until`` and the events left; returns
         # the events it fired (0: none, fire this one here)
         self.stretch: Callable[[float, int, float, float], int] | None = None
+        # set while the last stretch holds the engine's queues and totals in its arrays:
+        # ``settle`` brings them back (the times, ``pull``, ``dma_idle``, ``pe_busy``,
+        # ``pe_job`` and ``pe_start`` are always current)
+        self.held: Callable[[], None] | None = None
         self.loop.inner = self
 
     def run(self, until: float | None = None) -> None:
@@ -176,6 +180,11 @@ class Engine:
 
     def _post_pull(self, now: float) -> None:
         self.pull = True  # always for ``now``: the loop fires it after this instant's others
+
+    def settle(self) -> None:
+        """Bring back the state a stretch holds (before anything reads or changes it)."""
+        if self.held is not None:
+            self.held()
 
     # -- the loop ---------------------------------------------------------------------------
     def next_event(self) -> tuple[float, int]:
@@ -237,9 +246,12 @@ class Engine:
                     self._pull()
         finally:
             loop.fired = fired
+            self.settle()
 
     # -- DMA --------------------------------------------------------------------------------
     def _pull(self) -> None:
+        if self.held is not None:
+            self.held()
         now = self.loop.now
         pend, next_job = self.pending, self.next_job
         while True:
@@ -326,6 +338,8 @@ class Engine:
         """A transfer part ended (an event). When the DMA is then free and no event at this
         instant would fire before its pull, pull now instead of posting the pull event: the
         same order as the event loop's, one event fewer."""
+        if self.held is not None:
+            self.held()
         now = self.loop.now
         if self.need == 0:
             if self.orphan:
@@ -370,6 +384,8 @@ class Engine:
 
     def _computed(self) -> None:
         """The computation on the PE ended (an event)."""
+        if self.held is not None:
+            self.held()
         now = self.loop.now
         unit, rid = self._leave(now)
         if self.on_end is not None:
@@ -434,6 +450,7 @@ class Engine:
         def mine(job: Job) -> bool:
             return job[1] == rid and job[0].index >= first
 
+        self.settle()
         pend = self.pending
         if any(mine(j) for j in pend):
             kept = [j for j in pend if not mine(j)]
@@ -482,6 +499,7 @@ class Engine:
         >>> e.pe_log[0][2:], e.pe_busy_s, e.last_end
         ((0.0, 1.5), 1.5, 1.5)
         """
+        self.settle()
         job = self.pe_job
         if not self.pe_busy or job is None or job[1] != rid:
             return 0.0

@@ -40,8 +40,8 @@ DONE, ASK = 0, 1
 (I_FREE, I_NEED, I_WAITING, I_STORE_WAIT, I_DMA_IDLE, I_PE_BUSY, I_DISPATCHED, I_COMPUTED,
  I_STORE_AFTER, I_CLAIMED, I_PEAK, I_ORPHAN, I_PULL, I_DMA_U, I_DMA_R, I_PE_U, I_PE_R,
  I_FIRED, I_BUDGET, I_HPRIO, I_RD_H, I_RD_T, I_FR_H, I_FR_T, I_PD_H, I_PD_T, I_POS, I_SEND,
- I_DSP, I_PROG, I_RID, I_RUNITS, I_NRUNS) = range(33)
-N_INT = 33
+ I_DSP, I_PROG, I_RID, I_RUNITS, I_NRUNS, I_SRID) = range(34)
+N_INT = 34
 # float state
 F_NOW, F_PE_START, F_PE_BUSY_S, F_DRAM_BUSY_S, F_LAST_END, F_PE_END, F_DMA_END, F_HTIME, \
     F_UNTIL, F_BW = range(10)
@@ -182,7 +182,7 @@ def _pull(si, sf, ut, us, rq, pd, fr, st, offs):
             si[I_PD_H] += 1
         elif si[I_POS] < si[I_SEND]:
             pos = si[I_POS]
-            u, r = st[pos], si[I_RID]
+            u, r = st[pos], si[I_SRID]
             if pos == offs[si[I_DSP]]:  # the first job of the next unit: it is dispatched
                 si[I_DSP] += 1
             si[I_POS] = pos + 1

@@ -93,6 +93,9 @@ class Stretcher:
         self.fsc: tuple[float, ...] = ()
         self.ids: tuple[Any, ...] = ((-1, -1), None, (-1, -1), None)  # dma, pe: ids, job
         self._rh = self._fh = 0  # where the engine's queues started in ``rq``, ``fr``
+        self.owner: Any = None  # the request whose units ``st`` holds (``so``: offsets)
+        self.st, self.so = self.flat[0] if self.flat else np.zeros(0, np.int64), np.zeros(
+            1, np.int64)
 
     def _id(self, unit: Unit) -> int:
         k = unit.tenant
@@ -159,16 +162,45 @@ class Stretcher:
         """Run one stretch; returns the events it fired (0: not eligible now)."""
         if not self.eligible():
             return 0
-        eng, state = self.eng, self.I
-        req = self.sim.running
-        if req is not None:
-            flat, offs = self.flat[req.model], self.offs[req.model]
-            pos, send = int(offs[req.dispatched]), len(flat)
-            head = (req.id, req.units, req.dispatched, req.progress)
+        eng, si, sf = self.eng, self.I, self.F
+        run = self.sim.running
+        if eng.held is not None and run is not None and run is not self.owner:
+            eng.settle()  # (a new request runs: it was started through ``settle``)
+        if eng.held is None:
+            self._pack(run)
+        # what Python may change while the stretch holds the rest: the running request, the
+        # times, the DMA's and the PE's state (``Engine.kick``)
+        si[K.I_DMA_IDLE], si[K.I_PULL], si[K.I_PE_BUSY] = eng.dma_idle, eng.pull, eng.pe_busy
+        si[K.I_FIRED], si[K.I_BUDGET], si[K.I_HPRIO], si[K.I_NRUNS] = 0, min(budget, BIG), \
+            hprio, 0
+        if run is None:
+            si[K.I_RID] = -1
         else:
-            flat, offs = self.flat[0], self.offs[0]
-            pos = send = 0
-            head = (-1, 0, 0, 0)
+            si[K.I_RID], si[K.I_RUNITS], si[K.I_PROG] = run.id, run.units, run.progress
+        sf[K.F_NOW], sf[K.F_HTIME], sf[K.F_UNTIL] = eng.loop.now, htime, until
+        sf[K.F_PE_START], sf[K.F_PE_END], sf[K.F_DMA_END] = eng.pe_start, eng.pe_end, \
+            eng.dma_end
+        status = self.fn(si, sf, self.ut, self.us, self.rq, self.pd, self.fr, self.st,
+                         self.so, self.ri, self.rf)
+        self.calls += 1
+        fired = self._current(si.tolist(), sf.tolist())
+        eng.held = self.settle
+        if status == K.ASK:
+            eng._pull()  # (settles first)
+        return fired
+
+    def _pack(self, run: Any) -> None:
+        """Write the engine's whole state (reusing what the arrays still hold)."""
+        eng = self.eng
+        self.owner = run
+        if run is not None:
+            self.st, self.so = self.flat[run.model], self.offs[run.model]
+            pos, send = int(self.so[run.dispatched]), len(self.st)
+            srid, dsp = run.id, run.dispatched
+        else:
+            self.st, self.so = self.flat[0], self.offs[0]
+            pos = send = dsp = 0
+            srid = -1
         more = len(eng.ready) + send - pos + 2  # jobs the PE queue may take, at most
         rh, rt = self._ready(more)
         fh, ft = self._freed(more)
@@ -182,67 +214,78 @@ class Stretcher:
             self.ri = np.empty((2 * more, 2), dtype=np.int64)
             self.rf = np.empty((2 * more, 2), dtype=np.float64)
         self._scalars()
-        state[K.I_FIRED:] = [0, min(budget, BIG), hprio, rh, rt, fh, ft, 0, npend, pos, send,
-                             head[2], head[3], head[0], head[1], 0]
-        f = self.F
-        f[K.F_NOW], f[K.F_HTIME], f[K.F_UNTIL] = eng.loop.now, htime, until
-        status = self.fn(state, f, self.ut, self.us, self.rq, self.pd, self.fr, flat, offs,
-                         self.ri, self.rf)
-        self.calls += 1
-        fired = self._unpack(state.tolist(), f.tolist(), npend, flat, offs)
-        if status == K.ASK:
-            eng._pull()
-        return fired
+        si = self.I
+        si[K.I_RD_H], si[K.I_RD_T], si[K.I_FR_H], si[K.I_FR_T] = rh, rt, fh, ft
+        si[K.I_PD_H], si[K.I_PD_T], si[K.I_POS], si[K.I_SEND] = 0, npend, pos, send
+        si[K.I_DSP], si[K.I_SRID] = dsp, srid
 
     def _scalars(self) -> None:
         """Write the engine's scalars where Python changed them since the last stretch."""
         eng = self.eng
-        scal = (eng.free, eng.need, eng.waiting, eng.store_wait, eng.dma_idle, eng.pe_busy,
-                eng.dispatched, eng.computed, eng.store_after, eng.claimed, eng.peak_claimed,
-                eng.orphan, eng.pull, eng.dma_job, eng.pe_job)
+        scal = (eng.free, eng.need, eng.waiting, eng.store_wait, eng.dispatched, eng.computed,
+                eng.store_after, eng.claimed, eng.peak_claimed, eng.orphan, eng.dma_job,
+                eng.pe_job)
         if scal != self.scal:
-            dma, pe = eng.dma_job, eng.pe_job
+            si, dma, pe = self.I, eng.dma_job, eng.pe_job
             du = (-1, -1) if dma is None else (self._id(dma[0]), dma[1])
             pu = (-1, -1) if pe is None else (self._id(pe[0]), pe[1])
-            self.I[:K.I_FIRED] = [*scal[:13], *du, *pu]
+            si[K.I_FREE], si[K.I_NEED], si[K.I_WAITING], si[K.I_STORE_WAIT] = scal[:4]
+            si[K.I_DISPATCHED:K.I_PULL] = scal[4:10]
+            si[K.I_DMA_U:K.I_FIRED] = [*du, *pu]
             self.ids = (du, dma, pu, pe)
-        fsc = (eng.pe_start, eng.pe_busy_s, eng.dram_busy_s, eng.last_end, eng.pe_end,
-               eng.dma_end)
+        fsc = (eng.pe_busy_s, eng.dram_busy_s, eng.last_end)
         if fsc != self.fsc:
-            self.F[K.F_PE_START:K.F_HTIME] = fsc
+            self.F[K.F_PE_BUSY_S:K.F_PE_END] = fsc
 
-    def _unpack(self, s: list[int], f: list[float], npend: int, flat: np.ndarray,
-                offs: np.ndarray) -> int:
+    def _current(self, s: list[int], f: list[float]) -> int:
+        """Bring back what Python reads between stretches (see ``Engine.held``) and the
+        requests' progress; returns the events fired."""
+        eng = self.eng
+        eng.dma_idle, eng.pull, eng.pe_busy = (bool(s[K.I_DMA_IDLE]), bool(s[K.I_PULL]),
+                                               bool(s[K.I_PE_BUSY]))
+        pids, pe = self.ids[2], self.ids[3]
+        pu, pr = s[K.I_PE_U], s[K.I_PE_R]
+        if pu != pids[0] or pr != pids[1]:
+            pids, pe = (pu, pr), None if pu < 0 else (self.units[pu], pr)
+            self.ids = (self.ids[0], self.ids[1], pids, pe)
+        eng.pe_job = pe
+        eng.loop.now, eng.pe_start = f[K.F_NOW], f[K.F_PE_START]
+        eng.pe_end, eng.dma_end = f[K.F_PE_END], f[K.F_DMA_END]
+        if self.owner is not None:
+            self.owner.dispatched = s[K.I_DSP]
+        self._replay(s[K.I_NRUNS])
+        return s[K.I_FIRED]
+
+    def settle(self) -> None:
+        """Bring back the rest of the engine's state from the arrays (``Engine.settle``)."""
         eng, units = self.eng, self.units
-        (eng.free, eng.need, waiting, store_wait, dma_idle, pe_busy, eng.dispatched,
-         eng.computed, eng.store_after, eng.claimed, eng.peak_claimed, orphan, pull, du, dr,
-         pu, pr, fired) = s[:K.I_BUDGET]
-        eng.waiting, eng.store_wait, eng.dma_idle = bool(waiting), bool(store_wait), bool(dma_idle)
-        eng.pe_busy, eng.orphan, eng.pull = bool(pe_busy), bool(orphan), bool(pull)
-        dids, dma, pids, pe = self.ids
-        if (du, dr) != dids:
+        eng.held = None
+        s, f = self.I.tolist(), self.F.tolist()
+        (eng.free, eng.need, waiting, store_wait) = s[:K.I_DMA_IDLE]
+        (eng.dispatched, eng.computed, eng.store_after, eng.claimed, eng.peak_claimed,
+         orphan) = s[K.I_DISPATCHED:K.I_PULL]
+        eng.waiting, eng.store_wait, eng.orphan = bool(waiting), bool(store_wait), bool(orphan)
+        dids, dma = self.ids[0], self.ids[1]
+        du, dr = s[K.I_DMA_U], s[K.I_DMA_R]
+        if du != dids[0] or dr != dids[1]:
             dids, dma = (du, dr), None if du < 0 else (units[du], dr)
-        if (pu, pr) != pids:
-            pids, pe = (pu, pr), None if pu < 0 else (units[pu], pr)
-        self.ids = (dids, dma, pids, pe)
-        eng.dma_job, eng.pe_job = dma, pe
-        (eng.loop.now, eng.pe_start, eng.pe_busy_s, eng.dram_busy_s, eng.last_end, eng.pe_end,
-         eng.dma_end) = f[:K.F_HTIME]
-        self.fsc = tuple(f[K.F_PE_START:K.F_HTIME])
-        self.scal = (*s[:K.I_DMA_U], dma, pe)
+            self.ids = (dids, dma, self.ids[2], self.ids[3])
+        eng.dma_job = dma
+        eng.pe_busy_s, eng.dram_busy_s, eng.last_end = f[K.F_PE_BUSY_S:K.F_PE_END]
+        self.fsc = tuple(f[K.F_PE_BUSY_S:K.F_PE_END])
+        self.scal = (*s[:4], *s[K.I_DISPATCHED:K.I_PULL], dma, eng.pe_job)
         self._unready(s[K.I_RD_H], s[K.I_RD_T])
         self._unfreed(s[K.I_FR_H], s[K.I_FR_T])
         pend = eng.pending
-        for _ in range(s[K.I_PD_H]):
-            pend.popleft()
-        req = self.sim.running
-        if req is not None:
+        pend.clear()
+        pd, h, t = self.pd, s[K.I_PD_H], s[K.I_PD_T]
+        if h < t:
+            pend.extend(zip([units[u] for u in pd[0, h:t].tolist()], pd[1, h:t].tolist()))
+        owner = self.owner
+        if owner is not None:
             dsp, pos = s[K.I_DSP], s[K.I_POS]
-            req.dispatched = dsp
-            if pos < offs[dsp]:
-                pend.extend((units[u], req.id) for u in flat[pos:offs[dsp]].tolist())
-        self._replay(s[K.I_NRUNS])
-        return int(fired)
+            if pos < self.so[dsp]:
+                pend.extend((units[u], owner.id) for u in self.st[pos:self.so[dsp]].tolist())
 
     def _unready(self, head: int, tail: int) -> None:
         """The stretch moved the ready queue's head to ``head`` and its tail to ``tail``
