@@ -140,12 +140,11 @@ class Simulator(Dispatcher):
         mode = settings.mode if mode is None else mode
         if mode not in MODES:
             raise ConfigError(f"stretch={mode!r}; choose one of {', '.join(MODES)}")
-        why = ("a layer-wise policy decides every unit" if self.layer else
-               "the closed loop issues a request at each finish" if self.closed is not None
-               else "engine logs asked for" if log else
-               "batching decides at each unit" if type(self) is not Simulator else "")
-        if why:
-            return f"engine: per event ({why})"
+        # the per-event engine, with no note (as such runs always had), where stretches do
+        # not apply: a layer-wise policy decides every unit, the closed loop issues a
+        # request at each finish, engine logs, batching decides at each unit
+        if self.layer or self.closed is not None or log or type(self) is not Simulator:
+            return ""
         fn, note = choose(mode)
         if fn is not None:
             self.engine.stretch = Stretcher(self, fn)
@@ -180,7 +179,8 @@ class Simulator(Dispatcher):
                 self.board.on_dispatched = self._reissue_predicted  # type: ignore[union-attr]
         else:
             self.notes = list(self.policy.start(self.view))
-        self.notes.append(self.engine_note)
+        if self.engine_note:
+            self.notes.append(self.engine_note)
         if self.closed is not None and self.closed.first():
             for t in range(len(self.tenants)):
                 self._arrive(t, 0.0, 0, math.inf)

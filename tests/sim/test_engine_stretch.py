@@ -148,7 +148,7 @@ def test_notes_say_which_path():
     assert _run(case, "off")[1].notes[-1] == "engine: per event (stretches off)"
     assert "uncompiled" in _run(case, "python")[1].notes[-1]
     lw = Simulator(case["tenants"], BUF, BW, get_scheduler("layerweaver"), stretch="python")
-    assert lw.engine.stretch is None and "layer-wise" in lw.engine_note
+    assert lw.engine.stretch is None and lw.engine_note == ""
 
 
 def _mutant():
