@@ -46,67 +46,21 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
-from enum import IntEnum
 from heapq import heappop
-from typing import Protocol
 
+from npuweave.sim.engine_preempt import Preemption
 from npuweave.sim.events import EventBudgetError, EventLoop, cancelled
+from npuweave.sim.jobs import Hook, Job, Kind, Source, Unit
+
+__all__ = ["Engine", "Hook", "Job", "Kind", "Source", "Unit"]
 
 INF = math.inf
+_COMPUTE, _STORE = Kind.COMPUTE, Kind.STORE
 
 FREE, PART, PULL = 0, 1, 2  # event priorities at one instant
 
 
-class Kind(IntEnum):
-    """What a unit asks of the hardware."""
-
-    LOAD = 0
-    COMPUTE = 1
-    STORE = 2
-
-
-_COMPUTE, _STORE = Kind.COMPUTE, Kind.STORE
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """One command for the NPU; built once per model unit and reused by every request.
-
-    Attributes
-    ----------
-    kind : ``Kind.LOAD``, ``COMPUTE`` or ``STORE``.
-    tenant : index of the model it belongs to.
-    index : the model's unit index (layer or weight tile); -1 for a checkpoint store/restore.
-    nbytes : bytes moved (LOAD, STORE).
-    hold : weight-buffer bytes it claims (LOAD) or frees when its computation ends (COMPUTE).
-    seconds : PE seconds (COMPUTE), or the DRAM latency paid once per transfer (LOAD, STORE).
-
-    Examples
-    --------
-    >>> Unit(Kind.COMPUTE, 0, 3, 0, 64, 2e-6).kind.name
-    'COMPUTE'
-    """
-
-    kind: Kind
-    tenant: int
-    index: int
-    nbytes: int = 0
-    hold: int = 0
-    seconds: float = 0.0
-
-
-Job = tuple[Unit, int]  # a unit and the id of the request it serves
-
-
-class Source(Protocol):
-    def next(self, now: float) -> Job | None: ...
-
-
-Hook = Callable[[Unit, int, float], None]
-
-
-class Engine:
+class Engine(Preemption):
     """Executes units from ``source`` on an NPU with ``buffer_bytes`` and ``dram_bw``.
 
     ``pending`` is a queue of jobs the engine takes before asking ``source.next`` again: a
@@ -424,93 +378,3 @@ class Engine:
         if self.waiting:
             self.waiting = False
             self._next_part(self.loop.now)
-
-    # -- preemption -------------------------------------------------------------------------
-    def take_back(self, rid: int, first: int) -> int:
-        """Withdraw request ``rid``'s jobs for its units ``first`` and later that have not
-        started: those still queued in ``pending`` and the computations waiting for the PE
-        (their weights leave the buffer). The computation running now is left to end: a
-        checkpoint takes effect there, one preemption point after the decision (a kill
-        also calls ``cut``). A weight
-        fetch in progress goes on and frees its bytes when it ends; a store waiting for a
-        withdrawn computation is cancelled. Checkpoint and restore jobs (index -1) stay.
-        Returns the number of computations withdrawn from the PE's queue.
-
-        Examples
-        --------
-        >>> class Two:
-        ...     def next(self, now):
-        ...         return None
-        >>> e = Engine(100, 1.0, Two())
-        >>> e.pending.extend([(Unit(Kind.COMPUTE, 0, 0, 0, 0, 1.0), 7),
-        ...                   (Unit(Kind.COMPUTE, 0, 1, 0, 0, 1.0), 7)])
-        >>> e.take_back(7, 1), [u.index for u, _ in e.pending]
-        (0, [0])
-        """
-        def mine(job: Job) -> bool:
-            return job[1] == rid and job[0].index >= first
-
-        self.settle()
-        pend = self.pending
-        if any(mine(j) for j in pend):
-            kept = [j for j in pend if not mine(j)]
-            pend.clear()
-            pend.extend(kept)
-        taken = [j for j in self.ready if mine(j)]
-        if taken:
-            kept = [j for j in self.ready if not mine(j)]
-            self.ready.clear()
-            self.ready.extend(kept)
-            self.dispatched -= len(taken)
-            if self.store_wait:  # all were dispatched before the waiting store
-                self.store_after -= len(taken)
-            for unit, _ in taken:
-                if unit.hold:
-                    self._release(unit.hold)
-        job = self.dma_job
-        if job is not None and mine(job):
-            if job[0].kind is _STORE and self.store_wait:
-                self.store_wait = False
-                self.dma_job = None
-                self._post_pull(self.loop.now)
-            elif job[0].hold:
-                self.orphan = True
-        if self.store_wait and self.computed >= self.store_after:
-            self._store_now(self.loop.now)
-        return len(taken)
-
-    def cut(self, rid: int) -> float:
-        """Stop request ``rid``'s computation running now, if one is (a kill): its work is
-        lost, its weights leave the buffer and the PE takes its next computation at once.
-        The cut computation counts as ended (a store waiting for it goes on) but the ``on_end``
-        hook is not called: it produced nothing. Returns the seconds it had run (0.0 when
-        none of ``rid``'s computations runs).
-
-        Examples
-        --------
-        >>> class One:
-        ...     def __init__(self):
-        ...         self.jobs = [(Unit(Kind.COMPUTE, 0, 0, 0, 0, 4.0), 7)]
-        ...     def next(self, now):
-        ...         return self.jobs.pop() if self.jobs else None
-        >>> e = Engine(100, 1.0, One())
-        >>> _ = e.loop.schedule(1.5, lambda: e.cut(7))
-        >>> e.run()
-        >>> e.pe_log[0][2:], e.pe_busy_s, e.last_end
-        ((0.0, 1.5), 1.5, 1.5)
-        """
-        self.settle()
-        job = self.pe_job
-        if not self.pe_busy or job is None or job[1] != rid:
-            return 0.0
-        now, start = self.loop.now, self.pe_start
-        self.pe_end = INF
-        self._leave(now)
-        if self.ready:
-            self._compute(now)
-        return now - start
-
-    def _drop_orphan(self) -> None:
-        """A fetch whose computation was taken back ended: its weights leave the buffer."""
-        self.orphan = False
-        self._release(self.dma_job[0].hold)  # type: ignore[index]
