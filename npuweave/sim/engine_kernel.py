@@ -21,6 +21,8 @@ last end)``. The glue (packing the engine's state, replaying the runs) is
 State layout: ``si`` (int64) and ``sf`` (float64) hold the scalars at the indices below; jobs
 are unit ids (rows of ``ut``: kind, bytes, hold, index; ``us``: seconds) with request ids;
 queues are arrays with head/tail indices in ``si`` (they only grow at the tail in a stretch).
+``I_SRID`` is the request whose units ``stream`` holds, ``I_RID`` the request running now
+(-1: none; the policy may have let it go while its last units are still queued).
 Return value: ``DONE`` (stopped before an event that is not the engine's to fire) or ``ASK``
 (the DMA is free and asks for a job the stream does not have: the caller pulls in Python).
 """

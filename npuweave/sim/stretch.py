@@ -4,7 +4,12 @@
 engine's next event is its own, ``Engine.drive`` hands over; the stretcher packs the engine's
 state into arrays, runs the compiled rules until the next outside event (or until the running
 request has no unit left to send, or the budget), unpacks the state and replays the per-
-computation bookkeeping in bulk (``Simulator.ran``, progress, finish). The per-event engine
+computation bookkeeping in bulk (``Simulator.ran``, progress, finish). Between stretches the
+arrays keep the engine's queues, byte counts and totals (``Engine.held``): only what the
+outside events read comes back each time (the times, the DMA's and PE's flags, the PE's job,
+the requests' progress), and ``Engine.settle`` brings back the rest before Python reads or
+changes it (a pull, an event fired in Python, a take-back, a cut, a request started, the end
+of ``drive``). The per-event engine
 stays the reference and runs whatever a stretch does not cover: layer-wise policies (every
 unit is a decision), the closed loop (a finish issues a request), a policy consulted at every
 unit boundary with requests queued (``at_units``), computations left over from a killed pass,
