@@ -10,7 +10,10 @@
   compiled kernel alone (``plan_arrays`` on a
   started board, array conversion included), and ``run_streams`` with STP/ANTT/fairness
   (``experiments.compare.evaluate``), numba loaded; the same without numba is measured in a
-  child process with ``NPUWEAVE_NO_NUMBA=1``-style blocking of the import.
+  child process with ``NPUWEAVE_NO_NUMBA=1``-style blocking of the import (a quarter of the
+  requests), beside ``anchors/lwgreedy.py``, the C loop ported to plain Python on lists
+  (``py port``, same requests: the rate npuweave without numba should reach; its decisions
+  and compute ends must equal npuweave's, second ``same``).
 * **SimPy** (the ``bench`` extra; skipped when ``simpy`` does not import): the same Poisson
   FCFS serving of RN+BB on the memory-centric NPU as one resource and one timeout per layer,
   the layer times taken from npuweave's own isolated run of each model. Mean latencies are
@@ -98,6 +101,31 @@ def c_rate(exe: Path, tmp: Path, case: str, requests: int, reps: int):
     t, _, _, _, _, _, ce = plan_arrays(policy, board, requests, None, "kernel")
     same = bool(np.array_equal(t, c_t) and np.array_equal(ce, c_ce))
     return n, n / (ns / 1e3), same
+
+
+def _py_input(policy, board: Board, requests: int) -> tuple:
+    """The C loop's input as Python lists, for ``anchors/lwgreedy.py``."""
+    off = [0]
+    for s in board.size:
+        off.append(off[-1] + len(s))
+    flat = [[x for per in rows for x in per]
+            for rows in (board.size, board.comp, board.ftime, board.inh)]
+    return (len(board.tenants), bool(policy.failsafe), requests, board.bw, board.buf, off,
+            *flat, [int(x == "compute") for x in board.kind], list(board.mft))
+
+
+def py_rate(case: str, requests: int, repeats: int) -> tuple[float, bool]:
+    """(decisions/us of the plain-Python port, its output equals npuweave's)."""
+    from benchmarks.anchors import lwgreedy
+
+    models, npu = CLOSED[case]
+    policy, board = _started(models, npu, requests)
+    args = _py_input(policy, board, requests)
+    o_t, o_ce = lwgreedy.run(*args)
+    t, _, _, _, _, _, ce = plan_arrays(policy, board, requests, None, "python")
+    same = bool(np.array_equal(t, o_t) and np.array_equal(ce, o_ce))
+    secs = median_seconds(lambda: lwgreedy.run(*args), repeats, True, time.process_time)
+    return len(o_t) / secs / 1e6, same
 
 
 def npu_rates(case: str, requests: int, repeats: int) -> dict[str, float]:
@@ -213,17 +241,19 @@ def main() -> None:
         plain = _no_numba_rates(max(args.requests // 4, 10), args.repeats)
         print(f"{'closed loop':<10} {'decisions':>9} {'C /us':>8} {'same':>5} "
               f"{'kernel':>8} {'full':>8} {'k/C':>6} {'full/C':>7} "
-              f"{'plain kernel':>12} {'plain full':>10}")
+              f"{'plain kernel':>12} {'plain full':>10} {'py port':>8} {'same':>5}")
         for case in CLOSED:
             rates = npu_rates(case, args.requests, args.repeats)
             if exe is None:
                 n, c, same = 0, float("nan"), False
             else:
                 n, c, same = c_rate(exe, tmp, case, args.requests, max(args.repeats, 5) * 4)
+            port, port_same = py_rate(case, max(args.requests // 4, 10), args.repeats)
             print(f"{case:<10} {n:>9} {c:>8.2f} {str(same):>5} {rates['kernel']:>8.3f} "
                   f"{rates['run_streams+metrics']:>8.3f} {rates['kernel'] / c:>6.3f} "
                   f"{rates['run_streams+metrics'] / c:>7.3f} {plain[case]['kernel']:>12.3f} "
-                  f"{plain[case]['run_streams+metrics']:>10.3f}")
+                  f"{plain[case]['run_streams+metrics']:>10.3f} {port:>8.3f} "
+                  f"{str(port_same):>5}")
         if exe is None:
             print("(no C compiler: the C anchor was skipped)")
     try:

@@ -20,13 +20,13 @@ from npuweave.errors import (
 )
 
 if TYPE_CHECKING:
-    from npuweave.schedule.closedloop import ClosedLoop
+    from npuweave.sim.arrival_processes import ClosedLoop
     from npuweave.sim.simulate import SimSpec, simulate
 
 __version__ = "0.1.0"
 
 #: Imported on first use, so ``import npuweave`` (and every CLI command) stays cheap.
-_LAZY = {"ClosedLoop": "npuweave.schedule.closedloop", "SimSpec": "npuweave.sim.simulate",
+_LAZY = {"ClosedLoop": "npuweave.sim.arrival_processes", "SimSpec": "npuweave.sim.simulate",
          "simulate": "npuweave.sim.simulate"}
 
 

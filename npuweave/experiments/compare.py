@@ -16,7 +16,7 @@ from typing import Any
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.metrics import Window, summarize
 from npuweave.report.tables import Rows
-from npuweave.schedule.closedloop import ClosedLoop
+from npuweave.sim.arrival_processes import ClosedLoop
 
 #: Columns of the comparison table, in order.
 ROW_METRICS = (

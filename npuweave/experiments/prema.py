@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from npuweave.experiments.prema_sim import TaskRun, simulate
+from npuweave.experiments.prema_sim import TaskRun, simulate, warm
 from npuweave.experiments.prema_workload import DEFAULT_BATCHES, PremaTask, draw_tasks
 from npuweave.hardware.npu import NPU
 from npuweave.metrics.prema import SLA_MULTS, antt, fairness, ntt, sla_violation, stp, tail_by_model
@@ -105,6 +105,9 @@ def evaluate(sets: Sequence[tuple[PremaTask, ...]], npu: NPU, cfgs: Sequence[tup
             for tasks in sets]
     labels = [label for label, _, _ in cfgs for _ in sets]
     from npuweave.experiments.executor import run_map
+
+    if jobs > 1 and dask is None:  # forked workers inherit the caches instead of each
+        warm(sets, npu, reading)   # building its own, for every pool again
 
     def done(item: tuple[str, Any], _row: dict[str, Any]) -> None:
         if step:

@@ -64,12 +64,12 @@ def task_tenant(key: tuple[str, int, int | None, int | None], npu: NPU, preempt_
         out_bytes = layer.out_elems * batch * npu.element_bytes
         pieces = tile(layer.name, cost.compute_s, cost.weight_bytes, npu.weight_buffer,
                       min_tile)
-        chunks = [(n, c, b, k) for n, c, b in pieces
-                  for k in range(_cuts(c, preempt_at))]
-        total = sum(c / _cuts(c, preempt_at) for _, c, _, _ in chunks) or 1.0
+        # per chunk: (piece name, its compute, its weight bytes, chunk index, chunk count)
+        chunks = [(n, c, b, k, cuts) for n, c, b in pieces
+                  for cuts in (_cuts(c, preempt_at),) for k in range(cuts)]
+        total = sum(c / cuts for _, c, _, _, cuts in chunks) or 1.0
         done = 0.0
-        for j, (n, c, b, k) in enumerate(chunks):
-            cuts = _cuts(c, preempt_at)
+        for j, (n, c, b, k, cuts) in enumerate(chunks):
             names.append(f"{n}#c{k + 1}" if cuts > 1 else n)
             comp.append(c / cuts)
             wbytes.append(b if k == 0 else 0)
@@ -143,12 +143,7 @@ def simulate(tasks: Sequence[PremaTask], npu: NPU, policy: str, mechanism: str =
              reading: str = "paper", oracle: bool = False,
              options: dict[str, object] | None = None) -> TaskRun:
     """Run one workload under one policy; every task is its own tenant."""
-    from npuweave.schedule.prema import reading as get_reading
-
-    rd = get_reading(reading, **(options or {}))
-    keys = [task_key(t) for t in tasks]
-    built = [task_tenant(k, npu, rd.preempt_at, rd.ckpt_cost) for k in keys]
-    iso = [cold_isolated(k, npu, rd.preempt_at, rd.ckpt_cost) for k in keys]
+    tenants, feet, iso = _built(tasks, npu, reading, options)
     est = iso if oracle else [t.est_s for t in tasks]
     groups = _groups(tasks)
     opts: dict[str, object] = {"estimates_s": tuple(est), "reading": reading,
@@ -158,7 +153,7 @@ def simulate(tasks: Sequence[PremaTask], npu: NPU, policy: str, mechanism: str =
     pol = get_scheduler(policy, **opts)
     order = sorted(range(len(tasks)), key=lambda i: (tasks[i].dispatch_s, i))
     arrivals = [(tasks[i].dispatch_s, i, (1, 3, 9)[tasks[i].level], math.inf) for i in order]
-    sim = _simulator([b[0] for b in built], [b[1] for b in built], npu, pol, arrivals, iso)
+    sim = _simulator(tenants, feet, npu, pol, arrivals, iso)
     sim.run()
     by_tenant = {r.model: r for r in sim.requests}
     reqs = [by_tenant[i] for i in range(len(tasks))]
@@ -169,6 +164,30 @@ def simulate(tasks: Sequence[PremaTask], npu: NPU, policy: str, mechanism: str =
                    sum(r.restarts for r in reqs), int(getattr(pol, "drains", 0)),
                    sum(r.overhead_s for r in reqs), sum(r.wasted_s for r in reqs),
                    tuple(e - d for _, d, e in sim.effects))
+
+
+def _built(tasks: Sequence[PremaTask], npu: NPU, reading: str,
+           options: dict[str, object] | None) -> tuple[list[Tenant], list[Footprint],
+                                                       list[float]]:
+    """Per task of a workload: its tenant, footprint and cold isolated time (cached)."""
+    from npuweave.schedule.prema import reading as get_reading
+
+    rd = get_reading(reading, **(options or {}))
+    keys = [task_key(t) for t in tasks]
+    built = [task_tenant(k, npu, rd.preempt_at, rd.ckpt_cost) for k in keys]
+    iso = [cold_isolated(k, npu, rd.preempt_at, rd.ckpt_cost) for k in keys]
+    return [b[0] for b in built], [b[1] for b in built], iso
+
+
+def warm(sets: Sequence[Sequence[PremaTask]], npu: NPU, reading: str = "paper",
+         options: dict[str, object] | None = None) -> None:
+    """Fill the caches ``simulate`` reads for these workloads (tenants, cold isolated times,
+    the engine's unit tables), so that pool workers forked afterwards share them instead of
+    each building its own."""
+    fcfs = get_scheduler("np-fcfs")
+    for tasks in sets:
+        tenants, feet, iso = _built(tasks, npu, reading, options)
+        _simulator(tenants, feet, npu, fcfs, (), iso)
 
 
 def _groups(tasks: Sequence[PremaTask]) -> tuple[int, ...]:

@@ -102,3 +102,19 @@ class NPU:
         d["mesh"] = list(self.mesh)
         d["energy"] = self.energy.to_dict() if self.energy is not None else None
         return d
+
+
+def toy_npu() -> NPU:
+    """The toy NPU of the documentation's examples, where every time can be checked by hand:
+    one PE at 1 Hz (a ``LayerCost``'s ``compute_s`` is used as given), 10 bytes/s of DRAM (a
+    fetch takes ``weight_bytes / 10`` seconds), a 100-byte weight buffer and a 1-byte
+    activation buffer.
+
+    Examples
+    --------
+    >>> npu = toy_npu()
+    >>> npu.dram_bw, npu.weight_buffer
+    (10.0, 100)
+    """
+    return NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0, weight_buffer=100,
+               act_buffer=1)

@@ -33,7 +33,7 @@ class RequestLike(Protocol):
 
 
 #: ``None`` (the whole run), ``(t0, t1)``, a function ``requests -> (t0, t1)`` (closed-loop
-#: callers pass ``npuweave.schedule.closedloop.ClosedLoop.common_window``), or ``"common"``.
+#: callers pass ``npuweave.sim.arrival_processes.ClosedLoop.common_window``), or ``"common"``.
 Window = None | str | tuple[float, float] | Callable[[Sequence[Any]], tuple[float, float]]
 #: Standalone seconds per request: a mapping keyed by tenant (or model) name, or a function.
 Standalone = Mapping[str, float] | Callable[[Any], float]

@@ -18,11 +18,28 @@ METRICS = (("antt_x", "ANTT improvement"), ("fairness_x", "fairness improvement"
            ("stp_x", "STP improvement"))
 
 
-def _bars(imp: dict[str, dict[str, float]], labels: Sequence[str], title: str, path: str
-          ) -> str:
+def _figure(figsize: tuple[float, float]) -> Any:
     from npuweave.report.figure import new_figure  # no pyplot: shows inline in Jupyter
 
-    fig = new_figure(figsize=(13, 3.8))
+    return new_figure(figsize=figsize)
+
+
+def _save(fig: Any, path: str) -> str:
+    fig.tight_layout()
+    save_figure(fig, path, dpi=110)
+    return path
+
+
+def _finish(fig: Any, ax: Any, title: str, path: str) -> str:
+    """A one-panel figure: its title and legend, then saved."""
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    return _save(fig, path)
+
+
+def _bars(imp: dict[str, dict[str, float]], labels: Sequence[str], title: str, path: str
+          ) -> str:
+    fig = _figure((13, 3.8))
     axes = fig.subplots(1, 3)
     for ax, (key, name) in zip(axes, METRICS):
         vals = [imp[k][key] for k in labels]
@@ -32,15 +49,11 @@ def _bars(imp: dict[str, dict[str, float]], labels: Sequence[str], title: str, p
         ax.set_title(name, fontsize=9)
         ax.set_ylabel("x over NP-FCFS", fontsize=8)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    save_figure(fig, path, dpi=110)
-    return path
+    return _save(fig, path)
 
 
 def _sla(curves: dict[str, list[float]], path: str) -> str:
-    from npuweave.report.figure import new_figure  # no pyplot: shows inline in Jupyter
-
-    fig = new_figure(figsize=(7, 4))
+    fig = _figure((7, 4))
     ax = fig.subplots()
     mults = list(range(2, 2 + len(next(iter(curves.values())))))
     for label in ("NP-FCFS", "NP-SJF", "NP-PREMA", "P-HPF dynamic", "P-SJF dynamic",
@@ -49,18 +62,12 @@ def _sla(curves: dict[str, list[float]], path: str) -> str:
             ax.plot(mults, [100 * v for v in curves[label]], marker="o", ms=3, label=label)
     ax.set_xlabel("SLA target (x isolated time)")
     ax.set_ylabel("SLA violation rate (%)")
-    ax.set_title("SLA violations, all tasks (Fig. 13 analog)", fontsize=10)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    save_figure(fig, path, dpi=110)
-    return path
+    return _finish(fig, ax, "SLA violations, all tasks (Fig. 13 analog)", path)
 
 
 def _tails(tails: dict[str, dict[str, float]], path: str) -> str:
-    from npuweave.report.figure import new_figure  # no pyplot: shows inline in Jupyter
-
     models = sorted({m for v in tails.values() for m in v})
-    fig = new_figure(figsize=(9, 4))
+    fig = _figure((9, 4))
     ax = fig.subplots()
     width = 0.8 / max(1, len(tails))
     for j, (label, vals) in enumerate(tails.items()):
@@ -69,11 +76,7 @@ def _tails(tails: dict[str, dict[str, float]], path: str) -> str:
     ax.set_xticks([i + 0.4 - width / 2 for i in range(len(models))], models, fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("p95 NTT, high priority")
-    ax.set_title("High-priority tail latency, batch 1 (Fig. 14 analog)", fontsize=10)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    save_figure(fig, path, dpi=110)
-    return path
+    return _finish(fig, ax, "High-priority tail latency, batch 1 (Fig. 14 analog)", path)
 
 
 def plot_prema(result: dict[str, Any], out_dir: str) -> list[str]:

@@ -27,6 +27,7 @@ import numpy as np
 from npuweave.schedule import jit
 from npuweave.schedule.base import EPS
 from npuweave.schedule.buffer import commit_in_place, fetch_end, fetch_window, in_flight, room
+from npuweave.schedule.jit import borrow
 
 # EPS is read as a compile-time constant by numba (the same value as npuweave.schedule.base)
 
@@ -84,11 +85,11 @@ def evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s,
                                        t_c) / bw
         charged = (mem if mem > 0.0 else 0.0) - (h if h > 0.0 else 0.0)
     pi = maxft - (ce - fe)
-    ev[t, 0] = ci + charged + (pi if pi > 0.0 else 0.0)
-    ev[t, 1] = ci
-    ev[t, 2] = mem
-    ev[t, 3] = fe
-    ev[t, 4] = ce
+    ev[t][0] = ci + charged + (pi if pi > 0.0 else 0.0)
+    ev[t][1] = ci
+    ev[t][2] = mem
+    ev[t][3] = fe
+    ev[t][4] = ce
 
 
 @jit.kernel(inline=True)
@@ -98,9 +99,9 @@ def pool(k, active, nact, compute_kind, ev, ok):
     all_mem = nact > 1
     for t in range(k):
         if active[t]:
-            if ev[t, 1] <= EPS:
+            if ev[t][1] <= EPS:
                 all_ci = False
-            if ev[t, 2] <= EPS:
+            if ev[t][2] <= EPS:
                 all_mem = False
     n_ok = 0
     for t in range(k):
@@ -121,17 +122,17 @@ def pick_lw(k, ok, ev, inh_now, printed):
     """``layerweaver._pick``: least total; ties: no inherent memory idle, largest distance."""
     best = np.inf
     for t in range(k):
-        if ok[t] and ev[t, 0] < best:
-            best = ev[t, 0]
+        if ok[t] and ev[t][0] < best:
+            best = ev[t][0]
     use_h = (not printed) or best <= EPS
     pick = -1
     pick_h = True
     pick_nd = 0.0
     for t in range(k):
-        if not ok[t] or not ev[t, 0] <= best + EPS:
+        if not ok[t] or not ev[t][0] <= best + EPS:
             continue
         h = inh_now[t] > 0.0 and use_h
-        nd = -(ev[t, 4] - ev[t, 3])
+        nd = -(ev[t][4] - ev[t][3])
         if pick < 0 or (h < pick_h) or (h == pick_h and nd < pick_nd):
             pick, pick_h, pick_nd = t, h, nd
     return pick
@@ -162,7 +163,7 @@ def evaluate_all(k, active, pos, off, printed, t_m, t_c, free, maxft, size, comp
                      fl_f, head, tail, bw, ev)
 
 
-@jit.kernel
+@jit.kernel(inline=True)
 def choose_lw(k, active, nact, pos, off, arrival, printed, failsafe, compute_kind, t_m, t_c,
               free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail, bw, ev, ok,
               inh_now):
@@ -186,9 +187,12 @@ def scratch(k):
     return np.zeros((k, 5), np.float64), np.zeros(k, np.bool_), np.zeros(k, np.float64)
 
 
-def columns(cap: int) -> tuple[np.ndarray, np.ndarray]:
+def columns(cap: int, lists: bool = False) -> tuple:
     """Empty output columns for ``cap`` decisions: ``o_int`` (tenant, request, unit) and
-    ``o_float`` (fs, fe, cs, ce), one column per decision."""
+    ``o_float`` (fs, fe, cs, ce), one row per column, one entry per decision; 2-D arrays, or
+    lists of lists for a loop run as plain Python (``as_lists``)."""
+    if lists:
+        return [[0] * cap for _ in range(3)], [[0.0] * cap for _ in range(4)]
     return np.empty((3, cap), np.int64), np.empty((4, cap), np.float64)
 
 
@@ -196,7 +200,7 @@ def columns(cap: int) -> tuple[np.ndarray, np.ndarray]:
 def has_room(n, o_int, fl_s, head, tail):
     """Whether decision ``n`` fits: a free output column and room in the in-flight list
     (``buffer.commit_in_place``'s condition)."""
-    return n < o_int.shape[1] and (head > 0 or tail < fl_s.shape[0])
+    return n < len(o_int[0]) and (head > 0 or tail < len(fl_s))
 
 
 @jit.kernel(inline=True)
@@ -214,9 +218,9 @@ def dispatch(t, n, o_int, o_float, fl_s, fl_c, fl_f, head, tail, used, t_m, t_c,
     r = req[t]
     fe, ce, head, tail, used = commit_in_place(u, t_m, t_c, free, size, comp, ftime, fl_s,
                                                fl_c, fl_f, head, tail, used, bw)
-    o_int[0, n], o_int[1, n], o_int[2, n] = t, r, i
-    o_float[0, n], o_float[1, n] = t_m, fe
-    o_float[2, n], o_float[3, n] = (t_c if t_c > fe else fe), ce
+    o_int[0][n], o_int[1][n], o_int[2][n] = t, r, i
+    o_float[0][n], o_float[1][n] = t_m, fe
+    o_float[2][n], o_float[3][n] = (t_c if t_c > fe else fe), ce
     if u + 1 < off[t + 1]:
         pos[t] = i + 1
     elif (ce < window) if has_window else (r + 1 < requests):  # ClosedLoop.reissue
@@ -229,16 +233,22 @@ def dispatch(t, n, o_int, o_float, fl_s, fl_c, fl_f, head, tail, used, t_m, t_c,
 @jit.kernel
 def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, failsafe,
                active, pos, req, arrival, clock, fl_at, fl_s, fl_c, fl_f, requests, window,
-               has_window, o_int, o_float, n):
+               has_window, o_int, o_float, n, ev, ok, inh_now):
     """Run the board from decision ``n`` until it is done or its arrays are full
     (``has_room``); return the new ``n``. The state lives in the arrays passed in, updated
     in place (``clock`` = ``[t_m, t_c]``, ``fl_at`` = ``[head, tail, used]``, as
     ``flat_board`` makes them); ``resume`` grows what is full and calls again.
 
     One function for the whole loop (choice, then ``dispatch``) because a call per decision
-    from Python would cost more than the decision itself.
+    from Python would cost more than the decision itself. Every array is the caller's
+    (``ev, ok, inh_now`` from ``scratch``) and borrowed (``jit.borrow``): the inlined steps
+    then count no references per decision.
     """
-    ev, ok, inh_now = scratch(k)
+    off, size, comp, ftime, inh, mft, fl_s, fl_c, fl_f = borrow(
+        (off, size, comp, ftime, inh, mft, fl_s, fl_c, fl_f))
+    compute_kind, active, pos, req, arrival, ok = borrow(
+        (compute_kind, active, pos, req, arrival, ok))
+    o_int, o_float, ev, inh_now = borrow((o_int, o_float, ev, inh_now))
     t_m, t_c = clock[0], clock[1]
     head, tail, used = fl_at[0], fl_at[1], fl_at[2]
     nact = 0
@@ -279,20 +289,35 @@ def run_board(board, failsafe: bool, requests: int | None, window_s: float | Non
 
 
 def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: float | None,
-                     cap: int) -> tuple[np.ndarray, ...]:
+                     cap: int, plain: bool = False) -> tuple[np.ndarray, ...]:
     """``run_board`` as arrays: ``tenant, request, unit, fs, fe, cs, ce`` (one row per
-    decision)."""
-    jit.compile()
+    decision). Without numba (or with ``plain``) the same loop runs as plain Python on lists
+    (``as_lists``)."""
+    compiled = jit.compile() and not plain
     b = board
     flat = flat_board(b, cap)
     inh = np.fromiter(chain.from_iterable(b.inh), np.float64)
     kinds = np.array([x == "compute" for x in b.kind], np.bool_)
-    tables = (flat.k, flat.off, flat.size, flat.comp, flat.ftime, inh, kinds,
-              np.array(b.mft, np.float64), b.buf, b.bw, bool(failsafe), flat.active, flat.pos,
-              flat.req, flat.arrival, flat.clock, flat.fl_at)
+    mft = np.array(b.mft, np.float64)
+    work = scratch(flat.k)
+    run = run_kernel if compiled else jit.python(f"{__name__}.run_kernel")
+    if not compiled:
+        flat, (inh, kinds, mft), work = as_lists(flat), as_lists((inh, kinds, mft)), as_lists(work)
+    tables = (flat.k, flat.off, flat.size, flat.comp, flat.ftime, inh, kinds, mft, b.buf, b.bw,
+              bool(failsafe), flat.active, flat.pos, flat.req, flat.arrival, flat.clock,
+              flat.fl_at)
     loop = loop_end(requests, window_s)
-    return resume(lambda fl, o_int, o_float, n: run_kernel(*tables, *fl, *loop, o_int,
-                                                           o_float, n), flat, cap)
+    return resume(lambda fl, o_int, o_float, n: run(*tables, *fl, *loop, o_int, o_float, n,
+                                                    *work), flat, cap)
+
+
+def as_lists(arrays):
+    """``arrays`` (a tuple, or a ``FlatBoard``) with every NumPy array as a (nested) list: the
+    compiled loops run as plain Python on lists when numba is missing, because indexing a
+    NumPy array from Python (a scalar object per read) costs more than the loop's own work."""
+    if isinstance(arrays, FlatBoard):
+        return FlatBoard(*as_lists(arrays[:-1]), as_lists(arrays.fl))
+    return tuple(a.tolist() if isinstance(a, np.ndarray) else a for a in arrays)
 
 
 class FlatBoard(NamedTuple):
@@ -346,23 +371,30 @@ def loop_end(requests: int | None, window_s: float | None) -> tuple[int, float, 
 def resume(run: Callable[..., int], flat: FlatBoard, cap: int) -> tuple[np.ndarray, ...]:
     """Call ``run(fl, o_int, o_float, n)`` (a compiled loop from decision ``n``) until the
     board is done, growing the outputs or the in-flight arrays whenever the loop stops on
-    them (``has_room``); return ``tenant, request, unit, fs, fe, cs, ce``."""
-    o_int, o_float = columns(max(cap, 1))
+    them (``has_room``); return ``tenant, request, unit, fs, fe, cs, ce``. A board of lists
+    (``as_lists``) gets list columns."""
+    o_int, o_float = columns(max(cap, 1), isinstance(flat.active, list))
     fl = flat.fl
     n = 0
     while True:
         n = run(fl, o_int, o_float, n)
-        if not flat.active.any():
+        if not any(flat.active):
             break
-        if n == o_int.shape[1]:  # the decision count was underestimated (time windows)
+        if n == len(o_int[0]):  # the decision count was underestimated (time windows)
             o_int, o_float = _wider(o_int), _wider(o_float)
         if flat.fl_at[0] == 0 and flat.fl_at[1] == len(fl[0]):
-            fl = tuple(_wider(a[None])[0] for a in fl)
-    return (*o_int[:, :n], *o_float[:, :n])
+            fl = tuple(_wider(a) for a in fl)
+    return (*(np.asarray(c[:n], np.int64) for c in o_int),
+            *(np.asarray(c[:n], np.float64) for c in o_float))
 
 
-def _wider(a: np.ndarray) -> np.ndarray:
-    """``a`` with twice as many columns (the new ones uninitialised)."""
-    out = np.empty((a.shape[0], 2 * a.shape[1] + 16), a.dtype)
-    out[:, :a.shape[1]] = a
-    return out
+def _wider(a):
+    """``a`` (an array, a list, or a list of lists: columns) with every column twice as long
+    (the new entries uninitialised in arrays, zero in lists)."""
+    if isinstance(a, np.ndarray):
+        out = np.empty((*a.shape[:-1], 2 * a.shape[-1] + 16), a.dtype)
+        out[..., :a.shape[-1]] = a
+        return out
+    if isinstance(a[0], list):
+        return [_wider(c) for c in a]
+    return a + [a[0] * 0] * (len(a) + 16)

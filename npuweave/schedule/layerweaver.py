@@ -150,19 +150,19 @@ def candidates(b: Board, printed: bool = False) -> tuple[list[Scored], list[Scor
     free = b.buf - b.used
     pos, sizes, ftimes, comps, inhs = b.pos, b.size, b.ftime, b.comp, b.inh
     fl_s, fl_c, fl_f, head, tail = b.fl_s, b.fl_c, b.fl_f, b.head, b.tail
-    ev: dict[tuple[int, int], float] = {}
+    ev = [[0.0] * 5 for _ in pos]
     evals = []
     all_ci = all_mem = len(b.active) > 1
     for t in b.active:
         i = pos[t]
         _evaluate(t, i, printed, t_m, t_c, free, maxft, sizes[t], comps[t], ftimes[t], inhs[t],
                   fl_s, fl_c, fl_f, head, tail, bw, ev)
-        ci, mem, fe, ce = ev[t, 1], ev[t, 2], ev[t, 3], ev[t, 4]
+        total, ci, mem, fe, ce = ev[t]
         if ci <= EPS:
             all_ci = False
         if mem <= EPS:
             all_mem = False
-        evals.append((t, ev[t, 0], ci, mem, inhs[t][i], fe, ce - fe, ce))
+        evals.append((t, total, ci, mem, inhs[t][i], fe, ce - fe, ce))
     pool = evals
     if all_ci:
         pool = [e for e in evals if b.kind[e[0]] == COMPUTE] or evals

@@ -4,8 +4,9 @@ The result is a ``Schedule``: the dispatch order and, per unit, the predicted fe
 times. It is what the thesis's scheduler hands to the NPU; ``npuweave.sim`` executes the same
 decisions on the event-driven engine and reproduces these times exactly.
 
-Requests arrive by the closed loop (``npuweave.schedule.closedloop.ClosedLoop``, where the
-rule is written once).
+Requests arrive by the closed loop (``npuweave.sim.arrival_processes.ClosedLoop``, one of the
+arrival processes); its rule is written once, here (``first_issue``, ``reissues``), because
+``plan`` applies it and ``schedule`` may not import ``sim``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import numpy as np
 
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board, DispatchHook
-from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.protocol import Policy
 
 
@@ -43,13 +43,33 @@ class Schedule:
         return max(self.compute_end_s, default=0.0)
 
 
+def first_issue(window_s: float | None) -> bool:
+    """The closed loop (thesis IV.5.B): whether the streams issue their first request at time 0
+    (always, unless the issue window is empty)."""
+    return window_s is None or window_s > 0.0
+
+
+def reissues(requests: int | None, window_s: float | None, index: int,
+             finish_s: float) -> bool:
+    """The closed loop: whether a stream issues request ``index + 1`` at ``finish_s``, when its
+    request ``index`` finishes: while the previous request finished before ``window_s`` when a
+    window is given (it wins), else for ``requests`` requests.
+
+    Examples
+    --------
+    >>> reissues(2, None, 0, 3.0), reissues(2, None, 1, 6.0), reissues(None, 5.0, 7, 4.9)
+    (True, False, True)
+    """
+    if window_s is not None:
+        return finish_s < window_s
+    return requests is not None and index + 1 < requests
+
+
 def stream_hook(board: Board, requests: int | None, window_s: float | None) -> DispatchHook:
-    """The closed loop (``ClosedLoop``) as a ``Board`` dispatch hook: re-issue at the predicted
-    finish."""
-    loop = ClosedLoop(requests, window_s)
+    """The closed loop as a ``Board`` dispatch hook: re-issue at the predicted finish."""
 
     def reissue(t: int, r: int, finish_s: float) -> None:
-        if loop.reissue(r, finish_s):
+        if reissues(requests, window_s, r, finish_s):
             board.issue(t, r + 1, finish_s)
 
     return reissue
@@ -60,7 +80,7 @@ def start_streams(board: Board, policy: Policy, requests: int | None,
     """Issue every stream's first request at time 0 and let the policy prepare."""
     board.on_dispatched = stream_hook(board, requests, window_s)
     notes = policy.start(board)
-    if ClosedLoop(requests, window_s).first():
+    if first_issue(window_s):
         for t in range(len(board.tenants)):
             board.issue(t, 0, 0.0)
     return notes
@@ -101,7 +121,9 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
     installed) or ``"auto"``: the kernel when numba is installed, the policy is exactly
     ``Layerweaver`` or has its own compiled loop and the run is expected to
     take at least ``KERNEL_MIN_DECISIONS`` decisions (below that, numba's import and cache
-    load, about 0.3 s, cost more than they save), else the reference.
+    load, about 0.3 s, cost more than they save), else the reference. Without numba,
+    ``Layerweaver`` takes the kernel as plain Python on lists (``kernel.as_lists``): the
+    same loop, as fast as a plain-Python port of it and faster than the policy loop.
 
     Examples
     --------
@@ -226,7 +248,15 @@ def choose_path(path: str, policy: Policy, board: Board, requests: int | None,
         return path
     if not fits:
         return "python"
+    if type(policy) is Layerweaver and not _numba():
+        return "kernel"  # the same loop as plain Python on lists, faster than the policy loop
     return "kernel" if kernels_pay(_expected_decisions(board, requests, window_s)) else "python"
+
+
+def _numba() -> bool:
+    from npuweave.schedule import kernel
+
+    return kernel.available()
 
 
 def _expected_decisions(board: Board, requests: int | None, window_s: float | None) -> int:

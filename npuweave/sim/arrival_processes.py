@@ -1,28 +1,90 @@
 """The one registry of arrival processes: how requests come to the NPU.
 
-``ARRIVAL_PROCESSES`` names each once: ``closed`` (the closed loop: each stream issues its next
-request when the last one finishes, thesis IV.5.B; ``ClosedLoop`` lives in
-``npuweave.schedule.closedloop`` because the planner and the compiled kernel apply its rule
-and ``schedule`` may not import ``sim``), and the open-loop ``poisson``, ``loadgen-server``
-(``npuweave.sim.arrivals``) and ``trace`` (``npuweave.sim.traces``). ``npuweave.simulate``
-takes a ``ClosedLoop`` or an ``Arrivals``; ``build_arrivals`` builds the open-loop ones from
-parsed options (``npuweave.fileio.flags``, whose ``ARRIVAL_KINDS`` lists the same names: a
-test keeps the two equal, since ``fileio`` may not import ``sim``).
+``ARRIVAL_PROCESSES`` names each once: ``closed`` (``ClosedLoop``, defined here: each stream
+issues its next request when the last one finishes, thesis IV.5.B), and the open-loop
+``poisson``, ``loadgen-server`` (``npuweave.sim.arrivals``) and ``trace``
+(``npuweave.sim.traces``). ``npuweave.simulate`` takes a ``ClosedLoop`` or an ``Arrivals``;
+``build_arrivals`` builds the open-loop ones from parsed options (``npuweave.fileio.flags``,
+whose ``ARRIVAL_KINDS`` lists the same names: a test keeps the two equal, since ``fileio`` may
+not import ``sim``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.fileio.flags import ArrivalFlags
-from npuweave.schedule.closedloop import ClosedLoop
+from npuweave.schedule.plan import first_issue, reissues
 from npuweave.sim.arrivals import Arrivals, loadgen_server, poisson
 from npuweave.sim.traces import from_trace
 
-__all__ = ["ARRIVAL_PROCESSES", "ArrivalProcess", "arrival_process", "build_arrivals"]
+__all__ = ["ARRIVAL_PROCESSES", "ArrivalProcess", "ClosedLoop", "arrival_process", "build_arrivals"]
+
+
+@dataclass(frozen=True, slots=True)
+class ClosedLoop:
+    """The closed loop (thesis IV.5.B): ``k`` streams, one per tenant, each issue their first
+    request at time 0 and request ``r + 1`` the moment request ``r`` finishes, for ``requests``
+    requests per stream, or, with ``window_s``, while the previous request finished before the
+    window ends (the window wins when both are given; requests already issued finish, so the
+    makespan may pass the window).
+
+    Who knows the finish: ``plan`` and the serving simulator learn it when a request's last
+    unit is dispatched (the predicted finish, which the engine reproduces exactly), as the
+    thesis's scheduler appends queued requests just before the running ones complete; the
+    next request's units then join the candidate group at once. The rule itself is
+    ``npuweave.schedule.plan.first_issue``/``reissues`` (``plan`` applies it and ``schedule``
+    may not import ``sim``); ``npuweave.schedule.kernel`` compiles it from the two fields.
+
+    Examples
+    --------
+    >>> loop = ClosedLoop(requests=2)
+    >>> loop.reissue(0, 3.0), loop.reissue(1, 6.0)
+    (True, False)
+    >>> ClosedLoop(window_s=5.0).reissue(7, 4.9)
+    True
+    """
+
+    requests: int | None = None
+    window_s: float | None = None
+
+    def first(self) -> bool:
+        """Whether the streams issue their first request at time 0."""
+        return first_issue(self.window_s)
+
+    def reissue(self, index: int, finish_s: float) -> bool:
+        """Whether request ``index + 1`` is issued at ``finish_s``, when request ``index``
+        of the same stream finishes."""
+        return reissues(self.requests, self.window_s, index, finish_s)
+
+    @staticmethod
+    def common_window(requests: Iterable[Any]) -> tuple[float, float]:
+        """The measurement window of a closed-loop run, from its request records (anything
+        with ``tenant`` and ``finish_s``): from 0, when every stream issues its first request,
+        until the first stream stops issuing. A stream issues its next request the moment
+        one finishes, so it stops at the finish of its last request; after that the other
+        streams run alone, which would dilute a measurement of sharing. ``(0.0, 0.0)`` when
+        nothing finished.
+
+        Pass it (or its value) as the ``window`` of ``npuweave.metrics`` functions (the
+        metrics package may not import ``sim``, so callers pass it: ``experiments.compare``).
+
+        Examples
+        --------
+        >>> from types import SimpleNamespace as R
+        >>> ClosedLoop.common_window([R(tenant="a", finish_s=3.0), R(tenant="a", finish_s=6.0),
+        ...                           R(tenant="b", finish_s=5.0)])
+        (0.0, 5.0)
+        """
+        last: dict[Any, float] = {}
+        for r in requests:
+            f = r.finish_s
+            if f > last.get(r.tenant, float("-inf")):
+                last[r.tenant] = f
+        return 0.0, min(last.values(), default=0.0)
 
 
 def _trace(path: str, models: Sequence[str], notes: list[str] | None = None) -> Arrivals:

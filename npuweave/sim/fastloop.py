@@ -28,11 +28,11 @@ import numpy as np
 from npuweave.errors import ConfigError
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board
-from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.fetchparts import fetch_parts
 from npuweave.schedule.jit import loaded as kernel_loaded
 from npuweave.schedule.plan import choose_path, plan_arrays, start_streams
 from npuweave.schedule.protocol import LayerBase, Policy
+from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.intervals import interval_columns
 from npuweave.sim.records import RequestRecord
 from npuweave.sim.result import SimResult

@@ -7,15 +7,51 @@ checkpoint ``STORE`` now, the restore ``LOAD`` on resume) and into per-request a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections import deque
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from npuweave.errors import ConfigError
-from npuweave.schedule.protocol import Mechanism, Preempt
-from npuweave.sim.engine import Kind, Unit
+from npuweave.schedule.base import Tenant
+from npuweave.schedule.predictor import Predictor
+from npuweave.schedule.protocol import Mechanism, Preempt, View
+from npuweave.sim.engine import Engine, Job, Kind, Unit
 from npuweave.sim.requests import Request, State
+from npuweave.sim.units import TenantUnits
 
-if TYPE_CHECKING:
-    from npuweave.sim.serve import Simulator
+
+class Simulator(Protocol):
+    """What preemption reads and writes of the serving simulator (``npuweave.sim.serve``'s
+    ``Simulator`` has it); typed here so that this module need not import ``serve``, which
+    imports it."""
+
+    running: Request | None
+    then: int | None
+    draining: bool
+    effects: list[tuple[int, float, float]]
+
+    @property
+    def policy(self) -> Any: ...
+    @property
+    def layer(self) -> bool: ...
+    @property
+    def tenants(self) -> Sequence[Tenant]: ...
+    @property
+    def engine(self) -> Engine: ...
+    @property
+    def board(self) -> Predictor | None: ...
+    @property
+    def view(self) -> View: ...
+    @property
+    def requests(self) -> list[Request]: ...
+    @property
+    def units(self) -> list[TenantUnits]: ...
+    @property
+    def pending(self) -> deque[Job]: ...
+    @property
+    def stale(self) -> dict[int, int]: ...
+
+    def ran(self, rid: int, start: float, end: float) -> None: ...
 
 
 def preempt(sim: Simulator, d: Preempt, now: float) -> None:

@@ -5,7 +5,7 @@ every ``Request`` and is the engine's source: whenever the DMA engine is free it
 next unit of the current decision, or asks the policy for a new one (``decide(now, view)``,
 ``npuweave.schedule.protocol``). Requests come from an arrival process: a list of arrivals
 (Poisson, trace, LoadGen: ``npuweave.sim.arrivals``) and/or the closed loop
-(``npuweave.schedule.closedloop.ClosedLoop``).
+(``npuweave.sim.arrival_processes.ClosedLoop``).
 
 Layer-wise policies see the ``Predictor`` (the ``Board`` told ``now``): each tenant's requests
 queue in it in arrival order and ``Dispatch(t)`` commits tenant ``t``'s next unit. Task-level
@@ -42,12 +42,12 @@ from typing import Any
 
 from npuweave.errors import ConfigError
 from npuweave.schedule.base import Tenant
-from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import (
     LayerBase,
     View,
 )
+from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.dispatch import WAKE, Dispatcher
 from npuweave.sim.engine import Engine, Job, Unit
 from npuweave.sim.events import EventLoop, Handle

@@ -18,7 +18,7 @@ import numpy as np
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.fileio.flags import Batching
 from npuweave.fileio.values import MAX_BATCH
-from npuweave.schedule.closedloop import ClosedLoop
+from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.arrivals import MAX_ARRIVALS, Arrivals
 
 MODELS_HELP = "give a list of model names (zoo), ONNX paths or (label, [LayerCost, ...]) pairs"

@@ -20,9 +20,8 @@ where it is not valid.
 Examples
 --------
 >>> from npuweave.cost import LayerCost
->>> from npuweave.hardware import NPU
->>> npu = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0,
-...           weight_buffer=100, act_buffer=1)
+>>> from npuweave.hardware import toy_npu
+>>> npu = toy_npu()  # 1 PE at 1 Hz, 10 B/s of DRAM, a 100-byte weight buffer
 >>> cnn = ("cnn", [LayerCost(compute_s=4.0, weight_bytes=10)] * 3)
 >>> r = simulate(SimSpec([cnn], npu, ClosedLoop(requests=2), "sequential"))
 >>> r.makespan_s, r.path.split(":")[0]   # fetch 1 s, then 6 x 4 s of compute
@@ -42,7 +41,7 @@ import numpy as np
 from npuweave.errors import ConfigError
 from npuweave.fileio.flags import Batching
 from npuweave.hardware.npu import NPU
-from npuweave.schedule.closedloop import ClosedLoop
+from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.arrivals import Arrivals
 from npuweave.sim.serve import MAX_EVENTS
 from npuweave.sim.simspec_checks import check_spec

@@ -23,10 +23,10 @@ from npuweave.cost.types import LayerCost
 from npuweave.errors import ConfigError
 from npuweave.hardware.npu import NPU
 from npuweave.schedule.base import Tenant
-from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.schedule.plan import policy_tenants
 from npuweave.schedule.protocol import Policy
 from npuweave.schedule.registry import get_scheduler
+from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.fastloop import closed_loop_mode, fast_path_refusal, run_fast
 from npuweave.sim.intervals import interval_columns
 from npuweave.sim.records import RequestRecord
@@ -139,9 +139,8 @@ def run_streams(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,
     Examples
     --------
     >>> from npuweave.cost import LayerCost
-    >>> from npuweave.hardware import NPU
-    >>> npu = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0,
-    ...           weight_buffer=100, act_buffer=1)
+    >>> from npuweave.hardware import toy_npu
+    >>> npu = toy_npu()  # 1 PE at 1 Hz, 10 B/s of DRAM, a 100-byte weight buffer
     >>> cnn = ("cnn", [LayerCost(compute_s=4.0, weight_bytes=10)] * 3)
     >>> nlp = ("nlp", [LayerCost(compute_s=0.5, weight_bytes=40)] * 3)
     >>> r = run_streams([cnn, nlp], npu, requests=1)
@@ -166,9 +165,8 @@ def standalone_time(model: ModelSpec, npu: NPU, batch: int = 1,
     Examples
     --------
     >>> from npuweave.cost import LayerCost
-    >>> from npuweave.hardware import NPU
-    >>> npu = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0,
-    ...           weight_buffer=100, act_buffer=1)
+    >>> from npuweave.hardware import toy_npu
+    >>> npu = toy_npu()  # 1 PE at 1 Hz, 10 B/s of DRAM, a 100-byte weight buffer
     >>> m = ("m", [LayerCost(compute_s=2.0, weight_bytes=10)] * 2)
     >>> standalone_time(m, npu, steady=False)  # fetch 1 s, then compute 2 + 2 s
     5.0

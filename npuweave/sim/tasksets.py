@@ -92,6 +92,7 @@ def task_set_from_rows(raw: Sequence[Mapping[str, Any]], source: str) -> TaskSet
     from npuweave.sim.traces import _normalize, _row_values
 
     cols: dict[str, list[Any]] = {k: [] for k in ("id", "label", "t", "p", "d", "iso", "lat")}
+    src = Path(source)
     known = {"id", "model", "arrival_s", "time", "time_s", "arrival", "priority", "deadline",
              "deadline_s", "isolated_s", LAT_KEY}
     for i, row in enumerate(raw):
@@ -101,8 +102,8 @@ def task_set_from_rows(raw: Sequence[Mapping[str, Any]], source: str) -> TaskSet
             raise ConfigError(f"{where}: unknown field {bad[0]!r}; use {', '.join(sorted(known))}")
         lat = _latencies(where, row.get(LAT_KEY))
         plain = {k: v for k, v in row.items() if k not in (LAT_KEY, "id", "isolated_s")}
-        canon = _normalize(Path(source), f"request {i}", plain)
-        t, label, p, d = _row_values(Path(source), f"request {i}", canon, [])
+        canon = _normalize(src, f"request {i}", plain)
+        t, label, p, d = _row_values(src, f"request {i}", canon, [])
         if cols["t"] and t < cols["t"][-1]:
             raise ConfigError(f"{where}: 'arrival_s' is earlier than the row before; sort the "
                               "task set by arrival time")

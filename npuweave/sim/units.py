@@ -64,18 +64,24 @@ def tenant_units(tenant: Tenant, k: int, foot: Footprint | None, traffic: bool,
     """
     n = len(tenant.compute_s)
     lat = latency_s if traffic else 0.0
-    load = tuple(Unit(Kind.LOAD, k, i, b, b, lat) if b else None
-                 for i, b in enumerate(tenant.weight_bytes))
-    comp = tuple(Unit(Kind.COMPUTE, k, i, 0, b, c)
-                 for i, (c, b) in enumerate(zip(tenant.compute_s, tenant.weight_bytes)))
     live = foot.live if foot is not None else (0,) * n
     spill = foot.spill if foot is not None and traffic else (0,) * n
-    store = [s - s // 2 for s in spill]
-    back = [s // 2 for s in spill]
-    astore = tuple(Unit(Kind.STORE, k, i, s, 0, lat) if s else None for i, s in enumerate(store))
-    aload = tuple(Unit(Kind.LOAD, k, i, back[i - 1], 0, lat) if i and back[i - 1] else None
-                  for i in range(n))
-    return TenantUnits(load, comp, aload, astore, tuple(live), lat, bw)
+    load: list[Unit | None] = []
+    comp: list[Unit] = []
+    aload: list[Unit | None] = []
+    astore: list[Unit | None] = []
+    back = 0  # read back before unit i: the half of unit i - 1's spill it did not write
+    # one pass (the table is built per tenant and index: thousands of units per task)
+    for i, (c, b) in enumerate(zip(tenant.compute_s, tenant.weight_bytes)):
+        load.append(Unit(Kind.LOAD, k, i, b, b, lat) if b else None)
+        comp.append(Unit(Kind.COMPUTE, k, i, 0, b, c))
+        aload.append(Unit(Kind.LOAD, k, i, back, 0, lat) if back else None)
+        s = spill[i]
+        store = s - s // 2
+        astore.append(Unit(Kind.STORE, k, i, store, 0, lat) if store else None)
+        back = s // 2
+    return TenantUnits(tuple(load), tuple(comp), tuple(aload), tuple(astore), tuple(live),
+                       lat, bw)
 
 
 def dispatch_order(units: TenantUnits) -> tuple[tuple[Unit, ...], tuple[tuple[Unit, ...], ...]]:
@@ -92,9 +98,17 @@ def dispatch_order(units: TenantUnits) -> tuple[tuple[Unit, ...], tuple[tuple[Un
     >>> [h.kind.name for h in heads], [[r.kind.name for r in t] for t in tails]
     (['LOAD', 'COMPUTE'], [['COMPUTE'], []])
     """
-    seqs = [tuple(x for x in (units.aload[i], units.load[i], units.comp[i], units.astore[i])
-                  if x is not None) for i in range(len(units.comp))]
-    return tuple(q[0] for q in seqs), tuple(q[1:] for q in seqs)
+    heads: list[Unit] = []
+    tails: list[tuple[Unit, ...]] = []
+    for a, w, c, s in zip(units.aload, units.load, units.comp, units.astore):
+        if a is None and w is None:  # most units: the computation first
+            heads.append(c)
+            tails.append(() if s is None else (s,))
+        else:
+            q = [x for x in (a, w, c, s) if x is not None]
+            heads.append(q[0])
+            tails.append(tuple(q[1:]))
+    return tuple(heads), tuple(tails)
 
 
 Tables = tuple[TenantUnits, tuple[Unit, ...], tuple[tuple[Unit, ...], ...]]

@@ -80,13 +80,13 @@ def test_auto_uses_kernel_only_for_long_layerweaver_runs():
     for t in range(2):
         board.issue(t, 0, 0.0)
     many = KERNEL_MIN_DECISIONS // 100 + 1
-    assert choose_path("auto", lw, board, 1, None) == "python"
+    numba = kernel.available()  # without numba Layerweaver always takes the plain kernel
+    assert choose_path("auto", lw, board, 1, None) == ("python" if numba else "kernel")
     warm = kernel_cache_warm()  # a cold cache needs KERNEL_COLD_MIN_DECISIONS (9 s of JIT)
-    assert choose_path("auto", lw, board, many, None) == ("kernel" if kernel.available() and warm
-                                                       else "python")
+    assert choose_path("auto", lw, board, many, None) == ("python" if numba and not warm
+                                                       else "kernel")
     lots = KERNEL_COLD_MIN_DECISIONS // 100 + 1
-    assert choose_path("auto", lw, board, lots, None) == ("kernel" if kernel.available()
-                                                       else "python")
+    assert choose_path("auto", lw, board, lots, None) == "kernel"
     assert choose_path("auto", get_scheduler("sequential"), board, many, None) == "python"
     with pytest.raises(ValueError, match="kernel runs Layerweaver"):
         choose_path("kernel", get_scheduler("fair"), board, 1, None)
@@ -97,6 +97,23 @@ def test_auto_uses_kernel_only_for_long_layerweaver_runs():
         choose_path("kernel", printed, board, 1, None)
     with pytest.raises(ValueError, match="path must be"):
         choose_path("numba", lw, board, 1, None)
+
+
+def test_without_numba_layerweaver_takes_the_plain_kernel(monkeypatch):
+    """Without numba "auto" runs Layerweaver's kernel as plain Python on lists (the same loop
+    as the compiled one), not the policy loop; AI-MT and other readings keep the policy loop."""
+    from npuweave.schedule import jit, kernel
+
+    monkeypatch.setattr(kernel, "available", lambda: False)
+    monkeypatch.setattr(jit, "_COMPILED", [False])  # as if numba had failed to import
+    ts = [make_tenant("a", [4.0, 1.0], [10, 60], 100), make_tenant("b", [0.5], [40], 100)]
+    board = Board(ts, 100, 10.0)
+    assert choose_path("auto", get_scheduler("layerweaver", reading=NPW), board, 1, None) == "kernel"
+    assert choose_path("auto", get_scheduler("aimt"), board, 1, None) == "python"
+    assert choose_path("auto", get_scheduler("layerweaver"), board, 1, None) == "python"
+    args = (ts, 100, 10.0, 3)
+    assert bits(plan_using("auto", "layerweaver", *args, reading=NPW)) == bits(
+        plan_using("python", "layerweaver", *args, reading=NPW))
 
 
 def test_kernel_runs_the_failsafe_of_any_reading():
@@ -122,11 +139,11 @@ def test_loaded_kernels_pay_from_a_small_threshold():
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(instance)
-def test_kernel_resumes_when_its_arrays_fill(inst):
+@given(instance, st.sampled_from([1, 1000]))
+def test_kernel_resumes_when_its_arrays_fill(inst, cap):
     """With room for one decision the kernel stops whenever its outputs or its in-flight
-    arrays are full; ``resume`` grows them and calls again: the same rows as ``plan``."""
-    import numpy as np
+    arrays are full; ``resume`` grows them and calls again: the same rows as ``plan``. The
+    plain-Python run on lists (what runs without numba) gives the same rows too."""
 
     from npuweave.schedule import kernel
     from npuweave.schedule.plan import plan_arrays, start_streams
@@ -135,7 +152,7 @@ def test_kernel_resumes_when_its_arrays_fill(inst):
     if inst["window"] is not None:
         assume(all(t.total_compute_s + t.total_weight_bytes > 0 for t in ts))
     rows = []
-    for run in ("python", "kernel"):
+    for run in ("python", "kernel", "lists"):
         policy = get_scheduler("layerweaver", failsafe=inst["failsafe"], reading=NPW)
         board = Board(ts, BUF, inst["bw"])
         start_streams(board, policy, inst["requests"], inst["window"])
@@ -143,5 +160,8 @@ def test_kernel_resumes_when_its_arrays_fill(inst):
             rows.append(plan_arrays(policy, board, inst["requests"], inst["window"], "python"))
         else:
             rows.append(kernel.run_board_arrays(board, policy.failsafe, inst["requests"],
-                                                inst["window"], 1))
-    assert all(np.array_equal(a, b) for a, b in zip(*rows)) and len(rows[0]) == len(rows[1])
+                                                inst["window"], cap, plain=run == "lists"))
+    for other in rows[1:]:
+        assert len(other) == len(rows[0])
+        assert all(a.dtype == b.dtype and [x.hex() for x in a.astype(float).tolist()]
+                   == [x.hex() for x in b.astype(float).tolist()] for a, b in zip(rows[0], other))

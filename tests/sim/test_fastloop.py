@@ -20,8 +20,8 @@ from npuweave.errors import ConfigError
 from npuweave.metrics import summarize
 from npuweave.metrics.index import IntervalIndex
 from npuweave.schedule import get_scheduler, make_tenant
-from npuweave.schedule.closedloop import ClosedLoop
 from npuweave.sim import fastloop
+from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.events import EventBudgetError
 from npuweave.sim.intervals import IntervalColumns
 from npuweave.sim.streams import run_tenants

@@ -16,22 +16,9 @@ Examples
 
 from typing import TYPE_CHECKING
 
+from npuweave.compile.gemini import model as _model
 from npuweave.compile.gemini.index import Violation
-from npuweave.compile.gemini.model import (
-    IR,
-    Box,
-    BufferEntry,
-    Destination,
-    DramLoad,
-    DramStore,
-    Ifmap,
-    Ofmap,
-    Source,
-    Tile,
-    Weight,
-    WeightBufferEntry,
-    Workload,
-)
+from npuweave.compile.gemini.model import *  # noqa: F403 (the IR node types, model.__all__)
 from npuweave.compile.gemini.reader import from_dict, load, loads
 from npuweave.compile.gemini.summary import Summary, summarize
 from npuweave.compile.gemini.validate import CHECKS, validate
@@ -63,9 +50,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module 'npuweave.compile.gemini' has no attribute {name!r}")
 
 __all__ = [
-    "CHECKS", "IR", "Box", "BufferEntry", "Destination", "DramLoad", "DramStore", "Ifmap",
-    "Ofmap", "ReplayResult", "Source", "Span", "Summary", "Tile", "Violation", "Weight",
-    "WeightBufferEntry", "Workload", "compile_multicore", "dump", "dumps", "from_dict", "load",
-    "loads", "plot_timeline", "simulate", "summarize", "to_dict", "trace_events", "validate",
-    "write_trace",
+    *_model.__all__, "CHECKS", "ReplayResult", "Span", "Summary", "Violation",
+    "compile_multicore", "dump", "dumps", "from_dict", "load", "loads", "plot_timeline",
+    "simulate", "summarize", "to_dict", "trace_events", "validate", "write_trace",
 ]

@@ -17,6 +17,10 @@ from typing import Any
 #: frozen leftovers of a JSON object: ((key, frozen value), ...)
 Extra = tuple[tuple[str, Any], ...]
 
+#: the IR's node types, the names ``npuweave.compile.gemini`` re-exports
+__all__ = ["IR", "Box", "BufferEntry", "Destination", "DramLoad", "DramStore", "Ifmap", "Ofmap",
+           "Source", "Tile", "Weight", "WeightBufferEntry", "Workload"]
+
 
 @dataclass(frozen=True, slots=True)
 class Box:

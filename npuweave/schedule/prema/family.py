@@ -28,16 +28,8 @@ from npuweave.schedule.prema.mechanism import select_mechanism
 from npuweave.schedule.prema.readings import Reading
 from npuweave.schedule.prema.readings import reading as get_reading
 from npuweave.schedule.prema.tokens import accrue
-from npuweave.schedule.protocol import (
-    IDLE,
-    Decision,
-    Mechanism,
-    Preempt,
-    RequestView,
-    Run,
-    TaskBase,
-    View,
-)
+from npuweave.schedule.protocol import IDLE, Decision, Preempt, RequestView, Run, TaskBase, View
+from npuweave.schedule.task import task_mechanism
 
 MECHANISM_CHOICES = ("checkpoint", "kill", "drain", "dynamic", "dynamic-kill")
 TOTAL_FRACTION = 1 / 4000
@@ -90,6 +82,7 @@ class PremaFamily(TaskBase):
         self.tokens: dict[int, float] = {}
         self.updated: dict[int, float] = {}
         self.last_exec: dict[int, float] = {}
+        self.rates: dict[int, tuple[float, float]] = {}  # per request: (prio, estimate)
         self.drains = 0
 
     def start(self, view: View) -> list[str]:
@@ -138,27 +131,34 @@ class PremaFamily(TaskBase):
 
     def update_tokens(self, now: float, view: View) -> None:
         """Credit every waiting request for its ready-queue time since the last update."""
-        running = {r.id for r in view.running}
         self.fresh.clear()
-        for r in (*view.queued, *view.running):
-            if r.id not in self.tokens:
-                self.tokens[r.id] = self.prio(r)
-                self.updated[r.id] = r.arrival_s
-                self.last_exec[r.id] = r.arrival_s
-                self.fresh.add(r.id)
-                if self.reading.first_visit == "priority":
-                    continue  # dysta: a task starts at its priority, the wait uncredited
-            if r.id in running:
-                self.last_exec[r.id] = now
-            elif self.reading.token_update == "since-exec":
-                idle = now - self.last_exec[r.id]
-                self.tokens[r.id] = accrue(self.tokens[r.id], self.prio(r), idle,
-                                           max(self.est(view, r), MIN_EST_S))
-            else:  # period / closed-form: credit only the time since the last update
-                idle = now - self.updated[r.id]
-                self.tokens[r.id] = accrue(self.tokens[r.id], self.prio(r), idle,
-                                           max(self.est(view, r), MIN_EST_S))
-            self.updated[r.id] = now
+        tokens, updated, last_exec = self.tokens, self.updated, self.last_exec
+        since = last_exec if self.reading.token_update == "since-exec" else updated
+        for r in view.queued:
+            rid = r.id
+            if rid not in tokens and self._first_visit(view, r):
+                continue
+            prio, est = self.rates[rid]
+            # since-exec re-counts the wait since the last execution; period / closed-form
+            # credit only the time since the last update
+            tokens[rid] = accrue(tokens[rid], prio, now - since[rid], est)
+            updated[rid] = now
+        for r in view.running:
+            rid = r.id
+            if rid not in tokens and self._first_visit(view, r):
+                continue
+            last_exec[rid] = updated[rid] = now
+
+    def _first_visit(self, view: View, r: RequestView) -> bool:
+        """A request's token is created: its priority, its clocks at its arrival. True when
+        the reading leaves this decision's wait uncredited (dysta: it starts at its
+        priority)."""
+        rid = r.id
+        self.tokens[rid] = prio = self.prio(r)
+        self.rates[rid] = (prio, max(self.est(view, r), MIN_EST_S))
+        self.updated[rid] = self.last_exec[rid] = r.arrival_s
+        self.fresh.add(rid)
+        return self.reading.first_visit == "priority"
 
     # ---- the decision ------------------------------------------------------------------
     def pick(self, now: float, view: View) -> RequestView | None:  # pragma: no cover
@@ -170,6 +170,8 @@ class PremaFamily(TaskBase):
     def decide(self, now: float, view: View) -> Decision:
         if self.uses_tokens:
             self.update_tokens(now, view)
+        if not view.queued or (view.running and not self.preemptive):
+            return IDLE  # nobody could take the NPU (most periodic wake-ups): no pick
         best = self.pick(now, view)
         if best is None:
             return IDLE
@@ -187,7 +189,7 @@ class PremaFamily(TaskBase):
         # in the same decision (one decision per boundary, as Dysta makes)
         then = best.id if self.at_units else None
         if self.mechanism in ("checkpoint", "kill", "drain"):
-            return Preempt(run.id, Mechanism(self.mechanism), then)
+            return Preempt(run.id, task_mechanism(self.mechanism, self.name), then)
         alt = "kill" if self.mechanism == "dynamic-kill" else "checkpoint"
         if self.reading.mechanism_select == "alg3":
             choice = select_mechanism(self.est(view, run), self.executed(view, run),
@@ -195,4 +197,4 @@ class PremaFamily(TaskBase):
             if choice == "drain":
                 self.drains += 1
                 return IDLE
-        return Preempt(run.id, Mechanism(alt), then)
+        return Preempt(run.id, task_mechanism(alt, self.name), then)

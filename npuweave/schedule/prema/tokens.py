@@ -20,6 +20,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from npuweave.errors import ConfigError
 
@@ -84,9 +85,17 @@ def threshold(max_token: float, tokens: Sequence[float] = DEFAULT_TOKENS) -> flo
     >>> threshold(9.0), threshold(8.99), threshold(2.5), threshold(0.5)
     (9.0, 3.0, 1.0, 1.0)
     """
-    levels = sorted(float(t) for t in tokens)
-    below = [t for t in levels if t <= max_token]
-    return below[-1] if below else levels[0]
+    levels = _descending(tuple(tokens))
+    for t in levels:
+        if t <= max_token:
+            return t
+    return levels[-1]
+
+
+@cache
+def _descending(tokens: tuple[float, ...]) -> tuple[float, ...]:
+    """The threshold values, highest first (sorted once per distinct set of levels)."""
+    return tuple(sorted((float(t) for t in tokens), reverse=True))
 
 
 def candidates(tokens: Sequence[float], thr: float, strict: bool = False) -> list[int]:

@@ -12,7 +12,7 @@ from npuweave.errors import ConfigError
 from npuweave.experiments.compare import evaluate
 from npuweave.metrics import resolve_window, summarize
 from npuweave.schedule import make_tenant
-from npuweave.schedule.closedloop import ClosedLoop
+from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.streams import run_tenants
 
 
