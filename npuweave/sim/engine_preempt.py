@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 class Preemption:
     """``Engine.take_back`` and ``Engine.cut`` (a base of ``Engine``)."""
 
-    __slots__ = ()
-    if TYPE_CHECKING:
+    if not TYPE_CHECKING:  # (mypy would take the empty slots for the subclass's too)
+        __slots__ = ()
+    else:
         loop: EventLoop
         pending: deque[Job]
         ready: deque[Job]
@@ -36,7 +37,7 @@ class Preemption:
         def _release(self, hold: int) -> None: ...
         def _post_pull(self, now: float) -> None: ...
         def _store_now(self, now: float) -> None: ...
-        def _leave(self, now: float) -> Job: ...
+        def _leave(self, now: float) -> Job: ...  # type: ignore[empty-body]
         def _compute(self, now: float) -> None: ...
 
     def take_back(self, rid: int, first: int) -> int:

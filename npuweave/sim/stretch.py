@@ -92,7 +92,8 @@ class Stretcher:
         self.pd = np.empty((2, 8), dtype=np.int64)
         self.ri = np.empty((64, 2), dtype=np.int64)
         self.rf = np.empty((64, 2), dtype=np.float64)
-        self.rq_at = (0, 0, None, None)  # ready: (head, tail, first job, last job) in ``rq``
+        # the ready queue in ``rq``: head, tail, first job, last job
+        self.rq_at: tuple[int, int, Job | None, Job | None] = (0, 0, None, None)
         self.fr_at = (0, 0)
         self.scal: tuple[Any, ...] = ()  # the engine's scalars and jobs as last written
         self.fsc: tuple[float, ...] = ()
