@@ -123,20 +123,30 @@ def fresh_process(requests: int) -> list[tuple[str, str, str]]:
 
 
 def open_loop(npu, duration: float, repeats: int) -> list[tuple[str, str, str]]:
+    """Layers per CPU second; task-level policies also with the engine's stretches off (the
+    per-event engine), in the same run."""
+    from npuweave.sim import stretch
+
     arr = poisson(MODELS, (300.0, 80.0), duration, seed=7, priority=(1, 9))
     out = []
-    for sched in ("hpf-p", "fcfs", "layerweaver"):
+    for sched, mode in (("hpf-p", "auto"), ("hpf-p", "off"), ("fcfs", "auto"), ("fcfs", "off"),
+                        ("layerweaver", "auto")):
         res = {}
 
         def go(sched: str = sched, res: dict = res) -> None:
             res["r"] = serve(MODELS, npu, arr, sched)
 
-        t = median_seconds(go, repeats, warmup=True)
+        stretch.settings.mode = mode
+        try:
+            t = median_seconds(go, repeats, warmup=True, clock=time.process_time)
+        finally:
+            stretch.settings.mode = "auto"
         r = res["r"]
         layers = _layers(r, npu)
-        out.append((f"open loop {sched}, {len(arr)} requests",
+        how = " (per-event engine)" if mode == "off" else ""
+        out.append((f"open loop {sched}{how}, {len(arr)} requests",
                     f"{layers / t / 1e3:.0f}k layers/s",
-                    f"{int(r.table.preemptions.sum())} preemptions, {t:.2f} s"))
+                    f"{int(r.table.preemptions.sum())} preemptions, {t:.2f} CPU s"))
     return out
 
 

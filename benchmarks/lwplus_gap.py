@@ -18,6 +18,9 @@ misses counted against the true deadlines. The method was fixed before the runs
 * Mode 1 alone fails too -> ``mode 1 tie-break``: ordering ties by slack instead of chapter IV's
   decoupling distance costs it.
 
+Beside them, Layerweaver without its failsafe (``LW no fs``: Layerweaver+ never uses it) tells
+whether chapter IV's failsafe is what lets Layerweaver sustain the load.
+
 Run from the repository root::
 
     PYTHONPATH=$PWD python benchmarks/lwplus_gap.py docs/results/lwplus/lwplus.csv
@@ -80,8 +83,8 @@ def main() -> int:
     setup = ServeSetup(requests=args.requests,
                        seeds=tuple(int(x) for x in args.seeds.split(",")))
     print("| figure | pair | ratio | deadlines | LW+ / LW load | misses at LW's load: LW "
-          "(vision, NLP) | LW+ | LW+ Mode 2 share | Mode 1 alone | cause |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "(vision, NLP) | LW no fs | LW+ | LW+ Mode 2 share | Mode 1 alone | cause |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for (fig, pair, ratio, dls, sched), lw in sorted(key.items()):
         plus = key.get((fig, pair, ratio, dls, "lwplus-approx"))
         if sched != "layerweaver" or plus is None or not float(plus["qps"]) < float(lw["qps"]):
@@ -92,13 +95,14 @@ def main() -> int:
         d = _deadlines(dls)
         budget = setup.budget * setup.requests * len(setup.seeds)
         m_lw, n, _ = _misses(models, share, load, d, lambda: Layerweaver(), setup)
+        m_nf, _, _ = _misses(models, share, load, d, lambda: Layerweaver(failsafe=False), setup)
         m_p, _, u = _misses(models, share, load, d, lambda: LayerweaverPlus("approx"), setup)
         m_1, _, _ = _misses(models, share, load, d, lambda: LayerweaverPlus("approx"), setup,
                             SHIFT_S)
         cause = ("lw truncated" if m_lw.sum() >= budget else "search" if m_p.sum() < budget
                  else "mode 2" if m_1.sum() < budget else "mode 1 tie-break")
         print(f"| {fig} | {pair} | {ratio} | {dls} | {float(plus['qps']) / load:.2f} | "
-              f"{m_lw[0]}, {m_lw[1]} of {n[0]}, {n[1]} | {m_p[0]}, {m_p[1]} | {u:.2%} | "
+              f"{m_lw[0]}, {m_lw[1]} of {n[0]}, {n[1]} | {m_nf[0]}, {m_nf[1]} | {m_p[0]}, {m_p[1]} | {u:.2%} | "
               f"{m_1[0]}, {m_1[1]} | {cause} |", flush=True)
     return 0
 

@@ -156,6 +156,7 @@ class Dispatcher:
                               f"{req.state.value}; run a queued or preempted request")
         self.view.queued.remove(req)
         req.state = State.RUNNING
+        self.engine.settle()  # the engine's queues may be held by a stretch
         self.running = req
         if req.restore_bytes:
             unit = Unit(Kind.LOAD, req.model, -1, req.restore_bytes, 0,

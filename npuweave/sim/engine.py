@@ -46,67 +46,21 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
-from enum import IntEnum
 from heapq import heappop
-from typing import Protocol
 
+from npuweave.sim.engine_preempt import Preemption
 from npuweave.sim.events import EventBudgetError, EventLoop, cancelled
+from npuweave.sim.jobs import Hook, Job, Kind, Source, Unit
+
+__all__ = ["Engine", "Hook", "Job", "Kind", "Source", "Unit"]
 
 INF = math.inf
+_COMPUTE, _STORE = Kind.COMPUTE, Kind.STORE
 
 FREE, PART, PULL = 0, 1, 2  # event priorities at one instant
 
 
-class Kind(IntEnum):
-    """What a unit asks of the hardware."""
-
-    LOAD = 0
-    COMPUTE = 1
-    STORE = 2
-
-
-_COMPUTE, _STORE = Kind.COMPUTE, Kind.STORE
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """One command for the NPU; built once per model unit and reused by every request.
-
-    Attributes
-    ----------
-    kind : ``Kind.LOAD``, ``COMPUTE`` or ``STORE``.
-    tenant : index of the model it belongs to.
-    index : the model's unit index (layer or weight tile); -1 for a checkpoint store/restore.
-    nbytes : bytes moved (LOAD, STORE).
-    hold : weight-buffer bytes it claims (LOAD) or frees when its computation ends (COMPUTE).
-    seconds : PE seconds (COMPUTE), or the DRAM latency paid once per transfer (LOAD, STORE).
-
-    Examples
-    --------
-    >>> Unit(Kind.COMPUTE, 0, 3, 0, 64, 2e-6).kind.name
-    'COMPUTE'
-    """
-
-    kind: Kind
-    tenant: int
-    index: int
-    nbytes: int = 0
-    hold: int = 0
-    seconds: float = 0.0
-
-
-Job = tuple[Unit, int]  # a unit and the id of the request it serves
-
-
-class Source(Protocol):
-    def next(self, now: float) -> Job | None: ...
-
-
-Hook = Callable[[Unit, int, float], None]
-
-
-class Engine:
+class Engine(Preemption):
     """Executes units from ``source`` on an NPU with ``buffer_bytes`` and ``dram_bw``.
 
     ``pending`` is a queue of jobs the engine takes before asking ``source.next`` again: a
@@ -118,7 +72,8 @@ class Engine:
                  "free", "freed", "dma_job", "need", "waiting", "store_wait", "dma_idle",
                  "ready", "pe_busy", "pe_job", "pe_start", "dispatched", "computed",
                  "store_after", "log", "pe_log", "dram_log", "pe_busy_s", "dram_busy_s",
-                 "last_end", "claimed", "peak_claimed", "orphan", "pe_end", "dma_end", "pull")
+                 "last_end", "claimed", "peak_claimed", "orphan", "pe_end", "dma_end", "pull",
+                 "stretch", "held")
 
     def __init__(self, buffer_bytes: int, dram_bw: float, source: Source,
                  on_start: Hook | None = None, on_end: Hook | None = None,
@@ -156,6 +111,14 @@ class Engine:
         self.pe_end = INF
         self.dma_end = INF
         self.pull = False
+        # fires a stretch of the engine's events at once (``npuweave.sim.stretch``): called
+        # with the heap's first event (time, priority), ``until`` and the events left; returns
+        # the events it fired (0: none, fire this one here)
+        self.stretch: Callable[[float, int, float, float], int] | None = None
+        # set while the last stretch holds the engine's queues and totals in its arrays:
+        # ``settle`` brings them back (the times, ``pull``, ``dma_idle``, ``pe_busy``,
+        # ``pe_job`` and ``pe_start`` are always current)
+        self.held: Callable[[], None] | None = None
         self.loop.inner = self
 
     def run(self, until: float | None = None) -> None:
@@ -171,6 +134,11 @@ class Engine:
 
     def _post_pull(self, now: float) -> None:
         self.pull = True  # always for ``now``: the loop fires it after this instant's others
+
+    def settle(self) -> None:
+        """Bring back the state a stretch holds (before anything reads or changes it)."""
+        if self.held is not None:
+            self.held()
 
     # -- the loop ---------------------------------------------------------------------------
     def next_event(self) -> tuple[float, int]:
@@ -208,6 +176,12 @@ class Engine:
                     raise EventBudgetError(
                         f"the simulation reached its budget of {cap} events at t = "
                         f"{loop.now:.6g} s and was stopped{loop.budget_hint}")
+                if not outside and self.stretch is not None:
+                    n = self.stretch(heap[0][0] if heap else INF, heap[0][1] if heap else 0,
+                                     INF if until is None else until, cap - fired)
+                    if n:
+                        fired += n
+                        continue
                 fired += 1
                 if outside:
                     time, _, _, fn, args = heappop(heap)
@@ -226,9 +200,12 @@ class Engine:
                     self._pull()
         finally:
             loop.fired = fired
+            self.settle()
 
     # -- DMA --------------------------------------------------------------------------------
     def _pull(self) -> None:
+        if self.held is not None:
+            self.held()
         now = self.loop.now
         pend, next_job = self.pending, self.next_job
         while True:
@@ -315,6 +292,8 @@ class Engine:
         """A transfer part ended (an event). When the DMA is then free and no event at this
         instant would fire before its pull, pull now instead of posting the pull event: the
         same order as the event loop's, one event fewer."""
+        if self.held is not None:
+            self.held()
         now = self.loop.now
         if self.need == 0:
             if self.orphan:
@@ -359,6 +338,8 @@ class Engine:
 
     def _computed(self) -> None:
         """The computation on the PE ended (an event)."""
+        if self.held is not None:
+            self.held()
         now = self.loop.now
         unit, rid = self._leave(now)
         if self.on_end is not None:
@@ -397,91 +378,3 @@ class Engine:
         if self.waiting:
             self.waiting = False
             self._next_part(self.loop.now)
-
-    # -- preemption -------------------------------------------------------------------------
-    def take_back(self, rid: int, first: int) -> int:
-        """Withdraw request ``rid``'s jobs for its units ``first`` and later that have not
-        started: those still queued in ``pending`` and the computations waiting for the PE
-        (their weights leave the buffer). The computation running now is left to end: a
-        checkpoint takes effect there, one preemption point after the decision (a kill
-        also calls ``cut``). A weight
-        fetch in progress goes on and frees its bytes when it ends; a store waiting for a
-        withdrawn computation is cancelled. Checkpoint and restore jobs (index -1) stay.
-        Returns the number of computations withdrawn from the PE's queue.
-
-        Examples
-        --------
-        >>> class Two:
-        ...     def next(self, now):
-        ...         return None
-        >>> e = Engine(100, 1.0, Two())
-        >>> e.pending.extend([(Unit(Kind.COMPUTE, 0, 0, 0, 0, 1.0), 7),
-        ...                   (Unit(Kind.COMPUTE, 0, 1, 0, 0, 1.0), 7)])
-        >>> e.take_back(7, 1), [u.index for u, _ in e.pending]
-        (0, [0])
-        """
-        def mine(job: Job) -> bool:
-            return job[1] == rid and job[0].index >= first
-
-        pend = self.pending
-        if any(mine(j) for j in pend):
-            kept = [j for j in pend if not mine(j)]
-            pend.clear()
-            pend.extend(kept)
-        taken = [j for j in self.ready if mine(j)]
-        if taken:
-            kept = [j for j in self.ready if not mine(j)]
-            self.ready.clear()
-            self.ready.extend(kept)
-            self.dispatched -= len(taken)
-            if self.store_wait:  # all were dispatched before the waiting store
-                self.store_after -= len(taken)
-            for unit, _ in taken:
-                if unit.hold:
-                    self._release(unit.hold)
-        job = self.dma_job
-        if job is not None and mine(job):
-            if job[0].kind is _STORE and self.store_wait:
-                self.store_wait = False
-                self.dma_job = None
-                self._post_pull(self.loop.now)
-            elif job[0].hold:
-                self.orphan = True
-        if self.store_wait and self.computed >= self.store_after:
-            self._store_now(self.loop.now)
-        return len(taken)
-
-    def cut(self, rid: int) -> float:
-        """Stop request ``rid``'s computation running now, if one is (a kill): its work is
-        lost, its weights leave the buffer and the PE takes its next computation at once.
-        The cut computation counts as ended (a store waiting for it goes on) but the ``on_end``
-        hook is not called: it produced nothing. Returns the seconds it had run (0.0 when
-        none of ``rid``'s computations runs).
-
-        Examples
-        --------
-        >>> class One:
-        ...     def __init__(self):
-        ...         self.jobs = [(Unit(Kind.COMPUTE, 0, 0, 0, 0, 4.0), 7)]
-        ...     def next(self, now):
-        ...         return self.jobs.pop() if self.jobs else None
-        >>> e = Engine(100, 1.0, One())
-        >>> _ = e.loop.schedule(1.5, lambda: e.cut(7))
-        >>> e.run()
-        >>> e.pe_log[0][2:], e.pe_busy_s, e.last_end
-        ((0.0, 1.5), 1.5, 1.5)
-        """
-        job = self.pe_job
-        if not self.pe_busy or job is None or job[1] != rid:
-            return 0.0
-        now, start = self.loop.now, self.pe_start
-        self.pe_end = INF
-        self._leave(now)
-        if self.ready:
-            self._compute(now)
-        return now - start
-
-    def _drop_orphan(self) -> None:
-        """A fetch whose computation was taken back ended: its weights leave the buffer."""
-        self.orphan = False
-        self._release(self.dma_job[0].hold)  # type: ignore[index]

@@ -127,6 +127,21 @@ def _model_tables(per: Sequence[Tenant], buf: int, bw: float) -> dict[str, np.nd
     return out
 
 
+def loop_state(k: int, slots: int, room: int) -> tuple[np.ndarray, ...]:
+    """``lwloop._serve``'s working arrays for ``k`` models x ``slots`` (board tenants) and an
+    in-flight list of ``room`` units, in the order ``_serve`` unpacks them: per tenant the batch
+    class, active flag, position, segment, request range (lo, hi), arrival, own and seen
+    deadline (``inf``), longest fetch; per model requests started and admitted; ``scratch``'s
+    ``ev, ok, inh_now``; ``in_flight``'s three arrays; the [estimates, urgent] counters. The
+    caller keeps them alive for the call (the loop borrows them)."""
+    nt = k * slots
+    ints = [np.zeros(nt, np.int64) for _ in range(4)]
+    return (np.zeros(nt, np.bool_), np.zeros(nt, np.bool_), *ints, np.zeros(nt),
+            np.full(nt, np.inf), np.full(nt, np.inf), np.zeros(nt), np.zeros(k, np.int64),
+            np.zeros(k, np.int64), np.zeros((nt, 5)), np.zeros(nt, np.bool_), np.zeros(nt),
+            np.zeros(room, np.int64), np.zeros(room), np.zeros(room), np.zeros(2, np.int64))
+
+
 def _batch_kinds(costs: Sequence[Sequence[Tenant]], nb: int, bw: float) -> np.ndarray:
     """Whether model ``m`` at batch ``b`` is compute-bound, at ``m * nb + b - 1``: the
     ``Board``'s rule on that batch's own costs (as ``lwserve._State`` sets ``Board.kind``)."""
@@ -194,7 +209,8 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     missed, decisions, estimates, urgent, pe_busy = _loop._serve(
         code, prune, inherit, k, slots, nb, offsets, units, sizes, cat("comp"), cat("ftime"),
         cat("inh"), cat(est_name), cat("bound"), cat("approx")[offsets], cat("mft"), cat("pe"), _batch_kinds(costs, nb, board.bw),
-        board.buf, board.bw, room(board.buf, sizes, len(times) * int(units.max())), times,
+        board.buf, board.bw,
+        loop_state(k, slots, room(board.buf, sizes, len(times) * int(units.max()))), times,
         models, order, moff,
         np.array([float(d) for d in deadline_s]), float(batching.window_s), limit, finish,
         batch)

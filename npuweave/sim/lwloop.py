@@ -16,8 +16,9 @@ import numpy as np
 
 from npuweave.schedule.base import EPS
 from npuweave.schedule.buffer import commit_in_place, in_flight
+from npuweave.schedule.jit import borrow
 from npuweave.schedule.jit import kernel as _jit
-from npuweave.schedule.kernel import choose_lw, evaluate_all, pool, scratch
+from npuweave.schedule.kernel import choose_lw, evaluate_all, fcfs, pool
 
 SEQ, LW_PRINTED, LW_NPUWEAVE, LW_PLUS, LW_PLUS_PRINTED = 0, 1, 2, 3, 4
 
@@ -41,7 +42,7 @@ def _replay_table(size, comp, ftime, lo, n, buf, bw, out):
         out[lo + p] = t_c
 
 
-@_jit
+@_jit(inline=True)
 def _pick_plus(k, ok, ev, inh_now, deadline, printed):
     """Mode 1 of ``_choose_fast``: least total (EPS), then deadline, inherent idle (in the
     printed reading only when the least total is zero: ``lw_reading.tie_key``), fe - ce."""
@@ -66,11 +67,15 @@ def _pick_plus(k, ok, ev, inh_now, deadline, printed):
     return pick
 
 
-@_jit
+@_jit(inline=True)
 def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, est, bound,
             prune, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head,
-            tail, bw, ev, ok, inh_now, stats):
-    """The policy's choice; ``stats``: [estimates, urgent] counters."""
+            tail, bw, work, stats):
+    """The policy's choice; ``work``: ``scratch``'s arrays; ``stats``: [estimates, urgent]
+    counters. Copied into ``_serve`` (no call: a call passing arrays costs two atomic
+    reference-count operations per array, which were most of the loop's time; at most 30
+    arguments, or Python passes them as ``*args``, which numba cannot inline)."""
+    ev, ok, inh_now = work
     if code != LW_PLUS and code != LW_PLUS_PRINTED:
         return choose_lw(k, active, nact, pos, seg, arrival, code == LW_PRINTED, code == SEQ,
                          compute_kind, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s,
@@ -80,7 +85,14 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
                  fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now)
     pool(k, active, nact, compute_kind, ev, ok)
     pick = _pick_plus(k, ok, ev, inh_now, deadline, printed)
-    t_end = now if now > t_c else t_c
+    return _urgency(k, active, pick, ev[pick, 4], deadline, seg, pos, now if now > t_c else t_c,
+                    prune, bound, est, stats)
+
+
+@_jit(inline=True)
+def _urgency(k, active, pick, pick_ce, deadline, seg, pos, t_end, prune, bound, est, stats):
+    """Mode 2 of ``_choose_fast`` after Mode 1 picked ``pick`` (its compute end
+    ``pick_ce``): the earliest-deadline request estimated to miss even alone, else ``pick``."""
     urgent = -1
     u_deadline = np.inf
     for t in range(k):
@@ -89,7 +101,7 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
         d = deadline[t]
         if d == np.inf or (urgent >= 0 and d >= u_deadline):
             continue
-        slack = d - (t_end if t == pick else ev[pick, 4])
+        slack = d - (t_end if t == pick else pick_ce)
         u = seg[t] + pos[t]
         if prune and slack >= bound[u]:
             continue
@@ -105,7 +117,7 @@ def _choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, es
 
 @_jit
 def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp, ftime, inh, est,
-           bound, alone, mft, pe_sum, batch_kind, buf, bw, room, times, models, order, moff,
+           bound, alone, mft, pe_sum, batch_kind, buf, bw, state, times, models, order, moff,
            rel, window, limit, finish, batch_of):
     """The ``serve_layerwise`` loop; returns ``(missed, decisions, estimates, urgent,
     pe_busy)`` and fills ``finish`` / ``batch_of``. Board tenant ``t`` is slot ``t % slots``
@@ -113,24 +125,21 @@ def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp,
     per-model FIFO, ``max_inflight`` for per-request grouping). ``batch_kind[m * nb_max + b -
     1]``: model ``m`` at batch ``b`` is compute-bound (a batch is classified by its own
     costs); ``alone`` at the same index: its standalone time (deadline inheritance).
-    ``room``: the in-flight capacity (``buffer.room``)."""
+    ``state``: the loop's working arrays, fresh from ``lwkernel.loop_state`` (the in-flight
+    list sized by ``buffer.room``).
+
+    Every array is the caller's and borrowed (``jit.borrow``): the inlined steps then count
+    no references per decision (two atomic operations per array at each binding of an
+    inlined function's parameters were most of the loop's time)."""
+    (seg_off, n_units, size, comp, ftime, inh, est, bound, alone, mft, pe_sum, batch_kind,
+     times, models, order, moff, rel, finish, batch_of) = borrow(
+        (seg_off, n_units, size, comp, ftime, inh, est, bound, alone, mft, pe_sum,
+         batch_kind, times, models, order, moff, rel, finish, batch_of))
+    (compute_kind, active, pos, seg, lo, hi, arrival, own, deadline, cur_mft, ph, pa, ev, ok,
+     inh_now, fl_s, fl_c, fl_f, stats) = borrow(state)
+    work = (ev, ok, inh_now)
     n = times.shape[0]
     nt = k * slots
-    compute_kind = np.zeros(nt, np.bool_)  # per tenant: the batch in service's class
-    active = np.zeros(nt, np.bool_)
-    pos = np.zeros(nt, np.int64)
-    seg = np.zeros(nt, np.int64)
-    lo = np.zeros(nt, np.int64)
-    hi = np.zeros(nt, np.int64)
-    arrival = np.zeros(nt, np.float64)
-    own = np.full(nt, np.inf)       # the batch's own deadline (earliest of its requests)
-    deadline = np.full(nt, np.inf)  # the deadline the policy sees (own, or inherited)
-    cur_mft = np.zeros(nt, np.float64)
-    ph = np.zeros(k, np.int64)   # per model: requests started
-    pa = np.zeros(k, np.int64)   # per model: requests admitted
-    ev, ok, inh_now = scratch(nt)
-    fl_s, fl_c, fl_f = in_flight(room)
-    stats = np.zeros(2, np.int64)
     head = 0
     tail = 0
     used = 0
@@ -185,9 +194,17 @@ def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp,
             _inherit(k, slots, nb_max, active, own, deadline, times, order, moff, pa, ph, rel,
                      alone)
         free = buf - used
-        t = _choose(code, nt, active, nact, pos, seg, arrival, deadline, compute_kind, est,
-                    bound, prune, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s,
-                    fl_c, fl_f, head, tail, bw, ev, ok, inh_now, stats)
+        if nact == 1:  # the policy's answer without binding _choose's ~20 arrays
+            t = _only(nt, active)  # (Mode 1 of Layerweaver+ too; Mode 2 may still override)
+            if code == LW_PLUS or code == LW_PLUS_PRINTED:
+                t = _urgency(nt, active, t, 0.0, deadline, seg, pos, now if now > t_c else t_c,
+                             prune, bound, est, stats)
+        elif code == SEQ:  # choose_lw's failsafe branch, without binding its arrays
+            t = fcfs(nt, active, pos, arrival)
+        else:
+            t = _choose(code, nt, active, nact, pos, seg, arrival, deadline, compute_kind, est,
+                        bound, prune, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s,
+                        fl_c, fl_f, head, tail, bw, work, stats)
         decisions += 1
         # -- Board.commit --
         fe, ce, head, tail, used = commit_in_place(
@@ -209,7 +226,16 @@ def _serve(code, prune, inherit, k, slots, nb_max, seg_off, n_units, size, comp,
     return missed, decisions, stats[0], stats[1], pe_busy
 
 
-@_jit
+@_jit(inline=True)
+def _only(k, active):
+    """The one active tenant (the loop calls it with exactly one)."""
+    for t in range(k):
+        if active[t]:
+            return t
+    return -1
+
+
+@_jit(inline=True)
 def _free_slot(m, slots, active):
     """The lowest free slot's board tenant of model ``m`` (-1: all busy; Batcher.admit)."""
     for t in range(m * slots, (m + 1) * slots):
@@ -218,7 +244,7 @@ def _free_slot(m, slots, active):
     return -1
 
 
-@_jit
+@_jit(inline=True)
 def _earliest(times, order, a, b):
     """The earliest arrival among queued requests ``order[a:b]`` (``a < b``)."""
     out = times[order[a]]
@@ -228,7 +254,7 @@ def _earliest(times, order, a, b):
     return out
 
 
-@_jit
+@_jit(inline=True)
 def _inherit(k, slots, nb_max, active, own, deadline, times, order, moff, pa, ph, rel, alone):
     """``_State.inherit``: each batch in service takes the deadline of its model's queue
     (``Batcher.due``: the earliest deadline of the next batch less its standalone time) when
@@ -250,7 +276,7 @@ def _inherit(k, slots, nb_max, active, own, deadline, times, order, moff, pa, ph
                 deadline[t] = due if due < own[t] else own[t]
 
 
-@_jit
+@_jit(inline=True)
 def _max_mft(k, active, cur_mft):
     """``Board._refresh``: the longest single fetch among the active tenants' units."""
     out = 0.0
@@ -260,7 +286,7 @@ def _max_mft(k, active, cur_mft):
     return out
 
 
-@_jit
+@_jit(inline=True)
 def _next_time(k, nxt, n, times, order, moff, pa, ph, nb_max, window, now):
     """``Batcher.wake`` with nothing in service: the next arrival or batching-window end
     (``inf``: none)."""
@@ -277,7 +303,7 @@ def _next_time(k, nxt, n, times, order, moff, pa, ph, nb_max, window, now):
     return later
 
 
-@_jit
+@_jit(inline=True)
 def _finish_batch(t, ce, lo, hi, order, times, rel, finish, batch_of):
     """``_State.finished``: the batch of tenant ``t`` (relative deadline ``rel``) ends at
     ``ce``; returns its misses."""

@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
+from npuweave.errors import ConfigError
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import (
@@ -52,6 +53,7 @@ from npuweave.sim.engine import Engine, Job, Unit
 from npuweave.sim.events import EventLoop, Handle
 from npuweave.sim.preempt import stale_done
 from npuweave.sim.requests import Request, State
+from npuweave.sim.stretch import MODES, Stretcher, choose, settings
 from npuweave.sim.units import Footprint, unit_tables
 
 #: Default cap on simulated events per run (``max_events`` raises it).
@@ -71,6 +73,9 @@ class Simulator(Dispatcher):
     predict : keep the predicted times of every layer-wise decision (tests).
     segments : keep ``segments``, the maximal runs of one request on the PE as
         ``[request, start_s, end_s]`` in time order (per-request records).
+    stretch : how the engine runs between outside events (``npuweave.sim.stretch.MODES``):
+        ``auto`` runs a task-level policy's stretches compiled when numba is installed;
+        None: ``npuweave.sim.stretch.settings.mode`` (benchmarks switch it).
     """
 
     def __init__(self, tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
@@ -80,7 +85,7 @@ class Simulator(Dispatcher):
                  traffic: bool = False, latency_s: float = 0.0, log: bool = False,
                  predict: bool = False, max_events: int = MAX_EVENTS, segments: bool = False,
                  isolated_s: Sequence[float] = (),
-                 progress: Callable[[float], None] | None = None) -> None:
+                 progress: Callable[[float], None] | None = None, stretch: str | None = None) -> None:
         self.tenants = tuple(tenants)
         self.policy = policy
         self.layer = getattr(policy, "level", "layer") == "layer"
@@ -128,6 +133,22 @@ class Simulator(Dispatcher):
         # a task-level policy that decides at unit boundaries only (PREMA's dysta reading):
         # consulted when a computation ends or when a request arrives to an idle PE
         self.at_units = not self.layer and bool(getattr(policy, "at_units", False))
+        self.engine_note = self._stretches(stretch, log)
+
+    def _stretches(self, mode: str | None, log: bool) -> str:
+        """Hand the engine a ``Stretcher`` where stretches apply; the note saying which ran."""
+        mode = settings.mode if mode is None else mode
+        if mode not in MODES:
+            raise ConfigError(f"stretch={mode!r}; choose one of {', '.join(MODES)}")
+        # the per-event engine, with no note (as such runs always had), where stretches do
+        # not apply: a layer-wise policy decides every unit, the closed loop issues a
+        # request at each finish, engine logs, batching decides at each unit
+        if self.layer or self.closed is not None or log or type(self) is not Simulator:
+            return ""
+        fn, note = choose(mode)
+        if fn is not None:
+            self.engine.stretch = Stretcher(self, fn)
+        return note
 
     # -- running -----------------------------------------------------------------------------
     def run(self) -> None:
@@ -158,6 +179,8 @@ class Simulator(Dispatcher):
                 self.board.on_dispatched = self._reissue_predicted  # type: ignore[union-attr]
         else:
             self.notes = list(self.policy.start(self.view))
+        if self.engine_note:
+            self.notes.append(self.engine_note)
         if self.closed is not None and self.closed.first():
             for t in range(len(self.tenants)):
                 self._arrive(t, 0.0, 0, math.inf)
