@@ -12,7 +12,7 @@ interval order, so the numbers are the very floats the record-by-record code giv
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
@@ -43,7 +43,7 @@ class IntervalIndex:
     resource: tuple[np.ndarray, dict[Any, int]]
     start_s: np.ndarray
     end_s: np.ndarray
-    groups: dict[tuple[str, int], Spans]
+    groups: Mapping[tuple[str, int], Spans]
     totals: dict[tuple[str, int], float]
     _merged: dict[str, Spans] = field(default_factory=dict)
     # per group: (earliest start, latest end), filled on first use (or by _from_columns)
@@ -79,8 +79,11 @@ class IntervalIndex:
         start_s = np.asarray(start_s, dtype=np.float64)
         end_s = np.asarray(end_s, dtype=np.float64)
         span = int(request.max()) + 1 if request.size else 1
-        keys = np.asarray(ten, dtype=np.int64) * span + np.asarray(request, dtype=np.int64)
-        order = np.argsort(keys, kind="stable")  # stable: keeps interval order within a group
+        # stable: keeps interval order within a group; keys of 16 bits where they fit, which
+        # NumPy sorts by radix (one pass) rather than by merging
+        wide = np.int64 if len(ten_names) * span >= 1 << 16 else np.uint16
+        keys = np.asarray(ten).astype(wide) * wide(span) + np.asarray(request).astype(wide)
+        order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
         ss, es = start_s[order], end_s[order]
         cut = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
@@ -91,16 +94,16 @@ class IntervalIndex:
         low = np.minimum.reduceat(ss, lo) if keys.size else ss
         high = np.maximum.reduceat(es, lo) if keys.size else es
         sums = _segment_sums(es - ss, lo, hi)
-        lo_l, hi_l, k_l = lo.tolist(), hi.tolist(), sorted_keys[lo].tolist()
-        names = [(ten_names[k // span], k % span) for k in k_l]
+        names = [(ten_names[k // span], k % span) for k in sorted_keys[lo].tolist()]
         ranked = rank.tolist()
         keys_in_order = [names[g] for g in ranked]
-        groups = {names[g]: (ss[lo_l[g]:hi_l[g]], es[lo_l[g]:hi_l[g]]) for g in ranked}
+        groups = _Slices(dict(zip(keys_in_order, zip(lo[rank].tolist(), hi[rank].tolist()))),
+                         ss, es)
         totals = dict(zip(keys_in_order, sums[rank].tolist()))
         reach = dict(zip(keys_in_order, zip(low[rank].tolist(), high[rank].tolist())))
         table = {name: i for i, name in enumerate(res_names)}
-        return cls(records, (np.asarray(res, dtype=np.int64), table), start_s, end_s, groups,
-                   totals, _reach=reach)
+        return cls(records, (np.asarray(res), table), start_s, end_s, groups, totals,
+                   _reach=reach)
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.records)
@@ -140,6 +143,32 @@ class IntervalIndex:
         return self._merged[resource]
 
 
+class _Slices(Mapping[tuple[str, int], Spans]):
+    """Each request's ``(starts, ends)``, sliced from the grouped arrays when asked for (most
+    requests of a window never are: their totals and reach answer for them).
+
+    Examples
+    --------
+    >>> s = _Slices({("a", 0): (1, 3)}, np.arange(4.0), np.arange(4.0) + 1)
+    >>> list(s), s["a", 0][1].tolist()
+    ([('a', 0)], [2.0, 3.0])
+    """
+
+    def __init__(self, bounds: dict[tuple[str, int], tuple[int, int]], starts: np.ndarray,
+                 ends: np.ndarray) -> None:
+        self._bounds, self._starts, self._ends = bounds, starts, ends
+
+    def __getitem__(self, key: tuple[str, int]) -> Spans:
+        lo, hi = self._bounds[key]
+        return self._starts[lo:hi], self._ends[lo:hi]
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        return iter(self._bounds)
+
+    def __len__(self) -> int:
+        return len(self._bounds)
+
+
 def _codes(values: Sequence[Any]) -> tuple[np.ndarray, dict[Any, int]]:
     """Small integer codes of ``values`` in first-seen order, and the code of each value."""
     table = {v: i for i, v in enumerate(dict.fromkeys(values))}  # C loops, not a Python one
@@ -161,16 +190,30 @@ def _group(keys: Sequence[tuple[Any, int]], start_s: np.ndarray,
 
 def _segment_sums(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """``sum(x[lo[g]:hi[g]].tolist())`` for every segment ``g``, added left to right as
-    Python's ``sum`` does: each segment becomes a zero-padded row of a matrix whose running
-    sum along the rows (sequential, unlike ``np.sum``) ends in the segment's sum."""
-    if not lo.size:
+    Python's ``sum`` does: segment ``g`` becomes column ``g`` of a matrix, zero-padded below,
+    and the rows are added one at a time (each column's sum is sequential, unlike ``np.sum``;
+    the padding adds ``0.0``, which changes no sum).
+
+    Examples
+    --------
+    >>> x = np.array([0.1, 0.2, 0.3, 5.0])
+    >>> _segment_sums(x, np.array([0, 3]), np.array([3, 4])).tolist() == [(0.1 + 0.2) + 0.3,
+    ...                                                                    5.0]
+    True
+    """
+    groups = lo.size
+    if not groups:
         return np.zeros(0)
     length = hi - lo
-    mat = np.zeros((lo.size, int(length.max())))
-    row = np.repeat(np.arange(lo.size), length)
-    col = np.arange(x.size) - np.repeat(lo, length)
-    mat[row, col] = x
-    return np.cumsum(mat, axis=1)[np.arange(lo.size), length - 1]
+    mat = np.zeros((int(length.max()), groups))
+    # x[i] of segment g goes to row i - lo[g], column g: flat index i * groups + g - lo[g] *
+    # groups
+    mat.ravel()[np.arange(x.size) * groups + np.repeat(np.arange(groups) - lo * groups,
+                                                        length)] = x
+    sums = np.zeros(groups)
+    for row in mat:
+        sums += row
+    return sums
 
 
 def merge_arrays(start_s: np.ndarray, end_s: np.ndarray) -> Spans:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from npuweave.schedule import jit
+from npuweave.schedule.jit import borrow
 from npuweave.schedule.kernel import dispatch, flat_board, has_room, loop_end, resume
 
 _N = 624  # MT19937's state words
@@ -132,10 +133,16 @@ def run_aimt(k, off, size, comp, ftime, buf, bw, low_free, min_d, active, pos, r
              mt, box):
     """Run AI-MT on the flat board from decision ``n`` until it is done or its arrays are
     full; return the new ``n`` (``npuweave.schedule.kernel.run_kernel``'s state, layout,
-    closed-loop rule and resumption)."""
+    closed-loop rule and resumption). Its array arguments are borrowed (``jit.borrow``), as
+    ``run_kernel``'s are."""
     cand = np.empty(k, np.int64)
     c = np.empty(k, np.float64)
     f = np.empty(k, np.float64)
+    # the caller's arrays, without reference counting (``jit.borrow``; not ``cand/c/f``,
+    # which the loop allocates)
+    off, size, comp, ftime, active, pos, req, arrival, fl_s, fl_c, fl_f = borrow(
+        (off, size, comp, ftime, active, pos, req, arrival, fl_s, fl_c, fl_f))
+    o_int, o_float, mt, box = borrow((o_int, o_float, mt, box))
     t_m, t_c = clock[0], clock[1]
     head, tail, used = fl_at[0], fl_at[1], fl_at[2]
     while has_room(n, o_int, fl_s, head, tail):

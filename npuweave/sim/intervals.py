@@ -19,6 +19,8 @@ from typing import overload
 
 import numpy as np
 
+from npuweave.schedule.jit import kernel as _jit
+from npuweave.schedule.jit import loaded
 from npuweave.sim.records import Interval
 
 #: Resource names of the single-NPU engine, by code.
@@ -134,34 +136,68 @@ def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
     >>> [(iv.resource, iv.start_s) for iv in interval_columns(["a"], [["x"]], pe, dram)]
     [('DRAM', 0.0), ('PE', 1.0)]
     """
-    n_pe, n_dram = len(pe[3]), len(dram[3])
-    if _in_order(pe[3], pe[4]) and _in_order(dram[3], dram[4]):
-        # each resource already runs in (start, end) order, as the engine's always do: a
-        # stable sort by start alone of DRAM rows then PE rows puts DRAM first at the same
-        # start and keeps each resource's order (and merges the two sorted runs in one pass)
-        by_start = np.argsort(np.concatenate((dram[3], pe[3])), kind="stable")
-        where = np.empty(n_pe + n_dram, dtype=np.int64)  # row -> its position in the result
-        where[by_start] = np.arange(n_pe + n_dram)
-        to_dram, to_pe = where[:n_dram], where[n_dram:]
-    else:  # lexsort: last key first; stable, so equal keys keep PE-then-DRAM input order
-        start = np.concatenate((pe[3], dram[3]))
-        is_pe = np.arange(n_pe + n_dram) < n_pe
-        order = np.lexsort((np.concatenate((pe[4], dram[4])), is_pe, start))
-        where = np.empty(n_pe + n_dram, dtype=np.int64)
-        where[order] = np.arange(n_pe + n_dram)
-        to_pe, to_dram = where[:n_pe], where[n_pe:]
-    # scatter each column into place (fewer large temporaries than concatenate-and-gather;
-    # small integer types: fresh pages cost more than the copies on a busy machine)
-    cols = []
-    for k, dtype in enumerate((np.int32,) * 3 + (np.float64,) * 2):
-        out = np.empty(n_pe + n_dram, dtype=dtype)
-        out[to_pe] = pe[k]
-        out[to_dram] = dram[k]
-        cols.append(out)
-    resource = np.zeros(n_pe + n_dram, dtype=np.int8)
-    resource[to_dram] = 1
+    n = len(pe[3]) + len(dram[3])
+    resource = np.empty(n, dtype=np.int8)
+    # small integer types: fresh pages cost more than the copies on a busy machine
+    cols = [np.empty(n, dtype=np.int32) for _ in range(3)] + [np.empty(n, dtype=np.float64)
+                                                             for _ in range(2)]
+    # each resource already runs in (start, end) order, as the engine's always do: then the
+    # result is the merge of the two runs, DRAM first at the same start, done in one
+    # compiled pass; otherwise (or without the compiled kernels) a sort of all rows
+    if not (loaded() and _merge(*pe, *dram, resource, *cols)):
+        _sort_into(pe, dram, resource, cols)
     return IntervalColumns(RESOURCES, tuple(tenants), tuple(tuple(u) for u in units),
                            resource, *cols)
+
+
+@_jit
+def _merge(p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_u, d_s, d_e, res, ten, req, unit, start, end):
+    """Merge PE rows ``p_*`` and DRAM rows ``d_*`` (each in (start, end) order) by start, DRAM
+    first at the same start, into the output columns; False when a run is out of order."""
+    n_p = len(p_s)
+    n_d = len(d_s)
+    a = 0
+    b = 0
+    for m in range(n_p + n_d):
+        if b < n_d and (a >= n_p or d_s[b] <= p_s[a]):
+            if b > 0 and (d_s[b] < d_s[b - 1] or (d_s[b] == d_s[b - 1] and d_e[b] < d_e[b - 1])):
+                return False
+            res[m], ten[m], req[m], unit[m], start[m], end[m] = 1, d_t[b], d_r[b], d_u[b], \
+                d_s[b], d_e[b]
+            b += 1
+        else:
+            if a > 0 and (p_s[a] < p_s[a - 1] or (p_s[a] == p_s[a - 1] and p_e[a] < p_e[a - 1])):
+                return False
+            res[m], ten[m], req[m], unit[m], start[m], end[m] = 0, p_t[a], p_r[a], p_u[a], \
+                p_s[a], p_e[a]
+            a += 1
+    return True
+
+
+def _sort_into(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray], resource: np.ndarray,
+               cols: list[np.ndarray]) -> None:
+    """Fill the columns by a stable sort of all rows (NumPy; no compiled kernels)."""
+    n_pe, n_dram = len(pe[3]), len(dram[3])
+    n = n_pe + n_dram
+    if _in_order(pe[3], pe[4]) and _in_order(dram[3], dram[4]):
+        # each run in (start, end) order: a stable sort by start alone of DRAM rows then PE
+        # rows puts DRAM first at the same start and keeps each resource's order
+        order = np.argsort(np.concatenate((dram[3], pe[3])), kind="stable")
+        first_pe = False
+    else:  # lexsort: last key first; stable, so equal keys keep PE-then-DRAM input order
+        is_pe = np.arange(n) < n_pe
+        order = np.lexsort((np.concatenate((pe[4], dram[4])), is_pe,
+                            np.concatenate((pe[3], dram[3]))))
+        first_pe = True
+    where = np.empty(n, dtype=np.int64)  # row -> its position in the result
+    where[order] = np.arange(n)
+    to_pe, to_dram = (where[:n_pe], where[n_pe:]) if first_pe else (where[n_dram:],
+                                                                    where[:n_dram])
+    for k, out in enumerate(cols):  # scatter: fewer large temporaries than a gather
+        out[to_pe] = pe[k]
+        out[to_dram] = dram[k]
+    resource[to_pe] = 0
+    resource[to_dram] = 1
 
 
 def _in_order(start: np.ndarray, end: np.ndarray) -> bool:
@@ -170,4 +206,3 @@ def _in_order(start: np.ndarray, end: np.ndarray) -> bool:
         return True
     ds = start[1:] - start[:-1]
     return bool(np.all((ds > 0) | ((ds == 0) & (end[1:] >= end[:-1]))))
-

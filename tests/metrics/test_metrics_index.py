@@ -11,6 +11,7 @@ import legacy_metrics.common as old_common
 import legacy_metrics.multitask as old_mt
 import legacy_metrics.occupancy as old_occ
 import legacy_metrics.summary as old_summary
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -154,3 +155,18 @@ def test_index_groups_and_merges():
     assert ix.max_end == 7.0 and IntervalIndex.build([]).max_end == 0.0
     with pytest.raises(ConfigError, match="ends before it starts"):
         as_index([Interval("PE", "a", 0, "u", 2.0, 1.0)]).merged("PE")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.floats(0.0, 1e6, allow_subnormal=True), max_size=40), min_size=1,
+                max_size=20))
+def test_segment_sums_add_left_to_right_as_python_sum(segments):
+    # the grouped per-request totals: each the very float of ``sum(list)`` (Python's
+    # sequential addition, not NumPy's pairwise), segments of any length, empty ones included
+    from npuweave.metrics.index import _segment_sums
+
+    x = np.array([v for seg in segments for v in seg], np.float64)
+    hi = np.cumsum([len(seg) for seg in segments])
+    lo = hi - [len(seg) for seg in segments]
+    want = [float(sum(seg)) for seg in segments]
+    assert [v.hex() for v in _segment_sums(x, lo, hi).tolist()] == [v.hex() for v in want]

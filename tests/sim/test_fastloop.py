@@ -201,14 +201,19 @@ def test_compiled_fetch_parts_equal_plain_python():
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.integers(0, 2), st.sampled_from([0.0, 1.0, 2.0]),
-                          st.sampled_from([0.0, 1.0, 2.0, 3.0])), max_size=12))
-def test_interval_columns_order_rows_as_the_engine_sorts_them(rows):
-    # in order or not (the merge or the lexsort path), rows come out as the engine's
+                          st.sampled_from([0.0, 1.0, 2.0, 3.0])), max_size=12), st.booleans())
+def test_interval_columns_order_rows_as_the_engine_sorts_them(rows, each_in_order):
+    # in order or not (the compiled merge or the lexsort path), rows come out as the engine's
     # ``sort(key=(start, resource != "DRAM", end))`` of PE rows then DRAM rows
-    from npuweave.sim.intervals import interval_columns
+    from unittest import mock
+
+    from npuweave.schedule import kernel
+    from npuweave.sim import intervals
     from npuweave.sim.records import Interval
 
     rows = [(is_pe, t, s, s + d) for is_pe, t, s, d in rows]
+    if each_in_order:  # as the engine runs each resource: the merge applies
+        rows.sort(key=lambda r: (r[2], r[3]))
     pe = [r for r in rows if r[0]]
     dram = [r for r in rows if not r[0]]
 
@@ -220,4 +225,8 @@ def test_interval_columns_order_rows_as_the_engine_sorts_them(rows):
     tenants, units = ["a", "b", "c"], [["x"]] * 3
     want = [Interval("PE" if p else "DRAM", tenants[t], 0, "x", s, e) for p, t, s, e in pe + dram]
     want.sort(key=lambda iv: (iv.start_s, iv.resource != "DRAM", iv.end_s))
-    assert list(interval_columns(tenants, units, arrays(pe), arrays(dram))) == want
+    kernel.load()  # the compiled merge where numba is installed
+    assert list(intervals.interval_columns(tenants, units, arrays(pe), arrays(dram))) == want
+    with mock.patch.object(intervals, "loaded", lambda: False):  # the sort alone
+        assert list(intervals.interval_columns(tenants, units, arrays(pe),
+                                               arrays(dram))) == want
