@@ -49,9 +49,11 @@ def task_set(arrival_spec: str, models: str | None, qps: str | None, deadline: s
 
 def write_per_request(path: str, records: Sequence[dict[str, Any]]) -> None:
     """One row per request as CSV or Parquet (``--per-request``)."""
-    from npuweave import report
+    from npuweave import fileio, report
 
     if Path(path).suffix.lower() == ".parquet":
         report.write_parquet(path, list(records))
+    elif len(records) and hasattr(records, "row_chunks") and records.flat():
+        fileio.write_csv(path, records, records.fields)  # streamed from the columns
     else:
         report.write_csv(path, list(records))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ import numpy as np
 from npuweave.errors import ConfigError
 from npuweave.fileio.flags import Batching
 from npuweave.hardware.npu import NPU
+from npuweave.metrics.records import RequestRecords, SegmentRecords, segment_columns, switches
 from npuweave.metrics.requests import Outcome, RequestTable, request_table
 from npuweave.metrics.serving import SLA_MULTS, summarize
 from npuweave.schedule.base import Tenant
@@ -56,8 +58,8 @@ class ServeResult:
     notes: tuple[str, ...] = ()
     intervals: tuple[Interval, ...] = ()
     peak_buffer_bytes: int = 0
-    requests: tuple[dict[str, Any], ...] = ()
-    segments: tuple[dict[str, Any], ...] = ()
+    requests: Sequence[dict[str, Any]] = ()
+    segments: Sequence[dict[str, Any]] = ()
 
 
 def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
@@ -117,18 +119,19 @@ def finish(sim: Simulator, groups: list[Group], arrivals: Arrivals, table: Reque
 
 
 def _records(sim: Simulator, groups: list[Group], table: RequestTable,
-             ids: Sequence[Any] | None) -> tuple[tuple[dict[str, Any], ...], ...]:
-    """Per-request and per-segment records; a batch's segments carry its first member's id."""
-    from npuweave.metrics.records import request_records, segment_records, switches
-
-    n = len(table)
+             ids: Sequence[Any] | None) -> tuple[RequestRecords, SegmentRecords]:
+    """Per-request and per-segment records, kept as columns (``npuweave.metrics.records``);
+    a batch's segments carry its first member's id."""
+    n, ran = len(table), min(len(groups), len(sim.requests))  # groups that became requests
+    size = np.fromiter((len(g[3]) for g in groups), np.int64, len(groups))
+    members = np.fromiter(chain.from_iterable(g[3] for g in groups), np.int64, int(size.sum()))
+    first = members[np.cumsum(size) - size]
+    rid, start, end = segment_columns(sim.segments or [])
     batch, pre = np.ones(n, np.int64), np.zeros(n, np.int64)
-    for g, k in zip(groups, switches(sim.segments or [], len(sim.requests)).tolist()):
-        batch[g[3]], pre[g[3]] = g[2], k
-    first = [g[3][0] for g in groups]
-    segs = [(first[r], s, e) for r, s, e in sim.segments or []]
-    return (tuple(request_records(table, ids, batch, pre)),
-            tuple(segment_records(segs, ids)))
+    rows, size = members[:int(size[:ran].sum())], size[:ran]
+    batch[rows] = np.repeat(np.fromiter((g[2] for g in groups[:ran]), np.int64, ran), size)
+    pre[rows] = np.repeat(switches((rid, start, end), len(sim.requests))[:ran], size)
+    return RequestRecords(table, ids, batch, pre), SegmentRecords(first[rid], start, end, ids)
 
 
 #: Events a served unit fires at the least (its load's end and its computation's end).
