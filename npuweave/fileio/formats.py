@@ -143,11 +143,15 @@ def _items(rows: list[Any], depth: int, enc: _Encoders) -> str:
 
 
 def _stream(rows: Any, depth: int, emit: Callable[[str], Any], enc: _Encoders) -> None:
-    """The list of a row source's rows, a chunk at a time (each chunk made safe)."""
+    """The list of a row source's rows, a chunk at a time (each chunk made safe, unless the
+    source's ``json_plain()`` says every row is a non-empty dict of str, int, bool, None or
+    finite float values already; the encoder refuses a non-finite float if it was wrong)."""
     sep = "[\n" + enc.pad(depth + 1)
+    plain = bool(getattr(rows, "json_plain", lambda: False)())
     for chunk in rows.row_chunks():
         if chunk:
-            emit(sep + _items([json_safe(r) for r in chunk], depth, enc))
+            emit(sep + (_table_items(chunk, depth, enc) if plain else
+                        _items([json_safe(r) for r in chunk], depth, enc)))
             sep = ",\n" + enc.pad(depth + 1)
     emit("[]" if sep[0] == "[" else "\n" + enc.pad(depth) + "]")
 
@@ -289,6 +293,11 @@ def write_parquet(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]
     check_parquet(path)
     pd = optional_module("pandas", "parquet")
     buf = io.BytesIO()
-    pd.DataFrame(list(rows)).to_parquet(buf, index=False)
+    if hasattr(rows, "columns") and hasattr(rows, "row_chunks") and len(rows):
+        # a row source (``npuweave.metrics.records``): its columns, not a dict per row
+        frame = pd.DataFrame(rows.columns(0, len(rows)))
+    else:
+        frame = pd.DataFrame(list(rows))
+    frame.to_parquet(buf, index=False)
     write_bytes(path, buf.getvalue())
 

@@ -84,6 +84,10 @@ class _Lazy(Sequence[Record]):
     def __len__(self) -> int:
         raise NotImplementedError
 
+    def columns(self, lo: int, hi: int) -> dict[str, list[Any]]:
+        """Rows ``lo`` to ``hi - 1`` as one Python list per field (keys ``fields``)."""
+        raise NotImplementedError
+
     def rows(self, lo: int, hi: int) -> list[Record]:
         """The dicts of rows ``lo`` to ``hi - 1``."""
         raise NotImplementedError
@@ -126,6 +130,11 @@ class _Lazy(Sequence[Record]):
         ids = getattr(self, "ids", None)
         return ids is None or not any(isinstance(v, (Mapping, list, tuple)) for v in ids)
 
+    def json_plain(self) -> bool:
+        """Whether every value is a str, int, bool, None or finite float (no id is given:
+        the rows hold only numbers from the columns, non-finite ones as None, and names)."""
+        return getattr(self, "ids", None) is None
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {len(self)} rows>"
 
@@ -148,21 +157,26 @@ class RequestRecords(_Lazy):
     def __len__(self) -> int:
         return len(self.table)
 
-    def rows(self, lo: int, hi: int) -> list[Record]:
+    def columns(self, lo: int, hi: int) -> dict[str, list[Any]]:
+        """Rows ``lo`` to ``hi - 1`` as one Python list per field."""
         t, s = self.table, slice(lo, hi)
         done = t.state[s] == Outcome.DONE
         ddl, fin, start = t.deadline_s[s], t.finish_s[s], t.start_s[s]
         has_ddl = np.isfinite(ddl)
-        met = _nullable(done & (fin <= ddl), has_ddl)
-        names = [t.models[k] for k in t.model[s].tolist()]
-        ids = self.ids[lo:hi] if self.ids is not None else range(lo, hi)
-        cols = zip(ids, names, t.priority[s].tolist(), t.arrival_s[s].tolist(),
-                   _nullable(start, np.isfinite(start)), _nullable(fin, done & np.isfinite(fin)),
-                   _nullable(ddl, has_ddl), met, self.preemptions[s].tolist(),
-                   self.batch[s].tolist(), strict=True)
+        return {"id": list(self.ids[lo:hi]) if self.ids is not None else list(range(lo, hi)),
+                "model": [t.models[k] for k in t.model[s].tolist()],
+                "priority": t.priority[s].tolist(), "arrival_s": t.arrival_s[s].tolist(),
+                "start_s": _nullable(start, np.isfinite(start)),
+                "finish_s": _nullable(fin, done & np.isfinite(fin)),
+                "deadline_s": _nullable(ddl, has_ddl), "met": _nullable(done & (fin <= ddl),
+                                                                         has_ddl),
+                "preemptions": self.preemptions[s].tolist(), "batch": self.batch[s].tolist()}
+
+    def rows(self, lo: int, hi: int) -> list[Record]:
+        c = self.columns(lo, hi)
         return [{"id": i, "model": m, "priority": p, "arrival_s": a, "start_s": st,
                  "finish_s": f, "deadline_s": d, "met": ok, "preemptions": k, "batch": b}
-                for i, m, p, a, st, f, d, ok, k, b in cols]
+                for i, m, p, a, st, f, d, ok, k, b in zip(*c.values(), strict=True)]
 
 
 class SegmentRecords(_Lazy):
@@ -179,11 +193,15 @@ class SegmentRecords(_Lazy):
     def __len__(self) -> int:
         return int(self.row.shape[0])
 
-    def rows(self, lo: int, hi: int) -> list[Record]:
+    def columns(self, lo: int, hi: int) -> dict[str, list[Any]]:
+        """Segments ``lo`` to ``hi - 1`` as one Python list per field."""
         rows = self.row[lo:hi].tolist()
-        names = rows if self.ids is None else [self.ids[r] for r in rows]
-        return [{"id": i, "start_s": s, "end_s": e} for i, s, e in zip(
-            names, self.start[lo:hi].tolist(), self.end[lo:hi].tolist(), strict=True)]
+        return {"id": rows if self.ids is None else [self.ids[r] for r in rows],
+                "start_s": self.start[lo:hi].tolist(), "end_s": self.end[lo:hi].tolist()}
+
+    def rows(self, lo: int, hi: int) -> list[Record]:
+        return [{"id": i, "start_s": s, "end_s": e}
+                for i, s, e in zip(*self.columns(lo, hi).values(), strict=True)]
 
 
 def request_records(table: RequestTable, ids: Sequence[Any] | None = None,
