@@ -10,7 +10,9 @@ import io
 import json
 import math
 import os
+import struct
 import sys
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -136,10 +138,12 @@ def _items(rows: list[Any], depth: int, enc: _Encoders) -> str:
     """The items of the non-empty list ``rows`` at ``depth``, between its brackets."""
     if all(_flat_dict(v) for v in rows):
         return _table_items(rows, depth, enc)
-    out: list[str] = []
+    texts = []
     for item in rows:
+        out: list[str] = []
         _indented(item, depth + 1, out.append, enc)
-    return (",\n" + enc.pad(depth + 1)).join(out)
+        texts.append("".join(out))
+    return (",\n" + enc.pad(depth + 1)).join(texts)
 
 
 def _stream(rows: Any, depth: int, emit: Callable[[str], Any], enc: _Encoders) -> None:
@@ -204,14 +208,34 @@ def write_json(path: str | os.PathLike[str], obj: Any, indent: int | None = 2) -
         write_json_text(sys.stdout.write, obj, indent)
         sys.stdout.flush()
     elif str(path).endswith(".gz"):
-        # mtime=0 keeps the bytes reproducible: the same run gives the same file (and the
-        # same bytes as gzip.compress of the whole text: no name in the header, level 9)
-        with atomic_open(path, "wb") as fh, gzip.GzipFile(
-                filename="", mode="wb", fileobj=fh, mtime=0) as gz:
-            write_json_text(lambda text: gz.write(text.encode("utf-8")), obj, indent)
+        with atomic_open(path, "wb") as fh:
+            gz = _Gzip(fh)
+            write_json_text(gz.write, obj, indent)
+            gz.close()
     else:
         with atomic_open(path, "w", encoding="utf-8") as fh:
             write_json_text(fh.write, obj, indent)
+
+
+class _Gzip:
+    """The bytes of ``gzip.compress(text, mtime=0)``, written as the text comes: its
+    10-byte header (mtime 0 keeps the bytes reproducible: the same run gives the same file),
+    the raw deflate stream at the same level (deflate's output does not depend on how its
+    input is cut), then the CRC-32 and the length."""
+
+    def __init__(self, fh: Any) -> None:
+        self.fh, self.crc, self.size = fh, 0, 0
+        self.deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+        fh.write(gzip.compress(b"", mtime=0)[:10])
+
+    def write(self, text: str) -> None:
+        data = text.encode("utf-8")
+        self.crc, self.size = zlib.crc32(data, self.crc), self.size + len(data)
+        self.fh.write(self.deflate.compress(data))
+
+    def close(self) -> None:
+        self.fh.write(self.deflate.flush())
+        self.fh.write(struct.pack("<LL", self.crc, self.size & 0xFFFFFFFF))
 
 
 def _csv_cell(value: Any) -> Any:

@@ -109,8 +109,9 @@ class _Lazy(Sequence[Record]):
             raise IndexError(f"record {i} out of range for {n} rows")
         return self.rows(j, j + 1)[0]
 
-    def row_chunks(self, size: int = CHUNK_ROWS) -> Iterator[list[Record]]:
-        """The rows in order, ``size`` dicts at a time."""
+    def row_chunks(self, size: int | None = None) -> Iterator[list[Record]]:
+        """The rows in order, ``size`` (default ``CHUNK_ROWS``) dicts at a time."""
+        size = size or CHUNK_ROWS
         for lo in range(0, len(self), size):
             yield self.rows(lo, min(lo + size, len(self)))
 
