@@ -33,8 +33,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import npuweave.cli.serve as cli_serve  # noqa: E402
 import npuweave.sim.serving as serving  # noqa: E402
-from npuweave.cli.serve import _rows_of, _with_energy  # noqa: E402
 from npuweave.fileio.flags import parse_duration  # noqa: E402
 from npuweave.hardware import get_npu  # noqa: E402
 from npuweave.metrics.serving import jsonable  # noqa: E402
@@ -78,12 +78,14 @@ def main() -> None:
     res = serving.serve(MODELS, npu, arr, args.scheduler, records=not args.no_json,
                         max_events=10**10)
     Simulator.run = run  # type: ignore[method-assign]
-    rows = timed("energy", lambda: jsonable(_with_energy(res, MODELS, npu, "systolic-ws")))()
+    rows = timed("energy", lambda: jsonable(cli_serve._with_energy(res, MODELS, npu,
+                                                                   "systolic-ws")))()
+    rows_of = getattr(cli_serve, "_rows_of", list)  # a main before the streamed records: lists
     if not args.no_json:
         with tempfile.TemporaryDirectory() as tmp:
             timed("json", write_rows_json)(os.path.join(tmp, "out.json"), {
-                "rows": rows, "requests": _rows_of(res.requests),
-                "segments": _rows_of(res.segments)})
+                "rows": rows, "requests": rows_of(res.requests),
+                "segments": rows_of(res.segments)})
     total = time.process_time() - t0
     engine = sum(c for n, c, _ in PHASES if n == "engine")
     print(f"{len(arr)} requests, {args.scheduler}, json={not args.no_json}, "

@@ -52,9 +52,10 @@ def write_per_request(path: str, records: Sequence[dict[str, Any]]) -> None:
     (``npuweave.metrics.records``) are written from their columns, the CSV a chunk at a time;
     records whose ids are containers are flattened as rows."""
     from npuweave import fileio, report
+    from npuweave.metrics.records import RowSource
 
     parquet = Path(path).suffix.lower() == ".parquet"
-    if not (len(records) and hasattr(records, "row_chunks") and records.flat()):
+    if not (len(records) and isinstance(records, RowSource) and records.flat()):
         (report.write_parquet if parquet else report.write_csv)(path, list(records))
     elif parquet:
         fileio.write_parquet(path, records)

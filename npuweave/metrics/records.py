@@ -49,9 +49,9 @@ def segment_columns(segments: Sequence[Sequence[Any]] | Columns) -> Columns:
     ``[request, start_s, end_s]`` rows or already as those three columns."""
     if isinstance(segments, tuple) and len(segments) == 3 and all(
             isinstance(c, np.ndarray) for c in segments):
-        rid, start, end = segments
-        return rid.astype(np.int64, copy=False), start.astype(np.float64, copy=False), \
-            end.astype(np.float64, copy=False)
+        rid, start, end = (np.asarray(c) for c in segments)
+        return (rid.astype(np.int64, copy=False), start.astype(np.float64, copy=False),
+                end.astype(np.float64, copy=False))
     n = len(segments)
     rid = np.fromiter((s[0] for s in segments), np.int64, n)
     start = np.fromiter((s[1] for s in segments), np.float64, n)
@@ -75,8 +75,9 @@ def _nullable(values: np.ndarray, keep: np.ndarray) -> list[Any]:
     return out
 
 
-class _Lazy(Sequence[Record]):
-    """Rows made from columns on demand: indexing, slicing, iteration and ``row_chunks``."""
+class RowSource(Sequence[Record]):
+    """Rows made from columns on demand: indexing, slicing, iteration and ``row_chunks`` (what
+    the JSON, CSV and Parquet writers of ``npuweave.fileio`` take without a list)."""
 
     __slots__ = ()
     fields: tuple[str, ...] = ()
@@ -140,7 +141,7 @@ class _Lazy(Sequence[Record]):
         return f"<{type(self).__name__}: {len(self)} rows>"
 
 
-class RequestRecords(_Lazy):
+class RequestRecords(RowSource):
     """One record per row of a ``RequestTable`` (keys ``FIELDS``), made on demand."""
 
     __slots__ = ("table", "ids", "batch", "preemptions")
@@ -180,7 +181,7 @@ class RequestRecords(_Lazy):
                 for i, m, p, a, st, f, d, ok, k, b in zip(*c.values(), strict=True)]
 
 
-class SegmentRecords(_Lazy):
+class SegmentRecords(RowSource):
     """``{"id", "start_s", "end_s"}`` per PE segment (``row`` is each segment's table row,
     named by ``ids`` when given), made on demand."""
 
