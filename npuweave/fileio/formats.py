@@ -18,6 +18,7 @@ from typing import Any
 
 from npuweave.errors import ConfigError, optional_module
 from npuweave.fileio.atomic import STDOUT, atomic_open, write_bytes, write_text
+from npuweave.fileio.jsoncolumns import rows_text
 
 _PLAIN = frozenset((str, int, bool, type(None)))
 
@@ -152,11 +153,19 @@ def _stream(rows: Any, depth: int, emit: Callable[[str], Any], enc: _Encoders) -
     finite float values already; the encoder refuses a non-finite float if it was wrong)."""
     sep = "[\n" + enc.pad(depth + 1)
     plain = bool(getattr(rows, "json_plain", lambda: False)())
-    for chunk in rows.row_chunks():
-        if chunk:
-            emit(sep + (_table_items(chunk, depth, enc) if plain else
-                        _items([json_safe(r) for r in chunk], depth, enc)))
-            sep = ",\n" + enc.pad(depth + 1)
+    if plain and getattr(rows, "fields", ()) and hasattr(rows, "column_chunks"):
+        keys = sorted(rows.fields) if enc.sort_keys else list(rows.fields)
+        for cols in rows.column_chunks():  # no dict per row (``fileio.jsoncolumns``)
+            if cols[keys[0]]:
+                emit(sep + rows_text(cols, keys, enc.pad(depth + 1), enc.pad(depth + 2),
+                                     enc.at(0).encode))
+                sep = ",\n" + enc.pad(depth + 1)
+    else:
+        for chunk in rows.row_chunks():
+            if chunk:
+                emit(sep + (_table_items(chunk, depth, enc) if plain else
+                            _items([json_safe(r) for r in chunk], depth, enc)))
+                sep = ",\n" + enc.pad(depth + 1)
     emit("[]" if sep[0] == "[" else "\n" + enc.pad(depth) + "]")
 
 

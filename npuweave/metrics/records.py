@@ -116,6 +116,12 @@ class RowSource(Sequence[Record]):
         for lo in range(0, len(self), size):
             yield self.rows(lo, min(lo + size, len(self)))
 
+    def column_chunks(self, size: int | None = None) -> Iterator[dict[str, list[Any]]]:
+        """The rows in order as ``columns``, ``size`` (default ``CHUNK_ROWS``) at a time."""
+        size = size or CHUNK_ROWS
+        for lo in range(0, len(self), size):
+            yield self.columns(lo, min(lo + size, len(self)))
+
     def __iter__(self) -> Iterator[Record]:
         for chunk in self.row_chunks():
             yield from chunk

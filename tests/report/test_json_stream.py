@@ -75,3 +75,46 @@ def test_streamed_csv_is_csv_text(tmp_path_factory, rows, size):
     path = tmp_path_factory.mktemp("csv") / "r.csv"
     write_csv(path, Source(rows, size), ["a", "b"])
     assert path.read_text(encoding="utf-8") == csv_text(rows, ["a", "b"])
+
+
+class Columns(Source):
+    """A plain row source that also gives its rows as columns (``column_chunks``)."""
+
+    def __init__(self, rows, size, fields):
+        super().__init__(rows, size, plain=True)
+        self.fields = fields
+
+    def column_chunks(self):
+        for lo in range(0, len(self.list), self.size):
+            chunk = self.list[lo:lo + self.size]
+            yield {k: [r[k] for r in chunk] for k in self.fields}
+
+
+_keys = st.lists(st.text(alphabet=st.sampled_from('a%"\\\né}{,'), max_size=3), min_size=1,
+                 max_size=4, unique=True)
+# one kind per column mostly (the fast passes), any plain kind mixed in sometimes
+_kind = st.sampled_from([
+    st.floats(allow_nan=False, allow_infinity=False) | st.none(),
+    st.floats(allow_nan=False, allow_infinity=False), st.integers(-10**20, 10**20),
+    st.booleans() | st.none(), st.none(), st.sampled_from(["resnet50", 'a"b', "é\n", "%s"]),
+    _finite])
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), keys=_keys, n=st.integers(0, 9), size=st.integers(1, 4),
+       sort_keys=st.booleans(), indent=st.sampled_from([0, 2, 3]))
+def test_rows_from_columns_are_pythons_json(data, keys, n, size, sort_keys, indent):
+    kinds = [data.draw(_kind) for _ in keys]
+    rows = [{k: data.draw(kind) for k, kind in zip(keys, kinds, strict=True)} for _ in range(n)]
+    want = json.dumps({"r": rows, "x": 1}, indent=indent, sort_keys=sort_keys) + "\n"
+    got = json_text({"r": Columns(rows, size, keys), "x": 1}, indent=indent,
+                    sort_keys=sort_keys)
+    assert got == want
+
+
+def test_a_non_finite_float_in_plain_columns_is_refused():
+    import pytest
+
+    for bad in (float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="JSON compliant"):
+            json_text({"r": Columns([{"a": 1.0}, {"a": bad}, {"a": None}], 5, ["a"])})
