@@ -153,8 +153,9 @@ def _stream(rows: Any, depth: int, emit: Callable[[str], Any], enc: _Encoders) -
     finite float values already; the encoder refuses a non-finite float if it was wrong)."""
     sep = "[\n" + enc.pad(depth + 1)
     plain = bool(getattr(rows, "json_plain", lambda: False)())
-    if plain and getattr(rows, "fields", ()) and hasattr(rows, "column_chunks"):
-        keys = sorted(rows.fields) if enc.sort_keys else list(rows.fields)
+    fields: Sequence[str] = getattr(rows, "fields", ())
+    if plain and fields and hasattr(rows, "column_chunks"):
+        keys = sorted(fields) if enc.sort_keys else list(fields)
         for cols in rows.column_chunks():  # no dict per row (``fileio.jsoncolumns``)
             if cols[keys[0]]:
                 emit(sep + rows_text(cols, keys, enc.pad(depth + 1), enc.pad(depth + 2),
