@@ -104,7 +104,7 @@ def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
     return finish(sim, groups, arrivals, table, policy.name, sla_mults, stp_form, log)
 
 
-def finish(sim: Simulator, groups: list[Group], arrivals: Arrivals, table: RequestTable,
+def finish(sim: Simulator, groups: list[Group] | None, arrivals: Arrivals, table: RequestTable,
            name: str, sla_mults: Sequence[float] = SLA_MULTS, stp_form: str = "open-loop",
            log: bool = False, ids: Sequence[Any] | None = None) -> ServeResult:
     """Summarize a finished run (and its per-request records when it kept segments)."""
@@ -118,18 +118,25 @@ def finish(sim: Simulator, groups: list[Group], arrivals: Arrivals, table: Reque
                        eng.peak_claimed, recs, segs)
 
 
-def _records(sim: Simulator, groups: list[Group], table: RequestTable,
+def _records(sim: Simulator, groups: list[Group] | None, table: RequestTable,
              ids: Sequence[Any] | None) -> tuple[RequestRecords, SegmentRecords]:
     """Per-request and per-segment records, kept as columns (``npuweave.metrics.records``);
-    a batch's segments carry its first member's id."""
-    n, ran = len(table), min(len(groups), len(sim.requests))  # groups that became requests
-    size = np.fromiter((len(g[3]) for g in groups), np.int64, len(groups))
-    members = np.fromiter(chain.from_iterable(g[3] for g in groups), np.int64, int(size.sum()))
+    a batch's segments carry its first member's id. ``groups`` None: one request per table
+    row, in row order (no list of one-member groups needed)."""
+    n = len(table)
+    ran = min(n if groups is None else len(groups), len(sim.requests))  # became requests
+    if groups is None:  # request i is row i, alone
+        size, members, bsize = np.ones(n, np.int64), np.arange(n), np.ones(ran, np.int64)
+    else:
+        size = np.fromiter((len(g[3]) for g in groups), np.int64, len(groups))
+        members = np.fromiter(chain.from_iterable(g[3] for g in groups), np.int64,
+                              int(size.sum()))
+        bsize = np.fromiter((g[2] for g in groups[:ran]), np.int64, ran)
     first = members[np.cumsum(size) - size]
     rid, start, end = segment_columns(sim.segments or [])
     batch, pre = np.ones(n, np.int64), np.zeros(n, np.int64)
     rows, size = members[:int(size[:ran].sum())], size[:ran]
-    batch[rows] = np.repeat(np.fromiter((g[2] for g in groups[:ran]), np.int64, ran), size)
+    batch[rows] = np.repeat(bsize, size)
     pre[rows] = np.repeat(switches((rid, start, end), len(sim.requests))[:ran], size)
     return RequestRecords(table, ids, batch, pre), SegmentRecords(first[rid], start, end, ids)
 

@@ -52,6 +52,24 @@ def test_records_equal_the_group_loop(run):
     want_req, want_seg = oracle(groups, segs, ran, table, ids)
     assert list(got_req) == want_req
     assert list(got_seg) == want_seg
+    if all(len(g[3]) == 1 and g[3][0] == i for i, g in enumerate(groups)):  # singles
+        got_req, got_seg = _records(sim, None, table, ids)
+        assert list(got_req) == want_req
+        assert list(got_seg) == want_seg
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(1, 20), data=st.data())
+def test_records_without_groups_are_the_singles(n, data):
+    ran = data.draw(st.integers(0, n))
+    segs = [[data.draw(st.integers(0, ran - 1)), float(i), float(i) + 0.5]
+            for i in range(data.draw(st.integers(0, 30)))] if ran else []
+    table = request_table(("m",), [0] * n, [0.0] * n, [1.0] * n, [1.0])
+    sim = SimpleNamespace(segments=segs, requests=[None] * ran)
+    singles = [(0.0, 0, 1, [i]) for i in range(n)]
+    for got, want in zip(_records(sim, None, table, None), oracle(singles, segs, ran, table, None),
+                         strict=True):
+        assert list(got) == want
 
 
 @pytest.mark.parametrize("killed", [(0, 1, 0, 0), (0, 0, 0, 0), (1, 1, 1, 1)])
