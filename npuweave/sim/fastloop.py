@@ -34,8 +34,7 @@ from npuweave.schedule.plan import choose_path, plan_arrays, start_streams
 from npuweave.schedule.protocol import LayerBase, Policy
 from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.intervals import interval_columns
-from npuweave.sim.records import RequestRecord
-from npuweave.sim.result import SimResult
+from npuweave.sim.result import RequestColumns, SimResult
 
 #: Environment variable that forces the closed-loop path: ``auto`` (default), ``fast``, ``engine``.
 ENV = "NPUWEAVE_CLOSED_LOOP"
@@ -128,7 +127,7 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     plan_how = (f"the compiled {name} kernel" if how == "kernel" and kernel_loaded()
                 else f"the {name} kernel as plain Python" if how == "kernel"
                 else "the Python policy loop")
-    return SimResult(intervals, _records(tenants, t, i, cs, ce, counts), makespan,
+    return SimResult(intervals, _requests(tenants, t, i, cs, ce, counts), makespan,
                      running_sum(ce - cs), running_sum(pe - ps), tuple(notes), policy.name,
                      labels, f"closed-loop fast path: planned by {plan_how}, DMA parts "
                      "replayed (a layer-wise policy that only selects)")
@@ -146,19 +145,24 @@ def running_sum(x: np.ndarray) -> float:
     return float(np.cumsum(x)[-1]) if x.size else 0.0
 
 
-def _records(tenants: Sequence[Tenant], t: np.ndarray, i: np.ndarray, cs: np.ndarray,
-             ce: np.ndarray, counts: list[int]) -> tuple[RequestRecord, ...]:
+def _requests(tenants: Sequence[Tenant], t: np.ndarray, i: np.ndarray, cs: np.ndarray,
+              ce: np.ndarray, counts: list[int]) -> RequestColumns:
     """One record per request, by tenant then request: issued when the previous one of its
     stream finished (0 for the first), started at its first computation."""
-    recs: list[RequestRecord] = []
-    for k, x in enumerate(tenants):
-        mine = t == k
-        starts = cs[mine & (i == 0)].tolist()
-        ends = ce[mine & (i == counts[k] - 1)].tolist()
-        arrivals = [0.0, *ends[:-1]]
-        recs += [RequestRecord(x.label, x.model, q, a, s, e, x.batch)
-                 for q, (a, s, e) in enumerate(zip(arrivals, starts, ends))]
-    return tuple(recs)
+    first = np.flatnonzero(i == 0)  # each request's first decision, in request order
+    last = np.flatnonzero(i == np.array(counts, np.int64)[t] - 1)  # and its last one
+    t_first, t_last = t[first], t[last]
+    cols: list[list[np.ndarray]] = [[], [], [], [], []]
+    for k in range(len(tenants)):
+        starts, ends = cs[first[t_first == k]], ce[last[t_last == k]]
+        n = min(starts.size, ends.size)
+        for col, part in zip(cols, (np.full(n, k), np.arange(n), np.append(0.0, ends[:n - 1])[:n],
+                                    starts[:n], ends[:n])):
+            col.append(part)
+    ten, req, arrival, start, finish = (np.concatenate(c) for c in cols)
+    return RequestColumns(tuple(x.label for x in tenants), tuple(x.model for x in tenants),
+                          tuple(x.batch for x in tenants), ten.astype(np.int64),
+                          req.astype(np.int64), arrival, start, finish)
 
 
 def _decisions(tenants: Sequence[Tenant], dram_bw: float, loop: ClosedLoop) -> int:

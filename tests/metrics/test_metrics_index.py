@@ -159,14 +159,18 @@ def test_index_groups_and_merges():
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(st.floats(0.0, 1e6, allow_subnormal=True), max_size=40), min_size=1,
-                max_size=20))
-def test_segment_sums_add_left_to_right_as_python_sum(segments):
-    # the grouped per-request totals: each the very float of ``sum(list)`` (Python's
-    # sequential addition, not NumPy's pairwise), segments of any length, empty ones included
-    from npuweave.metrics.index import _segment_sums
-
-    x = np.array([v for seg in segments for v in seg], np.float64)
-    hi = np.cumsum([len(seg) for seg in segments])
-    lo = hi - [len(seg) for seg in segments]
-    want = [float(sum(seg)) for seg in segments]
-    assert [v.hex() for v in _segment_sums(x, lo, hi).tolist()] == [v.hex() for v in want]
+                max_size=20), st.randoms(use_true_random=False))
+def test_request_totals_add_left_to_right_as_python_sum(segments, rnd):
+    # the per-request totals: each the very float of ``sum(list)`` of its durations in
+    # interval order (Python's sequential addition, not NumPy's pairwise), requests of any
+    # length, interleaved in any order
+    rows = [g for g, seg in enumerate(segments) for _ in seg]
+    rnd.shuffle(rows)  # the requests interleaved; each takes its own values in order
+    seen: dict[int, int] = {}
+    ivs = []
+    for g in rows:
+        k = seen[g] = seen.get(g, -1) + 1
+        ivs.append(Interval("PE", f"t{g % 3}", g, "u", 0.0, segments[g][k]))
+    ix = IntervalIndex.build(ivs)
+    for g, seg in enumerate(segments):
+        assert ix.work_total(f"t{g % 3}", g).hex() == float(sum(seg)).hex()
