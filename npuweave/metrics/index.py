@@ -144,16 +144,16 @@ class IntervalIndex:
 
     def work_total(self, tenant: Any, request: int) -> float:
         """Busy seconds of one request (PE and DRAM together; 0.0 when it has none)."""
-        total, _, _ = self.work_of((tenant,), np.zeros(1, np.int64), np.array([request]))
-        return float(total[0])
+        w = self.work()
+        k = _slot(w, tenant, request)
+        return float(w.total[k]) if k >= 0 else 0.0
 
     def work_inside(self, tenant: Any, request: int, t0: float, t1: float) -> float:
         """Busy seconds of one request clipped to ``[t0, t1]``."""
         w = self.work()
-        slot, found = _slots(w, np.array([w.tenants.get(tenant, -1)]), np.array([request]))
-        if not found[0]:
+        k = _slot(w, tenant, request)
+        if k < 0:
             return 0.0
-        k = int(slot[0])
         if t0 <= w.lo[k] and w.hi[k] <= t1:
             return float(w.total[k])  # every span inside: the clipped sum is the same sum
         s, e = self.spans(tenant, request)
@@ -245,6 +245,18 @@ def _slots(w: Work, codes: np.ndarray, request: np.ndarray) -> tuple[np.ndarray,
     pos = np.minimum(np.searchsorted(w.keys, key), w.keys.size - 1)  # keys: never empty
     found &= w.keys[pos] == key
     return np.where(found, pos, 0), found
+
+
+def _slot(w: Work, tenant: Any, request: int) -> int:
+    """``_slots`` of one request (-1: none)."""
+    code, r = w.tenants.get(tenant, -1), int(request) - w.offset
+    if code < 0 or not 0 <= r < w.span:
+        return -1
+    key = code * w.span + r
+    if w.keys is None:
+        return key
+    pos = int(np.searchsorted(w.keys, key))
+    return pos if pos < w.keys.size and w.keys[pos] == key else -1
 
 
 def _group(c: Columns) -> _Slices:

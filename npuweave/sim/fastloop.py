@@ -33,7 +33,7 @@ from npuweave.schedule.jit import loaded as kernel_loaded
 from npuweave.schedule.plan import choose_path, plan_arrays, start_streams
 from npuweave.schedule.protocol import LayerBase, Policy
 from npuweave.sim.arrival_processes import ClosedLoop
-from npuweave.sim.intervals import interval_columns
+from npuweave.sim.intervals import RunWork, interval_columns
 from npuweave.sim.result import RequestColumns, SimResult
 
 #: Environment variable that forces the closed-loop path: ``auto`` (default), ``fast``, ``engine``.
@@ -127,42 +127,24 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     plan_how = (f"the compiled {name} kernel" if how == "kernel" and kernel_loaded()
                 else f"the {name} kernel as plain Python" if how == "kernel"
                 else "the Python policy loop")
-    return SimResult(intervals, _requests(tenants, t, i, cs, ce, counts), makespan,
-                     running_sum(ce - cs), running_sum(pe - ps), tuple(notes), policy.name,
+    work = intervals.work()  # one pass: per-request ends and the busy totals
+    return SimResult(intervals, _requests(tenants, work), makespan, float(work.busy[0]),
+                     float(work.busy[1]), tuple(notes), policy.name,
                      labels, f"closed-loop fast path: planned by {plan_how}, DMA parts "
                      "replayed (a layer-wise policy that only selects)")
 
 
-def running_sum(x: np.ndarray) -> float:
-    """``x[0] + x[1] + ...`` added one at a time from the left, as the engine adds busy spans
-    (a cumulative sum is sequential; ``np.sum`` adds pairwise and may round differently).
-
-    Examples
-    --------
-    >>> running_sum(np.array([0.1, 0.2, 0.3])) == (0.1 + 0.2) + 0.3
-    True
-    """
-    return float(np.cumsum(x)[-1]) if x.size else 0.0
-
-
-def _requests(tenants: Sequence[Tenant], t: np.ndarray, i: np.ndarray, cs: np.ndarray,
-              ce: np.ndarray, counts: list[int]) -> RequestColumns:
+def _requests(tenants: Sequence[Tenant], work: RunWork) -> RequestColumns:
     """One record per request, by tenant then request: issued when the previous one of its
     stream finished (0 for the first), started at its first computation."""
-    first = np.flatnonzero(i == 0)  # each request's first decision, in request order
-    last = np.flatnonzero(i == np.array(counts, np.int64)[t] - 1)  # and its last one
-    t_first, t_last = t[first], t[last]
-    cols: list[list[np.ndarray]] = [[], [], [], [], []]
-    for k in range(len(tenants)):
-        starts, ends = cs[first[t_first == k]], ce[last[t_last == k]]
-        n = min(starts.size, ends.size)
-        for col, part in zip(cols, (np.full(n, k), np.arange(n), np.append(0.0, ends[:n - 1])[:n],
-                                    starts[:n], ends[:n])):
-            col.append(part)
-    ten, req, arrival, start, finish = (np.concatenate(c) for c in cols)
+    done = ~(np.isnan(work.start_s) | np.isnan(work.finish_s))
+    slot = np.flatnonzero(done)  # by tenant, then request: the slots' own order
+    ten, req = slot // work.span, slot % work.span
+    finish = work.finish_s[slot]
+    arrival = np.where(req == 0, 0.0, work.finish_s[np.maximum(slot - 1, 0)])
     return RequestColumns(tuple(x.label for x in tenants), tuple(x.model for x in tenants),
-                          tuple(x.batch for x in tenants), ten.astype(np.int64),
-                          req.astype(np.int64), arrival, start, finish)
+                          tuple(x.batch for x in tenants), ten, req, arrival,
+                          work.start_s[slot], finish)
 
 
 def _decisions(tenants: Sequence[Tenant], dram_bw: float, loop: ClosedLoop) -> int:

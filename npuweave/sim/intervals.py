@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import overload
+from typing import NamedTuple, overload
 
 import numpy as np
 
+from npuweave.schedule.jit import borrow, loaded
 from npuweave.schedule.jit import kernel as _jit
-from npuweave.schedule.jit import loaded
 from npuweave.sim.records import Interval
 
 #: Resource names of the single-NPU engine, by code.
@@ -63,8 +63,7 @@ class IntervalColumns(Sequence[Interval]):
     pe: tuple[np.ndarray, ...]
     dram: tuple[np.ndarray, ...]
     _cols: list[tuple[np.ndarray, ...]] = field(default_factory=list, init=False, repr=False)
-    _work: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = field(
-        default_factory=list, init=False, repr=False)
+    _work: list[RunWork] = field(default_factory=list, init=False, repr=False)
     _rows: list[tuple[Interval, ...]] = field(default_factory=list, init=False, repr=False)
 
     def _merged(self) -> tuple[np.ndarray, ...]:
@@ -114,27 +113,34 @@ class IntervalColumns(Sequence[Interval]):
         r, t, q, _, s, e = self._merged()
         return r, self.resources, t, self.tenants, q, s, e
 
-    def request_work(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-        """``(span, total, lo, hi)``: per request, at ``tenant code * span + request``, its busy
-        seconds (PE and DRAM) added in interval order, its earliest start and latest end
-        (``inf``/``-inf`` where it has no interval). What ``npuweave.metrics.IntervalIndex``
-        reads for STP and fairness; computed from the two runs without merging the columns
-        when the compiled kernels are loaded."""
+    def work(self) -> RunWork:
+        """Per request and per resource totals (``RunWork``), from one compiled pass over the
+        two runs when the compiled kernels are loaded (the columns stay unmerged), else from
+        the merged columns. Computed once, then kept."""
         if not self._work:
-            self._work.append(_request_work(self))
+            self._work.append(_run_work(self))
         return self._work[0]
+
+    def request_work(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """``(span, total, lo, hi)`` of ``work``: what ``npuweave.metrics.IntervalIndex``
+        reads for progress (STP, fairness) without the columns."""
+        w = self.work()
+        return w.span, w.total, w.lo, w.hi
 
     def request_spans(self, tenant: int, request: int) -> tuple[np.ndarray, np.ndarray]:
         """``(start_s, end_s)`` of one request's intervals, in interval order."""
-        if self._cols:
-            pick = (self.tenant == tenant) & (self.request == request)
-            return self.start_s[pick], self.end_s[pick]
-        runs = []
-        for run in (self.pe, self.dram):
-            pick = (run[0] == tenant) & (run[1] == request)
-            runs.append([a[pick] for a in run])
-        _, _, _, _, s, e = _sort_rows(*runs)
-        return s, e
+        w = self.work()
+        pe, dram = self.pe, self.dram
+        if w.in_order and not self._cols and 0 <= request < w.span:
+            # each run sorted by start: the request's rows lie among the rows that start
+            # within its reach; merge those alone
+            k = tenant * w.span + request
+            pe, dram = (_within(run, w.lo[k], w.hi[k]) for run in (pe, dram))
+            _, ten, req, _, s, e = _merge_runs(pe, dram)
+        else:
+            _, ten, req, _, s, e = self._merged()
+        pick = (ten == tenant) & (req == request)
+        return s[pick], e[pick]
 
     def __len__(self) -> int:
         return int(self.pe[3].shape[0] + self.dram[3].shape[0])
@@ -210,8 +216,7 @@ def _merge_runs(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray]) -> tuple[n
     # each resource already runs in (start, end) order, as the engine's always do: then the
     # result is the merge of the two runs, DRAM first at the same start, done in one
     # compiled pass; otherwise (or without the compiled kernels) a sort of all rows
-    none = np.zeros(0)
-    if not (loaded() and _merge(*pe, *dram, 1, none, none, none, resource, *cols)):
+    if not (loaded() and _merge(*pe, *dram, resource, *cols)):
         _sort_into(pe, dram, resource, cols)
     return (resource, *cols)
 
@@ -226,64 +231,133 @@ def _sort_rows(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray]) -> tuple[np
     return (resource, *cols)
 
 
-def _request_work(cols: IntervalColumns) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """``IntervalColumns.request_work``: one compiled pass over the two runs (the same merge
-    as the columns'), else ``np.bincount`` over the merged columns (it adds each bin's
-    weights one at a time in row order, as the compiled pass does)."""
+def _within(run: Sequence[np.ndarray], lo: float, hi: float) -> tuple[np.ndarray, ...]:
+    """The rows of a run sorted by start that start in ``[lo, hi]`` (views)."""
+    a = int(np.searchsorted(run[3], lo, "left"))
+    b = int(np.searchsorted(run[3], hi, "right"))
+    return tuple(x[a:b] for x in run)
+
+
+class RunWork(NamedTuple):
+    """Totals of a run, per request slot ``tenant code * span + request`` and per resource.
+
+    ``total``: busy seconds (PE and DRAM) added in interval order; ``lo``, ``hi``: earliest
+    start and latest end (``inf``, ``-inf`` without intervals); ``start_s``, ``finish_s``:
+    start of its first unit's and end of its last unit's computation (NaN without);
+    ``busy``: PE and DRAM seconds, each run's spans added in run order (as the engine adds
+    them); ``in_order``: both runs were in (start, end) order.
+    """
+
+    span: int
+    total: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    start_s: np.ndarray
+    finish_s: np.ndarray
+    busy: np.ndarray
+    in_order: bool
+
+
+def _run_work(cols: IntervalColumns) -> RunWork:
+    """``IntervalColumns.work``: the compiled ``_walk``, else NumPy over the merged columns
+    (``np.bincount`` adds each slot's weights one at a time in row order, as ``_walk`` does)."""
     pe, dram = cols.pe, cols.dram
-    ten = np.concatenate((pe[0], dram[0]))
-    req = np.concatenate((pe[1], dram[1]))
-    span = int(req.max()) + 1 if req.size else 1
+    span = max(int(pe[1].max()) + 1 if pe[1].size else 1,
+               int(dram[1].max()) + 1 if dram[1].size else 1)
     n = len(cols.tenants) * span
-    if not cols._cols and loaded():
-        total, lo, hi = np.zeros(n), np.full(n, np.inf), np.full(n, -np.inf)
-        no_i, no_f = np.zeros(0, np.int32), np.zeros(0)
-        if _merge(*pe, *dram, span, total, lo, hi, np.zeros(0, np.int8), no_i, no_i, no_i,
-                  no_f, no_f):
-            return span, total, lo, hi
-    lo, hi = np.full(n, np.inf), np.full(n, -np.inf)
+    last = np.array([len(u) - 1 for u in cols.units], np.int64)
+    out = (np.zeros(n), np.full(n, np.inf), np.full(n, -np.inf), np.full(n, np.nan),
+           np.full(n, np.nan), np.zeros(2))
+    if loaded() and _walk(*pe, *dram[:2], *dram[3:], last, span, *out):
+        return RunWork(span, *out, True)
+    start_s, finish_s = np.full(n, np.nan), np.full(n, np.nan)
     _, t, q, _, s, e = cols._merged()
     key = t.astype(np.int64) * span + q
     total = np.bincount(key, weights=e - s, minlength=n)
+    lo, hi = np.full(n, np.inf), np.full(n, -np.inf)
     np.minimum.at(lo, key, s)
     np.maximum.at(hi, key, e)
-    return span, total, lo, hi
+    p_key = pe[0] * span + pe[1]
+    start_s[p_key[pe[2] == 0]] = pe[3][pe[2] == 0]
+    ends = pe[2] == last[pe[0]]
+    finish_s[p_key[ends]] = pe[4][ends]
+    busy = np.array([float(np.cumsum(r[4] - r[3])[-1]) if r[3].size else 0.0
+                     for r in (pe, dram)])
+    return RunWork(span, total, lo, hi, start_s, finish_s, busy, False)
+
+
+@_jit(inline=True)
+def _next(a, b, p_s, p_e, d_s, d_e):
+    """The merge's next row: 1 for DRAM row ``b``, 0 for PE row ``a`` (by start, DRAM first
+    at the same start); -1 when that row is out of (start, end) order in its run."""
+    if b < len(d_s) and (a >= len(p_s) or d_s[b] <= p_s[a]):
+        if b > 0 and (d_s[b] < d_s[b - 1] or (d_s[b] == d_s[b - 1] and d_e[b] < d_e[b - 1])):
+            return -1
+        return 1
+    if a > 0 and (p_s[a] < p_s[a - 1] or (p_s[a] == p_s[a - 1] and p_e[a] < p_e[a - 1])):
+        return -1
+    return 0
 
 
 @_jit
-def _merge(p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_u, d_s, d_e, span, tot, lo, hi, res, ten, req,
-           unit, start, end):
-    """Merge PE rows ``p_*`` and DRAM rows ``d_*`` (each in (start, end) order) by start, DRAM
-    first at the same start; False when a run is out of order. Fills whichever outputs are
-    not empty: the merged columns ``res`` ... ``end``, and per request (at ``tenant * span +
-    request``) its busy seconds added in merged order (``tot``), earliest start and latest
-    end (``lo``, ``hi``)."""
-    n_p = len(p_s)
-    n_d = len(d_s)
-    cols = len(res) > 0
-    work = len(tot) > 0
+def _walk(p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_s, d_e, last, span, total, lo, hi, start_s,
+          finish_s, busy):
+    """``RunWork`` in one pass over the two runs in merged order (``_next``); False (the
+    outputs half filled) when a run is out of order. Every array is the caller's, borrowed
+    (``jit.borrow``: no reference counting in the inlined ``_next``)."""
+    p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_s, d_e = borrow((p_t, p_r, p_u, p_s, p_e, d_t, d_r,
+                                                          d_s, d_e))
+    last, total, lo, hi, start_s, finish_s, busy = borrow((last, total, lo, hi, start_s,
+                                                          finish_s, busy))
     a = 0
     b = 0
-    for m in range(n_p + n_d):
-        if b < n_d and (a >= n_p or d_s[b] <= p_s[a]):
-            if b > 0 and (d_s[b] < d_s[b - 1] or (d_s[b] == d_s[b - 1] and d_e[b] < d_e[b - 1])):
-                return False
-            r, t, q, u, s, e = 1, d_t[b], d_r[b], d_u[b], d_s[b], d_e[b]
+    for _ in range(len(p_s) + len(d_s)):
+        w = _next(a, b, p_s, p_e, d_s, d_e)
+        if w < 0:
+            return False
+        if w == 1:
+            t, q, s, e = d_t[b], d_r[b], d_s[b], d_e[b]
+            k = t * span + q
             b += 1
         else:
-            if a > 0 and (p_s[a] < p_s[a - 1] or (p_s[a] == p_s[a - 1] and p_e[a] < p_e[a - 1])):
-                return False
-            r, t, q, u, s, e = 0, p_t[a], p_r[a], p_u[a], p_s[a], p_e[a]
-            a += 1
-        if cols:
-            res[m], ten[m], req[m], unit[m], start[m], end[m] = r, t, q, u, s, e
-        if work:
+            t, q, s, e = p_t[a], p_r[a], p_s[a], p_e[a]
             k = t * span + q
-            tot[k] += e - s
-            if s < lo[k]:
-                lo[k] = s
-            if e > hi[k]:
-                hi[k] = e
+            if p_u[a] == 0:
+                start_s[k] = s
+            if p_u[a] == last[t]:
+                finish_s[k] = e
+            a += 1
+        total[k] += e - s
+        busy[w] += e - s
+        if s < lo[k]:
+            lo[k] = s
+        if e > hi[k]:
+            hi[k] = e
+    return True
+
+
+@_jit
+def _merge(p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_u, d_s, d_e, res, ten, req, unit, start, end):
+    """Merge PE rows ``p_*`` and DRAM rows ``d_*`` (each in (start, end) order) into the
+    output columns in ``_next``'s order; False when a run is out of order. Every array is
+    the caller's, borrowed (``jit.borrow``)."""
+    p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_u, d_s, d_e = borrow((p_t, p_r, p_u, p_s, p_e, d_t,
+                                                               d_r, d_u, d_s, d_e))
+    res, ten, req, unit, start, end = borrow((res, ten, req, unit, start, end))
+    a = 0
+    b = 0
+    for m in range(len(p_s) + len(d_s)):
+        w = _next(a, b, p_s, p_e, d_s, d_e)
+        if w < 0:
+            return False
+        if w == 1:
+            res[m], ten[m], req[m], unit[m], start[m], end[m] = 1, d_t[b], d_r[b], d_u[b], \
+                d_s[b], d_e[b]
+            b += 1
+        else:
+            res[m], ten[m], req[m], unit[m], start[m], end[m] = 0, p_t[a], p_r[a], p_u[a], \
+                p_s[a], p_e[a]
+            a += 1
     return True
 
 
