@@ -19,13 +19,13 @@ Without numba the functions are plain Python (correct, but slower than the refer
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
 
 from npuweave.schedule import jit
 from npuweave.schedule.base import EPS
+from npuweave.schedule.board import concatenated
 from npuweave.schedule.buffer import commit_in_place, fetch_end, fetch_window, in_flight, room
 from npuweave.schedule.jit import borrow
 
@@ -296,9 +296,7 @@ def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: floa
     compiled = jit.compile() and not plain
     b = board
     flat = flat_board(b, cap)
-    inh = np.fromiter(chain.from_iterable(b.inh), np.float64)
-    kinds = np.array([x == "compute" for x in b.kind], np.bool_)
-    mft = np.array(b.mft, np.float64)
+    inh, kinds, mft = _static(b)[4:]
     work = scratch(flat.k)
     run = run_kernel if compiled else jit.python(f"{__name__}.run_kernel")
     if not compiled:
@@ -343,9 +341,7 @@ def flat_board(b, cap: int) -> FlatBoard:
     """``b`` (a ``Board``) flattened for a run of about ``cap`` decisions (the in-flight
     arrays sized by ``buffer.room``)."""
     k = len(b.tenants)
-    off = np.zeros(k + 1, np.int64)
-    off[1:] = np.cumsum([len(s) for s in b.size])
-    size = np.fromiter(chain.from_iterable(b.size), np.int64)
+    off, size, comp, ftime = _static(b)[:4]
     fl = b.in_flight()
     fl_s, fl_c, fl_f = in_flight(len(fl) + room(b.buf, size, max(cap, 1)))
     fl_s[:len(fl)] = [s for s, _ in fl]
@@ -355,11 +351,17 @@ def flat_board(b, cap: int) -> FlatBoard:
     active[b.active] = True
     clock = np.array([b.t_m, b.t_c], np.float64)
     fl_at = np.array([0, len(fl), b.used], np.int64)
-    return FlatBoard(k, off, size, np.fromiter(chain.from_iterable(b.comp), np.float64),
-                     np.fromiter(chain.from_iterable(b.ftime), np.float64), active,
+    return FlatBoard(k, off, size, comp, ftime, active,
                      np.array(b.pos, np.int64), np.array(b.req, np.int64),
                      np.array(b.arrival, np.float64), clock, fl_at,
                      (fl_s, fl_c, fl_f))
+
+
+def _static(b) -> tuple[np.ndarray, ...]:
+    """``off, size, comp, ftime, inh, compute kind, mft`` of board ``b`` as arrays: its
+    tenant set's shared ``Tables.flat`` while no tenant's list was replaced (the loops only
+    read them), else built from its lists."""
+    return b.tables.flat() if b.tables.same(b) else concatenated(b)
 
 
 def loop_end(requests: int | None, window_s: float | None) -> tuple[int, float, bool]:

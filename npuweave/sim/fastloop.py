@@ -109,9 +109,7 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     left = sum(board.excluded) if loop.first() else 0
     how = choose_path("auto", policy, board, loop.requests, loop.window_s)
     t, r, i, fs, fe, cs, ce = plan_arrays(policy, board, loop.requests, loop.window_s, how)
-    counts = [len(x.weight_bytes) for x in tenants]
-    off = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    flat = np.array([b for x in tenants for b in x.weight_bytes] or [0], np.int64)
+    off, flat = board.tables.flat()[:2]
     size = flat[off[t] + i]
     parts = fetch_parts(size, fs, fe, ce, board.buf, board.bw)
     if parts is None:
