@@ -28,7 +28,7 @@ import numpy as np
 from npuweave.errors import ConfigError
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board
-from npuweave.schedule.fetchparts import fetch_parts
+from npuweave.schedule.fetchparts import replay_parts
 from npuweave.schedule.jit import loaded as kernel_loaded
 from npuweave.schedule.plan import choose_path, plan_arrays, start_streams
 from npuweave.schedule.protocol import LayerBase, Policy
@@ -110,14 +110,12 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     how = choose_path("auto", policy, board, loop.requests, loop.window_s)
     t, r, i, fs, fe, cs, ce = plan_arrays(policy, board, loop.requests, loop.window_s, how)
     off, flat = board.tables.flat()[:2]
-    size = flat[off[t] + i]
-    parts = fetch_parts(size, fs, fe, ce, board.buf, board.bw)
+    parts = replay_parts(t, r, i, off, flat, fs, fe, ce, board.buf, board.bw)
     if parts is None:
         return None
-    pj, ps, pe, _ = parts
     labels = tuple(x.label for x in tenants)
     intervals = interval_columns(labels, [x.units for x in tenants], (t, r, i, cs, ce),
-                                 (t[pj], r[pj], i[pj], ps, pe))
+                                 parts[:5])
     makespan = float(ce[-1]) if len(ce) else 0.0
     if left:
         notes.append(NEVER_RUN.format(left))
