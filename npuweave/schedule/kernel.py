@@ -18,6 +18,7 @@ Without numba the functions are plain Python (correct, but slower than the refer
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -190,9 +191,11 @@ def scratch(k):
 def columns(cap: int, lists: bool = False) -> tuple:
     """Empty output columns for ``cap`` decisions: ``o_int`` (tenant, request, unit) and
     ``o_float`` (fs, fe, cs, ce), one row per column, one entry per decision; 2-D arrays, or
-    lists of lists for a loop run as plain Python (``as_lists``)."""
+    for a loop run as plain Python (``as_lists``) lists of ``array.array`` columns: indexed
+    from Python about as fast as lists, and read back by NumPy without a copy."""
     if lists:
-        return [[0] * cap for _ in range(3)], [[0.0] * cap for _ in range(4)]
+        return ([array("q", bytes(8 * cap)) for _ in range(3)],
+                [array("d", bytes(8 * cap)) for _ in range(4)])
     return np.empty((3, cap), np.int64), np.empty((4, cap), np.float64)
 
 
@@ -259,9 +262,12 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
             maxft = max(maxft, mft[t])
     while nact > 0 and has_room(n, o_int, fl_s, head, tail):
         free = buf - used
-        t = choose_lw(k, active, nact, pos, off, arrival, False, failsafe, compute_kind, t_m,
-                      t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail,
-                      bw, ev, ok, inh_now)
+        if failsafe and nact > 1:  # choose_lw's failsafe branch, without its ~25 arguments
+            t = fcfs(k, active, pos, arrival)  # (a call as plain Python costs ~1 us)
+        else:
+            t = choose_lw(k, active, nact, pos, off, arrival, False, failsafe, compute_kind,
+                          t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head,
+                          tail, bw, ev, ok, inh_now)
         head, tail, used, t_m, t_c = dispatch(t, n, o_int, o_float, fl_s, fl_c, fl_f, head,
                                               tail, used, t_m, t_c, free, off, size, comp,
                                               ftime, bw, pos, req, arrival, active, requests,
@@ -386,17 +392,24 @@ def resume(run: Callable[..., int], flat: FlatBoard, cap: int) -> tuple[np.ndarr
             o_int, o_float = _wider(o_int), _wider(o_float)
         if flat.fl_at[0] == 0 and flat.fl_at[1] == len(fl[0]):
             fl = tuple(_wider(a) for a in fl)
-    return (*(np.asarray(c[:n], np.int64) for c in o_int),
-            *(np.asarray(c[:n], np.float64) for c in o_float))
+    return (*(_column(c, n, np.int64) for c in o_int),
+            *(_column(c, n, np.float64) for c in o_float))
+
+
+def _column(c, n: int, dtype: type) -> np.ndarray:
+    """The first ``n`` entries of an output column (an array, or ``array.array``: no copy)."""
+    return np.frombuffer(c, dtype)[:n] if isinstance(c, array) else np.asarray(c[:n], dtype)
 
 
 def _wider(a):
-    """``a`` (an array, a list, or a list of lists: columns) with every column twice as long
-    (the new entries uninitialised in arrays, zero in lists)."""
+    """``a`` (an array, a list or ``array.array``, or a list of those: columns) with every
+    column twice as long (the new entries uninitialised in arrays, zero otherwise)."""
     if isinstance(a, np.ndarray):
         out = np.empty((*a.shape[:-1], 2 * a.shape[-1] + 16), a.dtype)
         out[..., :a.shape[-1]] = a
         return out
-    if isinstance(a[0], list):
+    if isinstance(a, array):
+        return a + array(a.typecode, bytes(a.itemsize * (len(a) + 16)))
+    if isinstance(a[0], (list, array)):
         return [_wider(c) for c in a]
     return a + [a[0] * 0] * (len(a) + 16)
