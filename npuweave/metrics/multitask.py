@@ -108,12 +108,12 @@ def _progress(req: RequestIndex, t0: float, t1: float,
         share = _shares(req, t0, t1, index)
         return [sum(share[req.rows(k)].tolist()) for k in range(len(req.tenants))]
 
-    return req.memo(("progress", t0, t1, index), make)  # type: ignore[no-any-return]
+    return req.memo(("progress", t0, t1, index), make)
 
 
 def _first(req: RequestIndex, k: int) -> RequestLike:
     """Tenant ``k``'s first record in finishing order."""
-    return req[int(req.rows(k)[0])]  # type: ignore[no-any-return]
+    return req[int(req.rows(k)[0])]
 
 
 def throughput(

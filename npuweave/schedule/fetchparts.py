@@ -102,7 +102,9 @@ def fetch_parts(size: np.ndarray, fs: np.ndarray, fe: np.ndarray, ce: np.ndarray
     n = int(size.shape[0])
     one = np.zeros(n, np.int64)
     parts = replay_parts(one, one, np.arange(n), np.array([0, n]), size, fs, fe, ce, buf, bw)
-    return None if parts is None else (parts[2], *parts[3:])
+    if parts is None:
+        return None
+    return parts[2], parts[3], parts[4], parts[5]
 
 
 def replay_parts(t: np.ndarray, r: np.ndarray, i: np.ndarray, off: np.ndarray,

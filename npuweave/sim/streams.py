@@ -164,7 +164,7 @@ def costed_tenants(models: Sequence[ModelSpec], npu: NPU, batch: int | Sequence[
     from npuweave.cost.registry import get_cost_model
 
     sizes = batch if isinstance(batch, int) else tuple(batch)
-    return list(_named_tenants(tuple(models), npu, sizes, cost_model,  # type: ignore[arg-type]
+    return list(_named_tenants(tuple(models), npu, sizes, cost_model,
                                get_cost_model(cost_model)))
 
 

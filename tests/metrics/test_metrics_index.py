@@ -31,11 +31,11 @@ from npuweave.metrics import (
     stp,
     stp_per_tenant,
     summarize,
+    summary,
     throughput,
     utilization,
 )
 from npuweave.metrics import multitask as mt
-from npuweave.metrics import summary
 from npuweave.metrics.index import IntervalIndex, as_index
 from npuweave.sim import run_streams
 from npuweave.sim.arrival_processes import ClosedLoop
