@@ -221,16 +221,6 @@ def _merge_runs(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray]) -> tuple[n
     return (resource, *cols)
 
 
-def _sort_rows(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
-    """``_merge_runs`` by the NumPy sort alone (small runs: one request's rows)."""
-    n = len(pe[3]) + len(dram[3])
-    resource = np.empty(n, dtype=np.int8)
-    cols = [np.empty(n, dtype=np.int64) for _ in range(3)] + [np.empty(n, dtype=np.float64)
-                                                             for _ in range(2)]
-    _sort_into(pe, dram, resource, cols)
-    return (resource, *cols)
-
-
 def _within(run: Sequence[np.ndarray], lo: float, hi: float) -> tuple[np.ndarray, ...]:
     """The rows of a run sorted by start that start in ``[lo, hi]`` (views)."""
     a = int(np.searchsorted(run[3], lo, "left"))
