@@ -216,20 +216,33 @@ def _pull(si, sf, ut, us, rq, pd, fr, st, offs):
 
 
 @kernel
-def _computed(si, sf, ut, us, rq, fr, ri, rf):
-    """The computation on the PE ended (``Engine._computed`` with ``Simulator._on_end``)."""
-    now = sf[F_NOW]
-    u, rid, start = si[I_PE_U], si[I_PE_R], sf[F_PE_START]
-    si[I_PE_BUSY] = 0  # ``Engine._leave``
+def _store_now(si, sf, ut, us, fr, now):
+    """The waiting store's computations have all ended: it moves now (``Engine._store_now``)."""
+    si[I_STORE_WAIT] = 0
+    s = si[I_DMA_U]
+    _move(si, sf, ut, fr, now, ut[s, 1], us[s])
+
+
+@kernel
+def _leave(si, sf, ut, us, fr, now):
+    """The computation on the PE leaves it at ``now``, ended or cut off (``Engine._leave``)."""
+    u = si[I_PE_U]
+    si[I_PE_BUSY] = 0
     si[I_COMPUTED] += 1
-    sf[F_PE_BUSY_S] += now - start
+    sf[F_PE_BUSY_S] += now - sf[F_PE_START]
     sf[F_LAST_END] = now
     if ut[u, 2]:
         _release(si, sf, ut, fr, ut[u, 2])
     if si[I_STORE_WAIT] and si[I_COMPUTED] >= si[I_STORE_AFTER]:
-        si[I_STORE_WAIT] = 0
-        s = si[I_DMA_U]
-        _move(si, sf, ut, fr, now, ut[s, 1], us[s])
+        _store_now(si, sf, ut, us, fr, now)
+
+
+@kernel
+def _computed(si, sf, ut, us, rq, fr, ri, rf):
+    """The computation on the PE ended (``Engine._computed`` with ``Simulator._on_end``)."""
+    now = sf[F_NOW]
+    u, rid, start = si[I_PE_U], si[I_PE_R], sf[F_PE_START]
+    _leave(si, sf, ut, us, fr, now)
     k = si[I_NRUNS]  # the hook: ``Simulator.ran`` (as runs), the wake-up, the progress
     if k and ri[k - 1, 0] == rid:
         rf[k - 1, 1] = now
