@@ -24,7 +24,7 @@ loop's scalars and the requests, ``npuweave.sim.taskqueue``), ``tab`` (the model
 
 from __future__ import annotations
 
-from npuweave.schedule.jit import kernel
+from npuweave.schedule.jit import borrow, kernel
 from npuweave.sim.engine_kernel import (
     ASK,
     F_HTIME,
@@ -312,7 +312,9 @@ def _more(si, ti):
 @kernel
 def run_tasks(eng, req, tab, out):
     """Run until the end, the budget, a progress tick, or an array too small (see the
-    module); returns ``FINISHED``, ``BUDGET``, ``TICK`` or ``GROW``."""
+    module); returns ``FINISHED``, ``BUDGET``, ``TICK`` or ``GROW``. Every array is the
+    caller's and borrowed (``jit.borrow``: no reference counts at each call below)."""
+    eng, req, tab, out = borrow(eng), borrow(req), borrow(tab), borrow(out)
     si, sf, ut, us, rq, pd, fr, ri, rf = eng
     ti, tf, rc, rx, hq = req
     mt, mf, flat, offs, rem, wsum, ckr = tab

@@ -23,7 +23,7 @@ from npuweave.schedule.fcfs import key as fcfs_key
 from npuweave.schedule.fcfs import wins as fcfs_wins
 from npuweave.schedule.hpf import key as hpf_key
 from npuweave.schedule.hpf import wins as hpf_wins
-from npuweave.schedule.jit import kernel
+from npuweave.schedule.jit import kernel, plain
 from npuweave.schedule.sjf import key as sjf_key
 from npuweave.schedule.sjf import wins as sjf_wins
 from npuweave.schedule.task import Ruled
@@ -38,7 +38,7 @@ def rule_code(policy: Any) -> int:
     if not isinstance(policy, Ruled) or type(policy).decide is not Ruled.decide:
         return -1
     name = type(policy).rule
-    if name not in RULES or type(policy).key is not _KEYS[name]:
+    if name not in RULES or type(policy).key is not plain(f"npuweave.schedule.{name}.key"):
         return -1
     return RULES.index(name)
 
@@ -62,5 +62,3 @@ def rule_wins(rule, best_k0, best_k1, best_id, run_k0, run_k1, run_id):
         return hpf_wins(best_k0, best_k1, best_id, run_k0, run_k1, run_id)
     return sjf_wins(best_k0, best_k1, best_id, run_k0, run_k1, run_id)
 
-
-_KEYS = {"fcfs": fcfs_key, "hpf": hpf_key, "sjf": sjf_key}

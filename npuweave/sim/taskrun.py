@@ -132,6 +132,9 @@ def plan(sim: Simulator, mode: str) -> TaskRun | None:
     return None
 
 
+_LAID: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+
+
 @lru_cache(maxsize=4096)
 def _wasted_before(t: Tenant) -> tuple[float, ...]:
     """PE seconds of units ``0..p-1`` for every ``p``, as ``preempt._kill`` sums them."""
@@ -166,6 +169,24 @@ class TaskRun:
 
     # -- laying out --------------------------------------------------------------------------
     def _tables(self) -> tuple[tuple[np.ndarray, ...], list[Unit], int]:
+        """The models' tables (``taskpreempt``), cached by the identity of what they are
+        built from (``unit_tables`` and ``_suffix`` are cached themselves): a sweep or
+        ``serve``'s isolated runs rebuild none."""
+        sim = self.sim
+        key = (*map(id, sim.heads), *map(id, sim.units), *map(id, sim.view.remaining),
+               sim.engine.bw)
+        hit = _LAID.get(key)
+        if hit is not None and hit[0] == (sim.heads, sim.units, sim.tenants,
+                                          sim.view.remaining):
+            self.units = hit[1][1]
+            return hit[1]
+        made = self._build()
+        if len(_LAID) >= 256:
+            _LAID.clear()
+        _LAID[key] = ((list(sim.heads), list(sim.units), sim.tenants, sim.view.remaining), made)
+        return made
+
+    def _build(self) -> tuple[tuple[np.ndarray, ...], list[Unit], int]:
         sim = self.sim
         tabs = [_table(h, t) for h, t in zip(sim.heads, sim.tails)]
         units: list[Unit] = [u for tab in tabs for u in tab.units]
