@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import random
+import re
 import types
 
 import pytest
@@ -122,9 +123,9 @@ def _mutant(old: str, new: str, module=taskloop):
     """The uncompiled ``run_tasks`` with one line of ``module`` changed."""
     src = inspect.getsource(module)
     assert old in src
-    src = src.replace(old, new).replace(
-        "from npuweave.schedule.jit import kernel",
-        "def kernel(f=None, **kw):\n    return f if f is not None else (lambda g: g)")
+    plain = ("def kernel(f=None, **kw):\n    return f if f is not None else (lambda g: g)\n"
+             "def borrow(arrays):\n    return arrays\n")
+    src = re.sub(r"from npuweave\.schedule\.jit import [\w, ]+\n", plain, src.replace(old, new))
     mod = types.ModuleType(f"mutant_{module.__name__.rsplit('.', 1)[-1]}")
     exec(compile(src, mod.__name__, "exec"), mod.__dict__)  # noqa: S102
     if module is taskloop:
