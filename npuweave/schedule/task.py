@@ -79,7 +79,7 @@ class Ruled(TaskBase):
             self.name = self.preemptive_name
 
     def decide(self, now: float, view: View) -> Decision:
-        rest, key = view.remaining_s, self.key
+        rest, key, wins = view.remaining_s, type(self).key, type(self).wins
 
         def order(r: RequestView) -> tuple[float, float]:
             return key(r.arrival_s, r.priority, rest(r))
@@ -91,4 +91,4 @@ class Ruled(TaskBase):
             return preempt_for(view, best, self.mechanism, False)
         run = view.running[0]
         (b0, b1), (r0, r1) = order(best), order(run)
-        return preempt_for(view, best, self.mechanism, self.wins(b0, b1, best.id, r0, r1, run.id))
+        return preempt_for(view, best, self.mechanism, wins(b0, b1, best.id, r0, r1, run.id))

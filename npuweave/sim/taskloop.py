@@ -27,8 +27,11 @@ from __future__ import annotations
 from npuweave.schedule.jit import borrow, kernel
 from npuweave.sim.engine_kernel import (
     ASK,
+    F_DMA_END,
     F_HTIME,
     F_NOW,
+    F_PE_END,
+    I_BUDGET,
     I_DMA_IDLE,
     I_FIRED,
     I_FR_H,
@@ -47,12 +50,6 @@ from npuweave.sim.engine_kernel import (
     I_RID,
     I_SEND,
     INF,
-    F_DMA_END,
-    F_PE_END,
-    I_BUDGET,
-    FREE,
-    PART,
-    PULL,
     _pull,
     run_stretch,
 )
@@ -71,10 +68,12 @@ from npuweave.sim.taskpreempt import (
     start,
 )
 from npuweave.sim.taskqueue import (
+    CHECKPOINT,
     DONE,
     DRAIN,
+    G_STEP,
+    G_TICK,
     QUEUED,
-    CHECKPOINT,
     R_HPOS,
     R_MODEL,
     R_PRE,
@@ -86,6 +85,7 @@ from npuweave.sim.taskqueue import (
     T_HN,
     T_KEEPDEC,
     T_KEEPSEG,
+    T_MAXFLAT,
     T_MECH,
     T_N,
     T_NDEC,
@@ -98,9 +98,6 @@ from npuweave.sim.taskqueue import (
     T_SMODEL,
     T_THEN,
     T_TSEQ,
-    T_MAXFLAT,
-    G_STEP,
-    G_TICK,
     X_ARR,
     X_FINISH,
     X_K0,
@@ -246,8 +243,8 @@ def _replay(si, ut, ti, rc, rx, hq, mt, rem, ri, rf, sg, sgf):
 
 @kernel
 def _fits(q, si, h, t, more, need, k):
-    """Queue ``q`` (rows 0 and 1; head ``si[h]``, tail ``si[t]``) can take ``more`` at its
-    tail, moved to its start if need be; else ``need[k]`` is the size asked for."""
+    """Queue ``q`` (columns; head ``si[h]``, tail ``si[t]``) can take ``more`` at its tail,
+    moved to its start if need be; else ``need[k]`` is the size asked for."""
     cap = q.shape[1]
     if si[t] + more <= cap:
         return True
@@ -256,25 +253,8 @@ def _fits(q, si, h, t, more, need, k):
         need[k] = live + more
         return False
     for j in range(live):
-        q[0, j] = q[0, si[h] + j]
-        q[1, j] = q[1, si[h] + j]
-    si[h] = 0
-    si[t] = live
-    return True
-
-
-@kernel
-def _fits1(q, si, h, t, more, need, k):
-    """``_fits`` for a queue of one row."""
-    cap = q.shape[0]
-    if si[t] + more <= cap:
-        return True
-    live = si[t] - si[h]
-    if live + more > cap:
-        need[k] = live + more
-        return False
-    for j in range(live):
-        q[j] = q[si[h] + j]
+        for row in range(q.shape[0]):
+            q[row, j] = q[row, si[h] + j]
     si[h] = 0
     si[t] = live
     return True
@@ -290,7 +270,7 @@ def _room(eng, req, out):
     jobs = si[I_PD_T] - si[I_PD_H] + si[I_SEND] - si[I_POS] + 2 * ti[T_MAXFLAT] + 16
     ok = _fits(rq, si, I_RD_H, I_RD_T, jobs, need, 0)
     ok = _fits(pd, si, I_PD_H, I_PD_T, 64, need, 1) and ok
-    ok = _fits1(fr, si, I_FR_H, I_FR_T, ready + jobs, need, 2) and ok
+    ok = _fits(fr.reshape(1, fr.shape[0]), si, I_FR_H, I_FR_T, ready + jobs, need, 2) and ok
     if ready + jobs > ri.shape[0]:
         need[3], ok = ready + jobs, False
     if ti[T_KEEPSEG] and ti[T_NSEG] + ready + jobs > sg.shape[0]:
@@ -322,13 +302,11 @@ def run_tasks(eng, req, tab, out):
     while True:
         if not _room(eng, req, out):
             return GROW
-        pe_end, dma_end = sf[F_PE_END], sf[F_DMA_END]
-        if pe_end <= dma_end:
-            t, kind = pe_end, FREE
-        else:
-            t, kind = dma_end, PART
+        # the engine's next event (``Engine.next_event``; its kind does not matter here:
+        # every kind goes before an outside event at the same instant)
+        t = min(sf[F_PE_END], sf[F_DMA_END])
         if si[I_PULL] and sf[F_NOW] < t:
-            t, kind = sf[F_NOW], PULL
+            t = sf[F_NOW]
         nxt = ti[T_NEXT]
         ta = rx[nxt, X_ARR] if nxt < ti[T_N] else INF
         tt = tf[G_TICK]

@@ -59,9 +59,7 @@ from npuweave.sim.engine_kernel import (
 from npuweave.sim.taskqueue import (
     PREEMPTED,
     R_DSP,
-    R_HPOS,
     R_MODEL,
-    R_PRE,
     R_PRIO,
     R_PROG,
     R_RESTART,

@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 NOTE = "engine: the whole run in one compiled loop with the policy's own rule (numba)"
 NOTE_PY = "engine: the whole run by the uncompiled task loop (tests)"
 _STATES = tuple(State(s) for s in Q.STATES)
+#: spare room the arrays start with (``run_tasks`` asks for more when it needs it; tests set
+#: 0 to make every array grow)
+ROOM = 256
 _MECH = {"checkpoint": Q.CHECKPOINT, "kill": Q.KILL, "drain": Q.DRAIN}
 
 
@@ -147,6 +150,7 @@ class TaskRun:
 
     def __init__(self, sim: Simulator, fn: Any, note: str) -> None:
         self.sim, self.fn, self.note = sim, fn, note
+        self.grown = 0  # times an array was grown
 
     def run(self) -> None:
         sim = self.sim
@@ -156,6 +160,7 @@ class TaskRun:
             status = self.fn(eng, req, tab, out)
             if status == L.GROW:
                 eng, out = self._grow(eng, out)
+                self.grown += 1
             elif status == L.TICK:
                 sim.progress(float(eng[1][K.F_NOW]))  # type: ignore[misc]
             else:
@@ -193,7 +198,8 @@ class TaskRun:
         n_models = len(tabs)
         mt = np.zeros((max(n_models, 1), P.N_MT), np.int64)
         mf = np.zeros((max(n_models, 1), 1), np.float64)
-        flat, offs, rem, wsum, ckr, rows = [], [], [], [], [], []
+        flat, offs, rem, wsum, rows = [], [], [], [], []
+        ckr: list[tuple[int, int]] = []
         at = [0, 0, 0, 0]  # unit rows, flat, offs, rem
         for m, tab in enumerate(tabs):
             tu, n = sim.units[m], len(sim.units[m].comp)
@@ -269,22 +275,23 @@ class TaskRun:
         if sim.progress is not None:
             step = (float(time_s[-1]) if n else 0.0) / 200 or 1e-3
             tf[Q.G_TICK], tf[Q.G_STEP] = step, step
-        cap = 4 * most + 256
-        engine = (si, sf, ut, us, np.empty((2, cap), np.int64), np.empty((2, 256), np.int64),
+        cap, room = 4 * most + ROOM, max(ROOM, 1)
+        engine = (si, sf, ut, us, np.empty((2, cap), np.int64), np.empty((2, room), np.int64),
                   np.empty(cap, np.int64), np.empty((cap, 2), np.int64),
                   np.empty((cap, 2), np.float64))
-        keep = n + 16 if sim.segments is not None else 1
-        out = (np.empty(keep, np.int64), np.empty((keep, 2)), np.empty(64, np.int64),
-               np.empty((64, 2)), np.empty((64 if sim.decisions is not None else 1, 3),
-                                           np.int64), np.empty(64), np.zeros(7, np.int64))
+        keep = n + ROOM if sim.segments is not None else 1
+        dec = room if sim.decisions is not None else 1
+        out = (np.empty(keep, np.int64), np.empty((keep, 2)), np.empty(room, np.int64),
+               np.empty((room, 2)), np.empty((dec, 3), np.int64), np.empty(dec),
+               np.zeros(7, np.int64))
         return engine, (ti, tf, rc, rx, np.zeros(max(n, 1), np.int64)), tuple(tab), out
 
     def _grow(self, eng: tuple, out: tuple) -> tuple[tuple, tuple]:
         """Every array ``run_tasks`` asked a size for (``need``), at least doubled."""
         need = out[-1]
-        eng, out = list(eng), list(out)
-        spots = {0: [(eng, 4)], 1: [(eng, 5)], 2: [(eng, 6)], 3: [(eng, 7), (eng, 8)],
-                 4: [(out, 0), (out, 1)], 5: [(out, 2), (out, 3)], 6: [(out, 4), (out, 5)]}
+        e, o = list(eng), list(out)
+        spots = {0: [(e, 4)], 1: [(e, 5)], 2: [(e, 6)], 3: [(e, 7), (e, 8)],
+                 4: [(o, 0), (o, 1)], 5: [(o, 2), (o, 3)], 6: [(o, 4), (o, 5)]}
         for k, size in enumerate(need.tolist()):
             for box, j in spots[k] if size else ():
                 a = box[j]
@@ -299,7 +306,7 @@ class TaskRun:
                     b[:old] = a
                 box[j] = b
         need[:] = 0
-        return tuple(eng), tuple(out)
+        return tuple(e), tuple(o)
 
     # -- results -----------------------------------------------------------------------------
     def _write_back(self, eng: tuple, req: tuple, out: tuple) -> None:
@@ -348,6 +355,7 @@ class TaskRun:
     def unfinished(self) -> int:
         """Requests neither done nor killed, which then count as killed (``Simulator.run``)."""
         cols = self.sim.columns
+        assert cols is not None, "unfinished() reads a finished run's columns"
         left = (cols.state != Q.DONE) & (cols.state != Q.KILLED)
         cols.state[left] = Q.KILLED
         return int(left.sum())

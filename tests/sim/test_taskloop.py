@@ -34,7 +34,7 @@ from npuweave.schedule import jit
 from npuweave.schedule.fcfs import FCFS
 from npuweave.schedule.hpf import HPF
 from npuweave.schedule.sjf import SJF
-from npuweave.sim import taskloop, taskqueue
+from npuweave.sim import taskloop, taskqueue, taskrun
 from npuweave.sim.serve import Simulator
 
 POLICIES = (FCFS, HPF, SJF)
@@ -103,6 +103,18 @@ def test_the_budget_stops_both_at_one_event(seed, budget):
     case = _task_case(seed)
     ref, _ = _run(case, "off", budget)
     assert _run(case, "loop-python", budget)[0] == ref
+
+
+def test_arrays_grow_as_needed(monkeypatch):
+    # every array starts too small: the loop stops, Python grows it, the loop goes on
+    monkeypatch.setattr(taskrun, "ROOM", 0)
+    grown = 0
+    for seed in range(150):
+        case = _task_case(seed)
+        got, sim = _run(case, "loop-python")
+        assert got == _run(case, "off")[0]
+        grown += sim.taskrun.grown
+    assert grown > 150
 
 
 def test_cases_cover_preemptions_ties_and_budgets():
