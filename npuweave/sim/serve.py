@@ -196,6 +196,7 @@ class Simulator(Dispatcher):
             self.notes.append(self.engine_note)
         if self._stretch_fn is not None and self.engine.stretch is None:
             self.engine.stretch = Stretcher(self, self._stretch_fn)
+        self.taskrun = None  # started here (online use): the whole-run loop no longer applies
         if self.closed is not None and self.closed.first():
             for t in range(len(self.tenants)):
                 self._arrive(t, 0.0, 0, math.inf)
