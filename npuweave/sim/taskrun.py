@@ -234,10 +234,9 @@ class TaskRun:
         self.units = units
         return (ut, us, *table), units, most
 
-    def _lay_out(self) -> tuple[tuple[np.ndarray, ...], ...]:
-        sim = self.sim
-        (ut, us, *tab), _, most = self._tables()
-        eng = sim.engine
+    def _engine_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """The engine's scalars at the start (``engine_kernel``'s ``si``, ``sf``)."""
+        sim, eng = self.sim, self.sim.engine
         si, sf = np.zeros(K.N_INT, np.int64), np.zeros(K.N_FLOAT, np.float64)
         si[K.I_FREE] = eng.free
         si[[K.I_DMA_U, K.I_DMA_R, K.I_PE_U, K.I_PE_R, K.I_RID, K.I_SRID]] = -1
@@ -246,7 +245,11 @@ class TaskRun:
         si[K.I_HPRIO] = L.WAKE
         sf[[K.F_PE_END, K.F_DMA_END, K.F_UNTIL]] = math.inf
         sf[K.F_BW] = eng.bw
-        arr = sim.arrivals
+        return si, sf
+
+    def _requests(self) -> tuple[np.ndarray, np.ndarray]:
+        """One row per arrival (``taskqueue``'s ``rc``, ``rx``); keeps the deadlines."""
+        arr = self.sim.arrivals
         if isinstance(arr, ArrivalRows):
             time_s, model, prio, self.deadline = arr.time_s, arr.model, arr.priority, \
                 arr.deadline_s
@@ -262,6 +265,15 @@ class TaskRun:
         rc[:, Q.R_RESTORE] = rc[:, Q.R_HPOS] = -1
         rx[:n, Q.X_ARR] = time_s
         rx[:, Q.X_START] = rx[:, Q.X_FINISH] = math.nan
+        return rc, rx
+
+    def _lay_out(self) -> tuple[tuple[np.ndarray, ...], ...]:
+        sim = self.sim
+        (ut, us, *tab), _, most = self._tables()
+        si, sf = self._engine_state()
+        rc, rx = self._requests()
+        n = len(self.deadline)
+        time_s = rx[:n, Q.X_ARR]
         ti, tf = np.zeros(Q.N_TI, np.int64), np.zeros(Q.N_TF, np.float64)
         pol = sim.policy
         ti[[Q.T_N, Q.T_RULE, Q.T_PREEMPTIVE, Q.T_MECH]] = (
@@ -309,12 +321,9 @@ class TaskRun:
         return tuple(e), tuple(o)
 
     # -- results -----------------------------------------------------------------------------
-    def _write_back(self, eng: tuple, req: tuple, out: tuple) -> None:
+    def _engine_back(self, si: list[int], sf: list[float]) -> None:
+        """The engine's state and the loop's clock as the run left them."""
         sim, e = self.sim, self.sim.engine
-        si, sf = eng[0].tolist(), eng[1].tolist()
-        ti, _, rc, rx, _ = req
-        if si[K.I_SRID] >= 0:
-            rc[si[K.I_SRID], Q.R_DSP] = si[K.I_DSP]
         (e.free, e.need, waiting, store_wait) = si[:K.I_DMA_IDLE]
         (e.dispatched, e.computed, e.store_after, e.claimed, e.peak_claimed,
          orphan) = si[K.I_DISPATCHED:K.I_PULL]
@@ -329,6 +338,15 @@ class TaskRun:
             sf[K.F_PE_START], sf[K.F_PE_BUSY_S], sf[K.F_DRAM_BUSY_S], sf[K.F_LAST_END])
         e.pe_end, e.dma_end = sf[K.F_PE_END], sf[K.F_DMA_END]
         sim.loop.now, sim.loop.fired = sf[K.F_NOW], si[K.I_FIRED]
+
+    def _write_back(self, eng: tuple, req: tuple, out: tuple) -> None:
+        """Results where the Python path leaves them (see the module)."""
+        sim = self.sim
+        si, sf = eng[0].tolist(), eng[1].tolist()
+        ti, _, rc, rx, _ = req
+        if si[K.I_SRID] >= 0:
+            rc[si[K.I_SRID], Q.R_DSP] = si[K.I_DSP]
+        self._engine_back(si, sf)
         n = int(ti[Q.T_NEXT])
         sim.next_arrival = n
         rows = rc[:n]
