@@ -187,18 +187,18 @@ def _units(tenants: Sequence[Tenant]) -> int:
 
 
 def _singles(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals, policy: Any,
-             cost_model: str, kw: dict[str, Any]) -> tuple[Simulator, list[Group], list[float]]:
-    """Every request on its own, one tenant per model, queued first come first served."""
+             cost_model: str, kw: dict[str, Any]) -> tuple[Simulator, None, list[float]]:
+    """Every request on its own, one tenant per model, queued first come first served
+    (groups None: request i is arrival row i, no list of one-member groups)."""
     t, m = arrivals.time_s, arrivals.model
     tenants, feet = costed_tenants(models, npu, [(k, 1) for k in range(len(models))],
                                    cost_model)
     check_work(_units(tenants), len(t), 1, kw["max_events"], kw["log"], kw.pop("wakes"))
-    groups = [(float(t[i]), int(m[i]), 1, [i]) for i in range(len(t))]
     iso = [_isolated(tenants[k], feet[k], npu, kw["traffic"]) for k in range(len(models))]
     rows = ArrivalRows(t, m, arrivals.priority, arrivals.deadline_abs_s)
     sim = Simulator(tenants, npu.weight_buffer, npu.dram_bw, policy, arrivals=rows,
                     footprints=feet, isolated_s=iso, **kw)
-    return sim, groups, iso
+    return sim, None, iso
 
 
 def _batched(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals, policy: Any,
@@ -235,7 +235,8 @@ def _isolated(tenant: Tenant, foot: Footprint, npu: NPU, traffic: bool) -> float
 isolated_time = _isolated
 
 
-def _table(sim: Simulator, groups: list[Group], arr: Arrivals, iso: np.ndarray) -> RequestTable:
+def _table(sim: Simulator, groups: list[Group] | None, arr: Arrivals,
+           iso: np.ndarray) -> RequestTable:
     if sim.columns is not None:  # the task loop's arrays: request i is arrival row i
         return _column_table(sim.columns, arr, iso)
     n = len(arr)
@@ -244,8 +245,8 @@ def _table(sim: Simulator, groups: list[Group], arr: Arrivals, iso: np.ndarray) 
     # compute-intensive ones, never frees its queue) was never run: killed, as unbatched
     state = np.full(n, int(Outcome.KILLED), np.int8)
     pre, over, waste = np.zeros(n, np.int64), np.zeros(n), np.zeros(n)
-    for g, req in zip(groups, sim.requests):
-        rows = g[3]
+    members = ([i] for i in range(n)) if groups is None else (g[3] for g in groups)
+    for rows, req in zip(members, sim.requests):
         start[rows], finish[rows] = req.start_s, req.finish_s
         state[rows] = Outcome.DONE if req.state is State.DONE else Outcome.KILLED
         pre[rows], over[rows], waste[rows] = req.preemptions, req.overhead_s, req.wasted_s
