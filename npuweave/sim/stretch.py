@@ -72,8 +72,9 @@ COLD_REQUESTS = 5000
 def too_small(mode: str, requests: int, loop: bool) -> str:
     """The note for an ``auto`` run of ``requests`` too small to repay compiling its path (the
     whole-run loop where ``loop``, else the stretch kernel) when numba's cache lacks it: it runs
-    per event; '' (no change) otherwise."""
-    if mode != "auto" or requests >= COLD_REQUESTS or not jit.loaded():
+    per event; '' (no change) otherwise, and for no arrivals (an online driver adds them
+    later: its size is unknown)."""
+    if mode != "auto" or not 0 < requests < COLD_REQUESTS or not jit.loaded():
         return ""
     name, what, cpu_s = (("npuweave.sim.taskloop.run_tasks", "whole-run loop", 45) if loop else
                          ("npuweave.sim.engine_kernel.run_stretch", "stretch kernel", 15))

@@ -36,6 +36,7 @@ def cold(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_small_run_goes_per_event_with_the_reason(cold: None) -> None:
     assert stretch.too_small("compiled", 10, True) == ""  # asked for by name: never changed
     assert stretch.too_small("auto", stretch.COLD_REQUESTS, True) == ""
+    assert stretch.too_small("auto", 0, True) == ""  # online (LoadGen): arrivals come later
     note = stretch.too_small("auto", 12, True)
     assert note.startswith("engine: per event") and "whole-run loop" in note and "12 " in note
     assert "stretch kernel" in stretch.too_small("auto", 12, False)
