@@ -8,8 +8,11 @@ the same list whichever runs it. ``fn`` and the items must pickle when they leav
 forked where the platform allows it, so caches already warm in the parent (cost profiles, zoo
 models, standalone times) are shared for free. A bounded window of tasks is in flight, so
 closing the iterator early (Ctrl-C, an error) cancels the rest and loses only those. Items
-travel in chunks (``chunk_size``: about eight tasks per worker, at most 64 items each), so a
-cheap point does not pay a task's overhead (pickling, a round trip, ~10 ms) on its own.
+travel in chunks that shrink as the work runs out (``chunk_sizes``), so a cheap point does
+not pay a task's overhead (pickling, a round trip) on its own, and the last tasks are short, so
+no worker idles long at the end. While the workers fork, the parent's objects are moved out of
+the garbage collector's reach (``_frozen_heap``), so a worker's collections neither walk nor
+copy the parent's memory.
 
 Dask: ``dask="local:N"`` starts a ``LocalCluster`` of N single-threaded worker processes for
 the call; ``dask="tcp://host:8786"`` uses a running scheduler. Dask is the optional ``dask``
@@ -18,11 +21,13 @@ extra.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from typing import TypeVar
 
 from npuweave.errors import ConfigError
@@ -115,20 +120,45 @@ def run_map(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1,
     return [results[i] for i in range(len(todo))]
 
 
-def chunk_size(items: int, workers: int) -> int:
-    """Items per task: about eight tasks per worker, 1 to 64 items each.
+def chunk_sizes(items: int, workers: int) -> list[int]:
+    """Items per task, in the order the tasks are sent: each task takes ``1 / (2 x workers)``
+    of the items not yet sent (rounded up; 1 to 64 items). Early tasks carry many cheap items
+    (few round trips), later ones shrink, so the workers finish within about one short task
+    of each other (guided self-scheduling).
 
     Examples
     --------
-    >>> chunk_size(200, 2), chunk_size(3, 2), chunk_size(100_000, 2)
-    (12, 1, 64)
+    >>> chunk_sizes(200, 2)
+    [50, 38, 28, 21, 16, 12, 9, 7, 5, 4, 3, 2, 2, 1, 1, 1]
+    >>> chunk_sizes(5, 2), chunk_sizes(0, 2)
+    ([2, 1, 1, 1], [])
     """
-    return max(1, min(64, items // (8 * max(1, workers))))
+    share = 2 * max(1, workers)
+    sizes: list[int] = []
+    left = items
+    while left > 0:
+        sizes.append(min(64, -(-left // share)))
+        left -= sizes[-1]
+    return sizes
 
 
-def _chunks(todo: Sequence[T], size: int) -> Iterator[tuple[int, Sequence[T]]]:
-    for lo in range(0, len(todo), size):
+def _chunks(todo: Sequence[T], workers: int) -> Iterator[tuple[int, Sequence[T]]]:
+    lo = 0
+    for size in chunk_sizes(len(todo), workers):
         yield lo, todo[lo:lo + size]
+        lo += size
+
+
+@contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """While pool workers fork: the parent's objects sit in the collector's permanent
+    generation, so a worker's collections neither walk them nor copy their pages (copy on
+    write); the parent takes them back afterwards."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _run_chunk(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
@@ -141,12 +171,13 @@ def _pool_iter(fn: Callable[[T], R], todo: Sequence[T], jobs: int) -> Iterator[t
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_signals)
     restore = _exit_on_sigterm()
     try:
-        it = _chunks(todo, chunk_size(len(todo), jobs))
+        it = _chunks(todo, jobs)
         live: dict[Future[list[R]], int] = {}
-        for lo, part in it:  # a bounded window: Ctrl-C loses little, memory stays flat
-            live[pool.submit(_run_chunk, fn, part)] = lo
-            if len(live) >= 4 * jobs:
-                break
+        with _frozen_heap():  # the workers fork at the first submit
+            for lo, part in it:  # a bounded window: Ctrl-C loses little, memory stays flat
+                live[pool.submit(_run_chunk, fn, part)] = lo
+                if len(live) >= 4 * jobs:
+                    break
         while live:
             done, _ = wait(live, return_when=FIRST_COMPLETED)
             for fut in done:
@@ -219,9 +250,9 @@ def _dask_iter(fn: Callable[[T], R], todo: Sequence[T], address: str) -> Iterato
             raise ConfigError(f"--dask: cannot reach the Dask scheduler at {address!r} ({exc}); "
                               "start one with 'dask scheduler' or use local:N") from None
     try:
-        size = chunk_size(len(todo), len(client.scheduler_info().get("workers", {})) or 1)
+        workers = len(client.scheduler_info().get("workers", {})) or 1
         futs = {client.submit(_run_chunk, fn, part, pure=False): lo
-                for lo, part in _chunks(todo, size)}
+                for lo, part in _chunks(todo, workers)}
         for fut in as_completed(futs):
             for j, res in enumerate(fut.result()):
                 yield futs[fut] + j, res
@@ -236,4 +267,4 @@ def describe(jobs: int, dask: str | None) -> str:
     return f"Dask {dask}" if dask else f"{check_jobs(jobs)} process(es)"
 
 
-__all__ = ["check_dask", "check_jobs", "chunk_size", "describe", "local_workers", "run_iter", "run_map"]
+__all__ = ["check_dask", "check_jobs", "chunk_sizes", "describe", "local_workers", "run_iter", "run_map"]
