@@ -28,10 +28,10 @@ from npuweave.cost.registry import (
     register_cost_model,
     unschedulable,
 )
-from npuweave.cost.types import LayerCost
+from npuweave.cost.types import LayerCost, toy_models
 
 __all__ = [
     "Profile", "profile_model",
     "CostModel", "LayerCost", "clear_cache", "cost_models", "get_cost_model", "layer_cost", "profile",
-    "register_cost_model", "unschedulable",
+    "register_cost_model", "toy_models", "unschedulable",
 ]

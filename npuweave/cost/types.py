@@ -73,3 +73,20 @@ class LayerCost:
 
     def to_dict(self) -> dict[str, float | int]:
         return asdict(self)
+
+
+def toy_models() -> list[tuple[str, list[LayerCost]]]:
+    """The two models of the documentation's examples on ``npuweave.hardware.toy_npu()``, as
+    the ``(label, [LayerCost, ...])`` pairs that the simulators take as given:
+
+    * ``cnn``: 3 layers of 4 s of compute and 10 weight bytes (a 1 s fetch on the toy NPU);
+    * ``nlp``: 3 layers of 0.5 s of compute and 40 weight bytes (a 4 s fetch).
+
+    Examples
+    --------
+    >>> [(label, len(costs), costs[0].compute_s, costs[0].weight_bytes)
+    ...  for label, costs in toy_models()]
+    [('cnn', 3, 4.0, 10), ('nlp', 3, 0.5, 40)]
+    """
+    return [("cnn", [LayerCost(compute_s=4.0, weight_bytes=10)] * 3),
+            ("nlp", [LayerCost(compute_s=0.5, weight_bytes=40)] * 3)]
