@@ -10,8 +10,8 @@ Examples
 --------
 >>> from npuweave.cost import profile
 >>> from npuweave.hardware import preset
->>> from npuweave.workload.layer import Layer, LayerKind
->>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+>>> from npuweave.workload.layer import toy_fc
+>>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
 >>> total = sum(profile([fc], preset("prema"), batch=1))
 >>> total.bound
 'compute'

@@ -126,7 +126,8 @@ def layer_accesses(layer: Layer, npu: NPU, batch: int = 1,
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> layer_accesses(fc, preset("prema")).filter_sram_reads
     2560
     """
@@ -190,8 +191,9 @@ def layer_energy(layer: Layer, cost: LayerCost, acc: Accesses, npu: NPU, spec: E
     --------
     >>> from npuweave.hardware import preset
     >>> from npuweave.cost import layer_cost
+    >>> from npuweave.workload.layer import toy_fc
     >>> npu = preset("prema")
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> spec, _ = energy_spec(npu)
     >>> e = layer_energy(fc, layer_cost(fc, npu), layer_accesses(fc, npu), npu, spec)
     >>> idle = idle_pe_cycles(fc, layer_cost(fc, npu), npu)
