@@ -121,23 +121,24 @@ def run_map(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1,
 
 
 def chunk_sizes(items: int, workers: int) -> list[int]:
-    """Items per task, in the order the tasks are sent: each task takes ``1 / (2 x workers)``
-    of the items not yet sent (rounded up; 1 to 64 items). Early tasks carry many cheap items
-    (few round trips), later ones shrink, so the workers finish within about one short task
-    of each other (guided self-scheduling).
+    """Items per task, in the order the tasks are sent: about eight tasks per worker (1 to 64
+    items each; one item each below 16 per worker, where items are likely dear), and towards
+    the end no more than ``1 / (2 x workers)`` of what is left, so the last tasks are short
+    and the workers finish close together.
 
     Examples
     --------
-    >>> chunk_sizes(200, 2)
-    [50, 38, 28, 21, 16, 12, 9, 7, 5, 4, 3, 2, 2, 1, 1, 1]
+    >>> chunk_sizes(200, 2)  # 13 tasks of 12, then 44 items left: 11, 9, 6, 5, ...
+    [12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 11, 9, 6, 5, 4, 3, 2, 1, 1, 1, 1]
     >>> chunk_sizes(5, 2), chunk_sizes(0, 2)
-    ([2, 1, 1, 1], [])
+    ([1, 1, 1, 1, 1], [])
     """
-    share = 2 * max(1, workers)
+    workers = max(1, workers)
+    most = max(1, min(64, items // (8 * workers)))
     sizes: list[int] = []
     left = items
     while left > 0:
-        sizes.append(min(64, -(-left // share)))
+        sizes.append(min(most, -(-left // (2 * workers))))
         left -= sizes[-1]
     return sizes
 

@@ -10,20 +10,21 @@ def _square(x: int) -> int:
 
 
 def test_chunk_sizes_rule() -> None:
-    # each task takes ceil(left / (2 x workers)) items, 1 to 64: by hand for 17 items on two
-    # workers, ceil(17/4) = 5, then 12 -> 3, 9 -> 3, 6 -> 2, 4 -> 1, 3 -> 1, 2 -> 1, 1 -> 1
-    assert chunk_sizes(17, 2) == [5, 3, 3, 2, 1, 1, 1, 1]
+    # at most items // (8 x workers) per task (1 to 64), and at most ceil(left / (2 x workers)):
+    # by hand for 40 items on two workers, 2 per task until 4 are left, then 1, 1, 1, 1
+    assert chunk_sizes(40, 2) == [2] * 18 + [1] * 4
+    assert chunk_sizes(17, 2) == [1] * 17  # 17 // 16 = 1 item per task
     assert chunk_sizes(0, 2) == [] and chunk_sizes(1, 2) == [1]
-    assert chunk_sizes(17, 0) == chunk_sizes(17, 1) == [9, 4, 2, 1, 1]  # nonsense workers: one
+    assert chunk_sizes(17, 0) == chunk_sizes(17, 1) == [2] * 8 + [1]  # nonsense workers: one
     big = chunk_sizes(10**6, 2)
-    assert big[0] == 64 and sum(big) == 10**6 and big[-1] == 1
+    assert big[0] == 64 and sum(big) == 10**6 and big[-4:] == [1, 1, 1, 1]
     for n in (2, 15, 200, 1041):
         sizes = chunk_sizes(n, 2)
         assert sum(sizes) == n and sizes == sorted(sizes, reverse=True)
 
 
 def test_pool_results_complete_and_ordered_across_chunks() -> None:
-    items = list(range(-60, 61))  # 121 items: 15 chunks of 31 down to 1 on two workers
+    items = list(range(-60, 61))  # 121 items: chunks of 7, then 6 down to 1, on two workers
     assert run_map(_square, items, jobs=2) == [x * x for x in items]
     got = dict(run_iter(_square, items, jobs=2))
     assert sorted(got) == list(range(len(items))) and all(got[i] == items[i] ** 2 for i in got)
