@@ -3,9 +3,9 @@
 Run: ``PYTHONPATH=$PWD python benchmarks/sweep_pool_breakdown.py [--points 200] [--rounds 5]``.
 
 The sweep of ``bench_sweep.py`` (RN + BB closed loops, four schedulers, about 10 ms a point)
-runs serially, on the pool as it is (``executor.chunk_sizes``: shrinking chunks; the heap
-frozen while the workers fork) and on the pool as it was before (fixed chunks of
-``points / 16``, no freeze), round by round. Per executor (medians over rounds):
+runs serially, on the pool as it is (``executor.chunk_sizes``: chunks of ``points / 16`` that
+shrink towards the end) and on the pool as it was before (fixed chunks of ``points / 16``),
+round by round. Per executor (medians over rounds):
 
 * wall seconds and the speed-up over serial (moves with the machine's load);
 * CPU seconds of this process and its workers, and CPU ms per point beyond serial's;
@@ -21,7 +21,6 @@ Every round checks that the rows equal serial's (all but ``elapsed_s``).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import resource
@@ -64,8 +63,7 @@ def fixed_chunks(todo: Sequence[Any], workers: int) -> Iterator[tuple[int, Seque
         yield lo, todo[lo:lo + size]
 
 
-EXECUTORS = {"serial": None, "pool x2": (ex._chunks, ex._frozen_heap),
-             "pool x2 before": (fixed_chunks, contextlib.nullcontext)}
+EXECUTORS = {"serial": None, "pool x2": ex._chunks, "pool x2 before": fixed_chunks}
 
 
 def usage() -> tuple[float, int]:
@@ -76,7 +74,7 @@ def usage() -> tuple[float, int]:
 def one(name: str, big: Any) -> tuple[list[dict[str, Any]], dict[str, float]]:
     rule = EXECUTORS[name]
     if rule is not None:
-        ex._chunks, ex._frozen_heap = rule  # type: ignore[assignment]
+        ex._chunks = rule  # type: ignore[assignment]
     points.run_point = logged_point if rule is not None else _run_point  # type: ignore[assignment]
     LOG.write_text("")
     cpu0, faults0 = usage()

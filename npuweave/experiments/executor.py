@@ -10,9 +10,7 @@ models, standalone times) are shared for free. A bounded window of tasks is in f
 closing the iterator early (Ctrl-C, an error) cancels the rest and loses only those. Items
 travel in chunks that shrink as the work runs out (``chunk_sizes``), so a cheap point does
 not pay a task's overhead (pickling, a round trip) on its own, and the last tasks are short, so
-no worker idles long at the end. While the workers fork, the parent's objects are moved out of
-the garbage collector's reach (``_frozen_heap``), so a worker's collections neither walk nor
-copy the parent's memory.
+no worker idles long at the end.
 
 Dask: ``dask="local:N"`` starts a ``LocalCluster`` of N single-threaded worker processes for
 the call; ``dask="tcp://host:8786"`` uses a running scheduler. Dask is the optional ``dask``
@@ -21,13 +19,11 @@ extra.
 
 from __future__ import annotations
 
-import gc
 import multiprocessing as mp
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager
 from typing import TypeVar
 
 from npuweave.errors import ConfigError
@@ -122,7 +118,7 @@ def run_map(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1,
 
 def chunk_sizes(items: int, workers: int) -> list[int]:
     """Items per task, in the order the tasks are sent: about eight tasks per worker (1 to 64
-    items each; one item each below 16 per worker, where items are likely dear), and towards
+    items each; one item each below 16 per worker, where items are likely expensive), and towards
     the end no more than ``1 / (2 x workers)`` of what is left, so the last tasks are short
     and the workers finish close together.
 
@@ -150,18 +146,6 @@ def _chunks(todo: Sequence[T], workers: int) -> Iterator[tuple[int, Sequence[T]]
         lo += size
 
 
-@contextmanager
-def _frozen_heap() -> Iterator[None]:
-    """While pool workers fork: the parent's objects sit in the collector's permanent
-    generation, so a worker's collections neither walk them nor copy their pages (copy on
-    write); the parent takes them back afterwards."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 def _run_chunk(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     return [fn(x) for x in items]
 
@@ -174,11 +158,10 @@ def _pool_iter(fn: Callable[[T], R], todo: Sequence[T], jobs: int) -> Iterator[t
     try:
         it = _chunks(todo, jobs)
         live: dict[Future[list[R]], int] = {}
-        with _frozen_heap():  # the workers fork at the first submit
-            for lo, part in it:  # a bounded window: Ctrl-C loses little, memory stays flat
-                live[pool.submit(_run_chunk, fn, part)] = lo
-                if len(live) >= 4 * jobs:
-                    break
+        for lo, part in it:  # a bounded window: Ctrl-C loses little, memory stays flat
+            live[pool.submit(_run_chunk, fn, part)] = lo
+            if len(live) >= 4 * jobs:
+                break
         while live:
             done, _ = wait(live, return_when=FIRST_COMPLETED)
             for fut in done:
