@@ -11,9 +11,13 @@ round by round. Per executor (medians over rounds):
 * CPU seconds of this process and its workers, and CPU ms per point beyond serial's;
 * minor page faults in the workers (pages copied after the fork);
 * tail: how long one worker still runs after the other has finished its last point;
-* first: seconds from the call to the later worker's first point (fork and start-up);
+* first: ms from the call to the (later worker's) first point: set-up, and the fork;
 * model: serial CPU / (first + the busier worker's CPU), the speed-up two idle cores would give
-  with the measured per-worker work, which the other processes on a shared machine barely move.
+  with the measured per-worker work (load still moves CPU time a little);
+* chunking: the speed-up the chunk rule alone allows: serial's own CPU seconds per point,
+  handed out in the rule's chunks to two workers that each take the next chunk when free,
+  total work over the later finish (no start-up, no per-task cost: a bound that no machine's
+  load moves).
 
 Every round checks that the rows equal serial's (all but ``elapsed_s``).
 """
@@ -45,11 +49,13 @@ _run_point = points.run_point
 
 
 def logged_point(point: Any, standalone: Any = None) -> dict[str, Any]:
-    """``run_point`` that appends (pid, start, end, the worker's CPU so far) to ``LOG``."""
-    start = time.perf_counter()
+    """``run_point`` that appends (pid, start, end, the process's CPU so far, the point's CPU)
+    to ``LOG``."""
+    start, cpu = time.perf_counter(), time.process_time()
     row = _run_point(point, standalone)
+    now = time.process_time()
     with LOG.open("a") as f:
-        f.write(json.dumps([os.getpid(), start, time.perf_counter(), time.process_time()]) + "\n")
+        f.write(json.dumps([os.getpid(), start, time.perf_counter(), now, now - cpu]) + "\n")
     return row
 
 
@@ -63,7 +69,17 @@ def fixed_chunks(todo: Sequence[Any], workers: int) -> Iterator[tuple[int, Seque
         yield lo, todo[lo:lo + size]
 
 
-EXECUTORS = {"serial": None, "pool x2": ex._chunks, "pool x2 before": fixed_chunks}
+NOW = ex._chunks
+EXECUTORS = {"serial": None, "pool x2": NOW, "pool x2 before": fixed_chunks}
+
+
+def chunking(costs: Sequence[float], rule: Any, workers: int = 2) -> float:
+    """Total of ``costs`` over the makespan of ``rule``'s chunks on ``workers`` (list order)."""
+    free = [0.0] * workers
+    for lo, part in rule(list(range(len(costs))), workers):
+        k = free.index(min(free))
+        free[k] += sum(costs[lo:lo + len(part)])
+    return sum(costs) / max(free)
 
 
 def usage() -> tuple[float, int]:
@@ -75,7 +91,7 @@ def one(name: str, big: Any) -> tuple[list[dict[str, Any]], dict[str, float]]:
     rule = EXECUTORS[name]
     if rule is not None:
         ex._chunks = rule  # type: ignore[assignment]
-    points.run_point = logged_point if rule is not None else _run_point  # type: ignore[assignment]
+    points.run_point = logged_point  # type: ignore[assignment]
     LOG.write_text("")
     cpu0, faults0 = usage()
     t0 = time.perf_counter()
@@ -83,11 +99,17 @@ def one(name: str, big: Any) -> tuple[list[dict[str, Any]], dict[str, float]]:
     wall = time.perf_counter() - t0
     cpu1, faults1 = usage()
     got = {"wall": wall, "cpu": cpu1 - cpu0, "faults": faults1 - faults0}
-    if rule is not None:
+    log = [json.loads(line) for line in LOG.read_text().splitlines()]
+    if rule is None:  # serial: the CPU seconds of each point, in point order
+        costs = [entry[4] for entry in log]
+        got["first"] = log[0][1] - t0
+        got["chunking"] = chunking(costs, NOW)
+        got["chunking before"] = chunking(costs, fixed_chunks)
+    else:
         ends: dict[int, float] = {}
         busy: dict[int, float] = {}
         starts: dict[int, float] = {}
-        for pid, a, b, c in (json.loads(line) for line in LOG.read_text().splitlines()):
+        for pid, a, b, c, _ in log:
             ends[pid], busy[pid] = max(ends.get(pid, 0.0), b), max(busy.get(pid, 0.0), c)
             starts[pid] = min(starts.get(pid, float("inf")), a)
         got["tail"] = max(ends.values()) - min(ends.values())
@@ -122,13 +144,16 @@ def main() -> None:
         med = {k: statistics.median(g[k] for g in got) for k in got[0]}
         speed = statistics.median(s["wall"] / g["wall"] for s, g in zip(serial, got))
         over = (med["cpu"] - statistics.median(s["cpu"] for s in serial)) / n * 1e3
-        extra = ""
+        extra = f"{'':>9}{med['first'] * 1e3:>10.0f}"
         if "tail" in med:
             model = statistics.median(s["cpu"] / (g["first"] + g["busiest"])
                                       for s, g in zip(serial, got))
             extra = f"{med['tail'] * 1e3:>9.0f}{med['first'] * 1e3:>10.0f}{model:>6.2f}x"
         print(f"{name:<16}{med['wall']:>8.2f}{speed:>9.2f}x{med['cpu']:>8.2f}{over:>16.2f}"
               f"{med['faults']:>8.0f}{extra}")
+    cut = {k: statistics.median(s[k] for s in serial) for k in ("chunking", "chunking before")}
+    print(f"chunking alone (serial's per-point CPU on 2 workers, no overheads): now "
+          f"{cut['chunking']:.3f}x, before {cut['chunking before']:.3f}x")
 
 
 if __name__ == "__main__":
