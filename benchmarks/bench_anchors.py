@@ -43,7 +43,7 @@ from npuweave.hardware import preset  # noqa: E402
 from npuweave.schedule.board import Board  # noqa: E402
 from npuweave.schedule.plan import plan_arrays, start_streams  # noqa: E402
 from npuweave.schedule.registry import get_scheduler  # noqa: E402
-from npuweave.sim.tenants import tenants_for  # noqa: E402
+from npuweave.sim.streams import costed_tenants  # noqa: E402
 
 CLOSED = {"greedy": (["mobilenetv2", "bert-base"], "compute-centric"),
           "failsafe": (["resnet50", "bert-base"], "memory-centric")}
@@ -52,7 +52,7 @@ OPEN_MODELS = ["resnet50", "bert-base"]
 
 def _started(models: list[str], npu_name: str, requests: int):
     npu = preset(npu_name)
-    ts = tenants_for(models, npu, 1)
+    ts = costed_tenants(models, npu, 1)  # costed once, as run_streams does
     policy = get_scheduler("layerweaver", reading="npuweave")
     board = Board(ts, npu.weight_buffer, npu.dram_bw)
     start_streams(board, policy, requests, None)
@@ -136,7 +136,7 @@ def npu_rates(case: str, requests: int, repeats: int) -> dict[str, float]:
     models, npu_name = CLOSED[case]
     npu = preset(npu_name)
     alone = standalone_lookup(models, npu, "systolic-ws")
-    n = sum(len(t.units) for t in tenants_for(models, npu, 1)) * requests
+    n = sum(len(t.units) for t in costed_tenants(models, npu, 1)) * requests
 
     def kernel_only() -> None:
         policy, board = _started(models, npu_name, requests)

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from npuweave.errors import ConfigError
 from npuweave.metrics.index import IntervalIndex
+from npuweave.metrics.request_index import RequestIndex
 
 
 class IntervalLike(Protocol):
@@ -89,10 +90,12 @@ def _last_end(window: Window, requests: Sequence[RequestLike],
               intervals: Sequence[IntervalLike] | IntervalIndex) -> float:
     if window == "common" and requests:
         return 0.0  # replaced by the common end; skip a pass over every interval
+    finishes = (requests.finish_s.tolist() if isinstance(requests, RequestIndex)
+                else [r.finish_s for r in requests])
     if isinstance(intervals, IntervalIndex):  # it knows its last end without a pass
-        ends = [max(r.finish_s for r in requests)] if requests else []
+        ends = [max(finishes)] if requests else []
         return max(ends + [intervals.max_end] if len(intervals) else ends, default=0.0)
-    return max([r.finish_s for r in requests] + [iv.end_s for iv in intervals], default=0.0)
+    return max(finishes + [iv.end_s for iv in intervals], default=0.0)
 
 
 def resolve_window(
@@ -114,7 +117,10 @@ def resolve_window(
         t0, t1 = (float(x) for x in window(requests))
     elif window is None or window == "common":
         t0, t1 = 0.0, _last_end(window, requests, intervals)
-        if window == "common" and requests:
+        if window == "common" and isinstance(requests, RequestIndex) and requests:
+            t1 = min(float(requests.finish_s[requests.rows(k)[-1]])
+                     for k in range(len(requests.tenants)))
+        elif window == "common" and requests:
             t1 = min(rs[-1].finish_s for rs in group_by_tenant(requests).values())
     else:
         raise ConfigError(f"window must be None, 'common', (t0, t1) or a function of the "

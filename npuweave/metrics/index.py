@@ -6,26 +6,51 @@ groupings once per run instead of once per metric and tenant is what makes them 
 (``docs/ARRIVALS_METRICS.md``). The index iterates and measures like the sequence it was built
 from, so code that only knows sequences of intervals still works when handed one.
 
-The arithmetic is element-wise in NumPy and every sum is Python's ``sum`` over the values in
-interval order, so the numbers are the very floats the record-by-record code gives.
+Everything is built on first use. Progress needs, per request, its busy seconds, earliest
+start and latest end (``work_of``); a source that offers ``request_work()``
+(``npuweave.sim.IntervalColumns``: computed from the simulator's runs in one compiled pass)
+answers without its rows being sorted or read. The arithmetic is element-wise in NumPy and
+every per-request total is its values added one at a time in interval order (``np.bincount``
+does so, as Python's ``sum``), so the numbers are the very floats the record-by-record code
+gives.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from npuweave.errors import ConfigError
 
-_FIELDS = attrgetter("resource", "tenant", "request", "start_s", "end_s")
 Spans = tuple[np.ndarray, np.ndarray]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+class Columns(NamedTuple):
+    """An index's intervals as arrays (codes into name tables)."""
+
+    resource: np.ndarray
+    resources: dict[Any, int]
+    tenant: np.ndarray
+    tenants: tuple[Any, ...]
+    request: np.ndarray
+    start_s: np.ndarray
+    end_s: np.ndarray
+
+
+class Work(NamedTuple):
+    """Per request (``slot``): busy seconds in interval order, earliest start, latest end."""
+
+    tenants: dict[Any, int]  # tenant name -> code
+    span: int  # slot = code * span + request - offset (or its rank in ``keys``)
+    offset: int
+    keys: np.ndarray | None  # sorted keys of a sparse index, None when slots are dense
+    total: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+
 class IntervalIndex:
     """Busy intervals as arrays: per resource, and per (tenant, request) in interval order.
 
@@ -39,15 +64,14 @@ class IntervalIndex:
     (4.0, 3.0, 2)
     """
 
-    records: Sequence[Any]
-    resource: tuple[np.ndarray, dict[Any, int]]
-    start_s: np.ndarray
-    end_s: np.ndarray
-    groups: Mapping[tuple[str, int], Spans]
-    totals: dict[tuple[str, int], float]
-    _merged: dict[str, Spans] = field(default_factory=dict)
-    # per group: (earliest start, latest end), filled on first use (or by _from_columns)
-    _reach: dict[tuple[str, int], tuple[float, float]] = field(default_factory=dict)
+    __slots__ = ("records", "_cols", "_work", "_groups", "_merged")
+
+    def __init__(self, records: Sequence[Any]) -> None:
+        self.records = records
+        self._cols: Columns | None = None
+        self._work: Work | None = None
+        self._groups: _Slices | None = None
+        self._merged: dict[str, Spans] = {}
 
     @classmethod
     def build(cls, intervals: Iterable[Any]) -> IntervalIndex:
@@ -55,55 +79,44 @@ class IntervalIndex:
 
         A sequence that also offers ``columns()`` (``npuweave.sim.IntervalColumns``: resource
         codes and names, tenant codes and names, request, start_s, end_s arrays) is indexed
-        from its arrays, without reading one record.
+        from its arrays, without reading one record; one that offers ``request_work()`` and
+        ``request_spans()`` too gives the per-request work without its columns.
         """
-        columns = getattr(intervals, "columns", None)
-        if callable(columns):
-            return cls._from_columns(intervals, *columns())
-        records = intervals if isinstance(intervals, Sequence) else tuple(intervals)
-        # one list comprehension per field is the cheapest way to read slotted records
-        start_s = np.array([iv.start_s for iv in records], dtype=np.float64)
-        end_s = np.array([iv.end_s for iv in records], dtype=np.float64)
-        resource = [iv.resource for iv in records]
-        keys = list(zip([iv.tenant for iv in records], [iv.request for iv in records],
-                        strict=True))
-        groups = _group(keys, start_s, end_s)
-        totals = {k: sum((e - s).tolist()) for k, (s, e) in groups.items()}
-        return cls(records, _codes(resource), start_s, end_s, groups, totals)
+        return cls(intervals if isinstance(intervals, Sequence) else tuple(intervals))
 
-    @classmethod
-    def _from_columns(cls, records: Any, res: np.ndarray, res_names: Sequence[Any],
-                      ten: np.ndarray, ten_names: Sequence[Any], request: np.ndarray,
-                      start_s: np.ndarray, end_s: np.ndarray) -> IntervalIndex:
-        """``build`` from code arrays; groups in first-seen order, as ``build`` makes them."""
-        start_s = np.asarray(start_s, dtype=np.float64)
-        end_s = np.asarray(end_s, dtype=np.float64)
-        span = int(request.max()) + 1 if request.size else 1
-        # stable: keeps interval order within a group; keys of 16 bits where they fit, which
-        # NumPy sorts by radix (one pass) rather than by merging
-        wide = np.int64 if len(ten_names) * span >= 1 << 16 else np.uint16
-        keys = np.asarray(ten).astype(wide) * wide(span) + np.asarray(request).astype(wide)
-        order = np.argsort(keys, kind="stable")
-        sorted_keys = keys[order]
-        ss, es = start_s[order], end_s[order]
-        cut = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
-        lo = np.concatenate(([0], cut)).astype(np.int64) if keys.size else cut
-        hi = np.append(lo[1:], keys.size)
-        first = order[lo]  # groups in first-seen order, as ``build`` lists them
-        rank = np.argsort(first, kind="stable")
-        low = np.minimum.reduceat(ss, lo) if keys.size else ss
-        high = np.maximum.reduceat(es, lo) if keys.size else es
-        sums = _segment_sums(es - ss, lo, hi)
-        names = [(ten_names[k // span], k % span) for k in sorted_keys[lo].tolist()]
-        ranked = rank.tolist()
-        keys_in_order = [names[g] for g in ranked]
-        groups = _Slices(dict(zip(keys_in_order, zip(lo[rank].tolist(), hi[rank].tolist()))),
-                         ss, es)
-        totals = dict(zip(keys_in_order, sums[rank].tolist()))
-        reach = dict(zip(keys_in_order, zip(low[rank].tolist(), high[rank].tolist())))
-        table = {name: i for i, name in enumerate(res_names)}
-        return cls(records, (np.asarray(res), table), start_s, end_s, groups, totals,
-                   _reach=reach)
+    # -- the arrays, built on first use -------------------------------------------------------
+    def columns(self) -> Columns:
+        """The intervals as ``Columns``."""
+        if self._cols is None:
+            self._cols = _columns(self.records)
+        return self._cols
+
+    @property
+    def resource(self) -> tuple[np.ndarray, dict[Any, int]]:
+        """Resource codes, and the code of each resource name."""
+        c = self.columns()
+        return c.resource, c.resources
+
+    @property
+    def start_s(self) -> np.ndarray:
+        return self.columns().start_s
+
+    @property
+    def end_s(self) -> np.ndarray:
+        return self.columns().end_s
+
+    def work(self) -> Work:
+        """Per-request busy seconds, reach and the slot table (``Work``)."""
+        if self._work is None:
+            hook = getattr(self.records, "request_work", None)
+            if callable(hook):
+                span, total, lo, hi = hook()
+                names = self.records.tenants  # type: ignore[attr-defined]
+                self._work = Work({t: k for k, t in enumerate(names)}, span, 0, None, total,
+                                  lo, hi)
+            else:
+                self._work = _work(self.columns())
+        return self._work
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.records)
@@ -114,25 +127,60 @@ class IntervalIndex:
     @property
     def max_end(self) -> float:
         """End of the last interval (0.0 when there is none), as ``max`` over the records."""
-        return float(self.end_s.max()) if self.end_s.size else 0.0
+        end = self.end_s
+        return float(end.max()) if end.size else 0.0
 
-    def work_total(self, tenant: str, request: int) -> float:
+    # -- per request ------------------------------------------------------------------------
+    def work_of(self, tenants: Sequence[Any], tenant: np.ndarray,
+                request: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(total, lo, hi)`` per request: busy seconds (0.0 without intervals), earliest
+        start and latest end (``inf``, ``-inf`` without intervals) of request ``request[i]`` of
+        tenant ``tenants[tenant[i]]``."""
+        w = self.work()
+        codes = np.array([w.tenants.get(t, -1) for t in tenants], np.int64)[tenant]
+        slot, found = _slots(w, codes, np.asarray(request, np.int64))
+        return (np.where(found, w.total[slot], 0.0), np.where(found, w.lo[slot], np.inf),
+                np.where(found, w.hi[slot], -np.inf))
+
+    def work_total(self, tenant: Any, request: int) -> float:
         """Busy seconds of one request (PE and DRAM together; 0.0 when it has none)."""
-        return self.totals.get((tenant, request), 0.0)
+        w = self.work()
+        k = _slot(w, tenant, request)
+        return float(w.total[k]) if k >= 0 else 0.0
 
-    def work_inside(self, tenant: str, request: int, t0: float, t1: float) -> float:
+    def work_inside(self, tenant: Any, request: int, t0: float, t1: float) -> float:
         """Busy seconds of one request clipped to ``[t0, t1]``."""
-        key = (tenant, request)
-        spans = self.groups.get(key)
-        if spans is None:
+        w = self.work()
+        k = _slot(w, tenant, request)
+        if k < 0:
             return 0.0
-        s, e = spans
-        reach = self._reach.get(key)
-        if reach is None:
-            reach = self._reach[key] = (float(s.min()), float(e.max()))
-        if t0 <= reach[0] and reach[1] <= t1:
-            return self.totals[key]  # every span inside: the clipped sum is the same sum
+        if t0 <= w.lo[k] and w.hi[k] <= t1:
+            return float(w.total[k])  # every span inside: the clipped sum is the same sum
+        s, e = self.spans(tenant, request)
         return sum(np.maximum(0.0, np.minimum(e, t1) - np.maximum(s, t0)).tolist())
+
+    def spans(self, tenant: Any, request: int) -> Spans:
+        """``(start_s, end_s)`` of one request's intervals, in interval order."""
+        hook = getattr(self.records, "request_spans", None)
+        code = self.work().tenants.get(tenant, -1)
+        if callable(hook) and self._cols is None and code >= 0:
+            return hook(code, int(request))
+        c = self.columns()
+        code = {t: k for k, t in enumerate(c.tenants)}.get(tenant, -1)
+        pick = (c.tenant == code) & (c.request == request)
+        return c.start_s[pick], c.end_s[pick]
+
+    @property
+    def groups(self) -> Mapping[tuple[Any, int], Spans]:
+        """Each request's ``(starts, ends)`` in interval order, requests in first-seen order."""
+        if self._groups is None:
+            self._groups = _group(self.columns())
+        return self._groups
+
+    @property
+    def totals(self) -> dict[tuple[Any, int], float]:
+        """Each request's busy seconds, in the order of ``groups``."""
+        return {k: self.work_total(*k) for k in self.groups}
 
     def merged(self, resource: str) -> Spans:
         """The union of ``resource``'s intervals as sorted disjoint spans (cached)."""
@@ -143,30 +191,20 @@ class IntervalIndex:
         return self._merged[resource]
 
 
-class _Slices(Mapping[tuple[str, int], Spans]):
-    """Each request's ``(starts, ends)``, sliced from the grouped arrays when asked for (most
-    requests of a window never are: their totals and reach answer for them).
-
-    Examples
-    --------
-    >>> s = _Slices({("a", 0): (1, 3)}, np.arange(4.0), np.arange(4.0) + 1)
-    >>> list(s), s["a", 0][1].tolist()
-    ([('a', 0)], [2.0, 3.0])
-    """
-
-    def __init__(self, bounds: dict[tuple[str, int], tuple[int, int]], starts: np.ndarray,
-                 ends: np.ndarray) -> None:
-        self._bounds, self._starts, self._ends = bounds, starts, ends
-
-    def __getitem__(self, key: tuple[str, int]) -> Spans:
-        lo, hi = self._bounds[key]
-        return self._starts[lo:hi], self._ends[lo:hi]
-
-    def __iter__(self) -> Iterator[tuple[str, int]]:
-        return iter(self._bounds)
-
-    def __len__(self) -> int:
-        return len(self._bounds)
+def _columns(records: Sequence[Any]) -> Columns:
+    columns = getattr(records, "columns", None)
+    if callable(columns):
+        res, res_names, ten, ten_names, request, start_s, end_s = columns()
+        return Columns(np.asarray(res), {name: i for i, name in enumerate(res_names)},
+                       np.asarray(ten), tuple(ten_names), np.asarray(request),
+                       np.asarray(start_s, np.float64), np.asarray(end_s, np.float64))
+    # one list comprehension per field is the cheapest way to read slotted records
+    res, res_table = _codes([iv.resource for iv in records])
+    ten, ten_table = _codes([iv.tenant for iv in records])
+    return Columns(res, res_table, ten, tuple(ten_table),
+                   np.array([iv.request for iv in records], np.int64),
+                   np.array([iv.start_s for iv in records], np.float64),
+                   np.array([iv.end_s for iv in records], np.float64))
 
 
 def _codes(values: Sequence[Any]) -> tuple[np.ndarray, dict[Any, int]]:
@@ -176,44 +214,91 @@ def _codes(values: Sequence[Any]) -> tuple[np.ndarray, dict[Any, int]]:
     return codes, table
 
 
-def _group(keys: Sequence[tuple[Any, int]], start_s: np.ndarray,
-           end_s: np.ndarray) -> dict[tuple[Any, int], Spans]:
-    codes, table = _codes(keys)
-    order = np.argsort(codes, kind="stable")  # stable: keeps interval order within a group
-    bounds = np.searchsorted(codes[order], np.arange(len(table) + 1))
-    out: dict[tuple[Any, int], Spans] = {}
-    for key, code in table.items():
-        rows = order[bounds[code]:bounds[code + 1]]
-        out[key] = (start_s[rows], end_s[rows])
-    return out
+def _work(c: Columns) -> Work:
+    """``Work`` from columns: dense slots ``code * span + request - offset`` where they are
+    few enough, else the sorted distinct keys."""
+    request = c.request.astype(np.int64)
+    offset = int(request.min()) if request.size else 0
+    span = int(request.max()) - offset + 1 if request.size else 1
+    key = c.tenant.astype(np.int64) * span + (request - offset)
+    keys = None
+    n = len(c.tenants) * span
+    if n > 4 * key.size + 4096:  # sparse request numbers: slots by rank
+        keys, key = np.unique(key, return_inverse=True)
+        n = keys.size
+    n = max(n, 1)  # a slot to read (and ignore) when nothing is found
+    # bincount adds each slot's weights one at a time in row order: Python's ``sum``
+    total = np.bincount(key, weights=c.end_s - c.start_s, minlength=n)
+    lo, hi = np.full(n, np.inf), np.full(n, -np.inf)
+    np.minimum.at(lo, key, c.start_s)
+    np.maximum.at(hi, key, c.end_s)
+    return Work({t: k for k, t in enumerate(c.tenants)}, span, offset, keys, total, lo, hi)
 
 
-def _segment_sums(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """``sum(x[lo[g]:hi[g]].tolist())`` for every segment ``g``, added left to right as
-    Python's ``sum`` does: segment ``g`` becomes column ``g`` of a matrix, zero-padded below,
-    and the rows are added one at a time (each column's sum is sequential, unlike ``np.sum``;
-    the padding adds ``0.0``, which changes no sum).
+def _slots(w: Work, codes: np.ndarray, request: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Slot of each ``(tenant code, request)`` in ``w`` and whether it has one."""
+    r = request - w.offset
+    found = (codes >= 0) & (r >= 0) & (r < w.span)
+    key = np.where(found, codes * w.span + r, 0)
+    if w.keys is None:
+        return key, found
+    pos = np.minimum(np.searchsorted(w.keys, key), w.keys.size - 1)  # keys: never empty
+    found &= w.keys[pos] == key
+    return np.where(found, pos, 0), found
+
+
+def _slot(w: Work, tenant: Any, request: int) -> int:
+    """``_slots`` of one request (-1: none)."""
+    code, r = w.tenants.get(tenant, -1), int(request) - w.offset
+    if code < 0 or not 0 <= r < w.span:
+        return -1
+    key = code * w.span + r
+    if w.keys is None:
+        return key
+    pos = int(np.searchsorted(w.keys, key))
+    return pos if pos < w.keys.size and w.keys[pos] == key else -1
+
+
+def _group(c: Columns) -> _Slices:
+    """Each (tenant, request)'s rows, groups in first-seen order, rows in interval order."""
+    request = c.request.astype(np.int64)
+    offset = int(request.min()) if request.size else 0
+    span = int(request.max()) - offset + 1 if request.size else 1
+    keys = c.tenant.astype(np.int64) * span + (request - offset)
+    order = np.argsort(keys, kind="stable")  # stable: keeps interval order within a group
+    sorted_keys = keys[order]
+    cut = np.flatnonzero(sorted_keys[1:] != sorted_keys[:-1]) + 1
+    lo = np.concatenate(([0], cut)).astype(np.int64) if keys.size else cut
+    hi = np.append(lo[1:], keys.size)
+    rank = np.argsort(order[lo], kind="stable")  # groups in first-seen order
+    names = [(c.tenants[k // span], k % span + offset) for k in sorted_keys[lo].tolist()]
+    bounds = {names[g]: (int(lo[g]), int(hi[g])) for g in rank.tolist()}
+    return _Slices(bounds, c.start_s[order], c.end_s[order])
+
+
+class _Slices(Mapping[tuple[Any, int], Spans]):
+    """Each request's ``(starts, ends)``, sliced from the grouped arrays when asked for.
 
     Examples
     --------
-    >>> x = np.array([0.1, 0.2, 0.3, 5.0])
-    >>> _segment_sums(x, np.array([0, 3]), np.array([3, 4])).tolist() == [(0.1 + 0.2) + 0.3,
-    ...                                                                    5.0]
-    True
+    >>> s = _Slices({("a", 0): (1, 3)}, np.arange(4.0), np.arange(4.0) + 1)
+    >>> list(s), s["a", 0][1].tolist()
+    ([('a', 0)], [2.0, 3.0])
     """
-    groups = lo.size
-    if not groups:
-        return np.zeros(0)
-    length = hi - lo
-    mat = np.zeros((int(length.max()), groups))
-    # x[i] of segment g goes to row i - lo[g], column g: flat index i * groups + g - lo[g] *
-    # groups
-    mat.ravel()[np.arange(x.size) * groups + np.repeat(np.arange(groups) - lo * groups,
-                                                        length)] = x
-    sums = np.zeros(groups)
-    for row in mat:
-        sums += row
-    return sums
+
+    def __init__(self, bounds: dict[tuple[Any, int], tuple[int, int]], starts: np.ndarray,
+                 ends: np.ndarray) -> None:
+        self._bounds, self._starts, self._ends = bounds, starts, ends
+
+    def __getitem__(self, key: tuple[Any, int]) -> Spans:
+        lo, hi = self._bounds[key]
+        return self._starts[lo:hi], self._ends[lo:hi]
+
+    def __iter__(self) -> Iterator[tuple[Any, int]]:
+        return iter(self._bounds)
+
+    def __len__(self) -> int:
+        return len(self._bounds)
 
 
 def merge_arrays(start_s: np.ndarray, end_s: np.ndarray) -> Spans:

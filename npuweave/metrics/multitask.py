@@ -28,7 +28,6 @@ The formulas (NTT, ANTT, STP as a sum of normalized progress, fairness) are
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -40,18 +39,20 @@ from npuweave.metrics.common import (
     RequestLike,
     Standalone,
     Window,
-    group_by_tenant,
     resolve_window,
     standalone_of,
 )
 from npuweave.metrics.index import IntervalIndex, as_index
+from npuweave.metrics.request_index import RequestIndex, as_requests
+
+Intervals = Iterable[IntervalLike] | IntervalIndex | None
 
 
 def progress(
-    requests: Iterable[RequestLike],
+    requests: Iterable[RequestLike] | RequestIndex,
     t0: float,
     t1: float,
-    intervals: Iterable[IntervalLike] | IntervalIndex | None = None,
+    intervals: Intervals = None,
 ) -> float:
     """Requests' worth of work done inside ``[t0, t1]``, counting partial requests pro rata.
 
@@ -66,35 +67,53 @@ def progress(
     >>> progress([R(start_s=0.0, finish_s=2.0), R(start_s=2.0, finish_s=4.0)], 0.0, 3.0)
     1.5
     """
-    rs = requests if isinstance(requests, Sequence) else list(requests)
-    if not rs:
+    req = as_requests(requests)
+    if not len(req):
         return 0.0
-    # per-request shares as arrays, then Python's left-to-right ``sum`` (bit for bit the
-    # sequential accumulation); only requests straddling the window read their intervals
-    start = np.array([r.start_s for r in rs], np.float64)
-    finish = np.array([r.finish_s for r in rs], np.float64)
+    index = as_index(intervals) if intervals is not None else None
+    # Python's left-to-right ``sum``: bit for bit the sequential accumulation
+    return sum(_shares(req, t0, t1, index).tolist())
+
+
+def _shares(req: RequestIndex, t0: float, t1: float, index: IntervalIndex | None) -> np.ndarray:
+    """Each request's share of its work inside ``[t0, t1]`` (see ``progress``), in record
+    order; only requests straddling the window read their intervals."""
+    start, finish = req.start_s, req.finish_s
     span = finish - start
     with np.errstate(divide="ignore", invalid="ignore"):
         share = np.where(span <= 0, ((t0 <= finish) & (finish <= t1)).astype(np.float64),
                          np.maximum(0.0, np.minimum(finish, t1) - np.maximum(start, t0)) / span)
-    if intervals is not None:
-        index = as_index(intervals)
-        keys = [(r.tenant, r.index) for r in rs]
-        total = np.array([index.work_total(*k) for k in keys], np.float64)
-        # a request whose busy spans all lie inside counts whole (its clipped sum / total is
-        # exactly 1), one whose spans all lie outside counts 0 (every clipped term is 0); the
-        # index keeps each request's reach (earliest start, latest end) once it is known
-        reach = [index._reach.get(k, (math.inf, -math.inf)) for k in keys]
-        lo, hi = np.array([a for a, _ in reach]), np.array([b for _, b in reach])
-        known = (total > 0) & (lo <= hi)
-        whole = known & (t0 <= lo) & (hi <= t1)
-        out = known & ((hi <= t0) | (lo >= t1))
-        share[whole] = 1.0
-        share[out] = 0.0
-        for j in np.flatnonzero((total > 0) & ~whole & ~out).tolist():
-            tenant, request = keys[j]
-            share[j] = index.work_inside(tenant, request, t0, t1) / total[j]
-    return sum(share.tolist())
+    if index is None:
+        return share
+    total, lo, hi = index.work_of(req.tenants, req.tenant, req.request)
+    # a request whose busy spans all lie inside counts whole (its clipped sum / total is
+    # exactly 1), one whose spans all lie outside counts 0 (every clipped term is 0)
+    known = (total > 0) & (lo <= hi)
+    whole = known & (t0 <= lo) & (hi <= t1)
+    out = known & ((hi <= t0) | (lo >= t1))
+    share[whole] = 1.0
+    share[out] = 0.0
+    names, tenant, request = req.tenants, req.tenant, req.request
+    for j in np.flatnonzero((total > 0) & ~whole & ~out).tolist():
+        inside = index.work_inside(names[tenant[j]], int(request[j]), t0, t1)
+        share[j] = inside / total[j]
+    return share
+
+
+def _progress(req: RequestIndex, t0: float, t1: float,
+              index: IntervalIndex | None) -> list[float]:
+    """``progress`` of each tenant's requests (in finishing order), tenants in first-seen
+    order; computed once per window and index for all the metrics that ask."""
+    def make() -> list[float]:
+        share = _shares(req, t0, t1, index)
+        return [sum(share[req.rows(k)].tolist()) for k in range(len(req.tenants))]
+
+    return req.memo(("progress", t0, t1, index), make)
+
+
+def _first(req: RequestIndex, k: int) -> RequestLike:
+    """Tenant ``k``'s first record in finishing order."""
+    return req[int(req.rows(k)[0])]
 
 
 def throughput(
@@ -114,12 +133,14 @@ def throughput(
     """
     if unit not in ("requests", "inputs"):
         raise ConfigError(f"unit must be 'requests' or 'inputs', got {unit!r}")
-    t0, t1 = resolve_window(window, requests)
+    req = as_requests(requests)
+    t0, t1 = resolve_window(window, req)
     index = as_index(intervals) if intervals is not None else None
+    done = _progress(req, t0, t1, index)
     out = {}
-    for tenant, rs in group_by_tenant(requests).items():
-        scale = rs[0].batch if unit == "inputs" else 1
-        out[tenant] = progress(rs, t0, t1, index) * scale / (t1 - t0)
+    for k, tenant in enumerate(req.tenants):
+        scale = _first(req, k).batch if unit == "inputs" else 1
+        out[tenant] = done[k] * scale / (t1 - t0)
     return out
 
 
@@ -130,13 +151,13 @@ def stp_per_tenant(
     intervals: Sequence[IntervalLike] | IntervalIndex | None = None,
 ) -> dict[str, float]:
     """Each tenant's term ``T_single / T_multi`` of the STP sum (its normalized progress)."""
-    t0, t1 = resolve_window(window, requests)
+    req = as_requests(requests)
+    t0, t1 = resolve_window(window, req)
     single = standalone_of(standalone)
     index = as_index(intervals) if intervals is not None else None
-    return {
-        tenant: progress(rs, t0, t1, index) * single(rs[0]) / (t1 - t0)
-        for tenant, rs in group_by_tenant(requests).items()
-    }
+    done = _progress(req, t0, t1, index)
+    return {tenant: done[k] * single(_first(req, k)) / (t1 - t0)
+            for k, tenant in enumerate(req.tenants)}
 
 
 def stp(
@@ -169,16 +190,26 @@ def ntt(requests: Iterable[RequestLike], standalone: Standalone) -> list[float]:
     return core.ntt([r.finish_s - r.arrival_s for r in rs], [single(r) for r in rs]).tolist()
 
 
+def _ntts(req: RequestIndex, single: Standalone, rows: np.ndarray) -> np.ndarray:
+    """``ntt`` of the records at ``rows`` (``RequestIndex.singles`` looks up ``T_single``)."""
+    latency = req.finish_s[rows] - req.arrival_s[rows]
+    return core.ntt(latency, req.singles(standalone_of(single), rows))
+
+
 def ntt_per_tenant(
     requests: Sequence[RequestLike], standalone: Standalone, window: Window = "common"
 ) -> dict[str, float]:
     """Mean NTT of each tenant's requests issued inside the window (see ``antt``)."""
-    t0, t1 = resolve_window(window, requests)
-    inside = [r for r in requests if t0 <= r.arrival_s < t1]
-    return {
-        tenant: core.antt(ntt(rs, standalone))
-        for tenant, rs in group_by_tenant(inside).items()
-    }
+    req = as_requests(requests)
+    t0, t1 = resolve_window(window, req)
+    inside = (t0 <= req.arrival_s) & (req.arrival_s < t1)
+    # tenants in the order their first request inside the window appears
+    codes, first = np.unique(req.tenant[inside], return_index=True)
+    out = {}
+    for k in codes[np.argsort(first)].tolist():
+        rows = req.rows(k)
+        out[req.tenants[k]] = core.antt(_ntts(req, standalone, rows[inside[rows]]))
+    return out
 
 
 def antt(
@@ -195,14 +226,16 @@ def antt(
     (default) averages each tenant's mean NTT; ``by="request"`` averages all NTTs. Examples: A's requests take 6 and 8 ms against 5 ms alone
     (NTT 1.2, 1.6 -> 1.4) and B's one takes 12 ms against 10 ms (1.2): ANTT = (1.4 + 1.2) / 2.
     """
-    t0, t1 = resolve_window(window, requests)
+    req = as_requests(requests)
+    t0, t1 = resolve_window(window, req)
     if by == "tenant":
-        values = list(ntt_per_tenant(requests, standalone, (t0, t1)).values())
+        values = np.array(list(ntt_per_tenant(req, standalone, (t0, t1)).values()))
     elif by == "request":
-        values = ntt([r for r in requests if t0 <= r.arrival_s < t1], standalone)
+        inside = (t0 <= req.arrival_s) & (req.arrival_s < t1)
+        values = _ntts(req, standalone, np.flatnonzero(inside))
     else:
         raise ConfigError(f"by must be 'tenant' or 'request', got {by!r}")
-    if not values:
+    if not values.size:
         raise ConfigError("no request was issued inside the measurement window; run more requests")
     return core.antt(values)
 

@@ -17,6 +17,7 @@ from npuweave.metrics.index import IntervalIndex, as_index
 from npuweave.metrics.latency import tail_latency
 from npuweave.metrics.multitask import antt, fairness, stp, throughput
 from npuweave.metrics.occupancy import makespan, makespan_ratio, utilization
+from npuweave.metrics.request_index import as_requests
 
 Metric = Callable[[Any, Standalone, Window], Any]
 
@@ -69,7 +70,8 @@ def summarize(
     >>> summarize(result, {"resnet50": 2e-3, "bert-base": 4e-3}, ["stp", "antt"])  # doctest: +SKIP
     {'stp': 1.58, 'antt': 1.27}
     """
-    indexed = _Indexed(run.requests, as_index(run.intervals))  # built once for every metric
+    # built once for every metric
+    indexed = _Indexed(as_requests(run.requests), as_index(run.intervals))
     span = resolve_window(window, indexed.requests, indexed.intervals)
     out: dict[str, Any] = {}
     for m in metrics:

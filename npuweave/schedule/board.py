@@ -21,8 +21,11 @@ queued). The board is mutable bookkeeping, kept lean because it is the scheduler
 
 from __future__ import annotations
 
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
+from itertools import chain
+
+import numpy as np
 
 from npuweave.schedule import buffer, jit
 from npuweave.schedule.base import COMPUTE, MEMORY, Tenant
@@ -48,9 +51,10 @@ class Board:
     (0, 0, 0.0, 1.0, 1.0, 3.0)
     """
 
-    __slots__ = ("buf", "bw", "t_m", "t_c", "fl_s", "fl_c", "fl_f", "head", "used", "tenants", "comp", "size", "ftime",
-                 "inh", "kind", "mft", "pos", "req", "arrival", "queue", "active", "served",
-                 "excluded", "maxft", "on_dispatched", "busy", "tail")
+    __slots__ = ("buf", "bw", "t_m", "t_c", "fl_s", "fl_c", "fl_f", "head", "used", "tenants",
+                 "comp", "size", "ftime", "inh", "kind", "mft", "pos", "req", "arrival",
+                 "queue", "active", "served", "excluded", "maxft", "on_dispatched", "busy",
+                 "tail", "tables")
 
     def __init__(self, tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
                  on_dispatched: DispatchHook | None = None) -> None:
@@ -65,16 +69,12 @@ class Board:
         self.tail = 0
         self.used = 0
         self.tenants = tuple(tenants)
-        bw, buf = self.bw, self.buf
-        self.comp = [list(t.compute_s) for t in tenants]
-        self.size = [list(t.weight_bytes) for t in tenants]
-        self.ftime = [[s / bw for s in t.weight_bytes] for t in tenants]
-        # inherent memory idle of a unit: L[comp] - (BufSize - L[size]) / MemBW (section IV.4)
-        self.inh = [[c - (buf - s) / bw for c, s in zip(t.compute_s, t.weight_bytes)]
-                    for t in tenants]
-        self.kind = [COMPUTE if t.total_compute_s >= t.total_weight_bytes / bw else MEMORY
-                     for t in tenants]
-        self.mft = [max(f, default=0.0) for f in self.ftime]
+        # the per-unit tables, shared by every board of these tenants (each board may
+        # replace a tenant's list, never change one in place)
+        self.tables = tables(self.tenants, self.buf, self.bw)
+        t = self.tables
+        self.comp, self.size, self.ftime = list(t.comp), list(t.size), list(t.ftime)
+        self.inh, self.kind, self.mft = list(t.inh), list(t.kind), list(t.mft)
         n = len(tenants)
         self.pos = [0] * n
         self.req = [-1] * n
@@ -190,3 +190,66 @@ class Board:
                 self.on_dispatched(t, r, ce)
             self._next_request(t)
         return r, i, fs, fe, (t_c if t_c > fe else fe), ce
+
+
+class Tables:
+    """A tenant set's per-unit tables on one buffer and bandwidth: compute seconds, weight
+    bytes, fetch seconds, inherent memory idle, each tenant's kind and longest fetch; and,
+    on first use, the same concatenated as arrays (``flat``) for the compiled loops."""
+
+    __slots__ = ("tenants", "comp", "size", "ftime", "inh", "kind", "mft", "_flat")
+
+    def __init__(self, tenants: tuple[Tenant, ...], buf: int, bw: float) -> None:
+        self.tenants = tenants
+        self.comp = tuple(list(t.compute_s) for t in tenants)
+        self.size = tuple(list(t.weight_bytes) for t in tenants)
+        self.ftime = tuple([s / bw for s in t.weight_bytes] for t in tenants)
+        # inherent memory idle of a unit: L[comp] - (BufSize - L[size]) / MemBW (section IV.4)
+        self.inh = tuple([c - (buf - s) / bw for c, s in zip(t.compute_s, t.weight_bytes)]
+                         for t in tenants)
+        self.kind = tuple(COMPUTE if t.total_compute_s >= t.total_weight_bytes / bw else MEMORY
+                          for t in tenants)
+        self.mft = tuple(max(f, default=0.0) for f in self.ftime)
+        self._flat: tuple[np.ndarray, ...] = ()
+
+    def flat(self) -> tuple[np.ndarray, ...]:
+        """``off, size, comp, ftime, inh, compute kind, mft`` as arrays (units of all tenants
+        concatenated; ``off[t]:off[t + 1]`` is tenant ``t``). Shared: never write to them."""
+        if not self._flat:
+            self._flat = concatenated(self)
+        return self._flat
+
+    def same(self, board: Board) -> bool:
+        """Whether ``board`` still has these tables (no tenant's list replaced)."""
+        return (all(a is b for a, b in zip(board.size, self.size))
+                and all(a is b for a, b in zip(board.comp, self.comp))
+                and all(a is b for a, b in zip(board.ftime, self.ftime))
+                and all(a is b for a, b in zip(board.inh, self.inh))
+                and board.kind == list(self.kind) and board.mft == list(self.mft))
+
+
+def concatenated(t: Tables | Board) -> tuple[np.ndarray, ...]:
+    """``Tables.flat`` of the lists of ``t`` (tables or a board)."""
+    off = np.zeros(len(t.size) + 1, np.int64)
+    off[1:] = np.cumsum([len(s) for s in t.size])
+    return (off, *(np.fromiter(chain.from_iterable(c), dt) for c, dt in (
+        (t.size, np.int64), (t.comp, np.float64), (t.ftime, np.float64),
+        (t.inh, np.float64))), np.array([k == COMPUTE for k in t.kind], np.bool_),
+        np.array(t.mft, np.float64))
+
+
+_TABLES: OrderedDict[tuple, Tables] = OrderedDict()
+
+
+def tables(tenants: tuple[Tenant, ...], buf: int, bw: float) -> Tables:
+    """The ``Tables`` of ``tenants`` (the same objects: a run repeated on the same tenants,
+    as a comparison or a sweep does, builds them once; the last 64 sets are kept)."""
+    key = (tuple(map(id, tenants)), buf, bw)
+    hit = _TABLES.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit.tenants, tenants)):
+        _TABLES.move_to_end(key)
+        return hit
+    _TABLES[key] = made = Tables(tenants, buf, bw)
+    if len(_TABLES) > 64:
+        _TABLES.popitem(last=False)
+    return made

@@ -49,18 +49,19 @@ def fetch_window(fl_s, fl_c, fl_f, head, tail, free, bw, t0, t1):
             return (t1 - t) * bw
         t += free / bw
         got = float(free)
-    while j < tail:
-        s = fl_s[j]
-        c = fl_c[j]
+    # the hottest loop of the greedy rule: a ``for`` and each entry read once (the loop runs
+    # as plain Python without numba)
+    for k in range(j, tail):
+        c = fl_c[k]
         if c >= t1:
             break
         if t < c:
             t = c
-        if t + fl_f[j] >= t1:
+        f = fl_f[k]
+        if t + f >= t1:
             return got + (t1 - t) * bw
-        t += fl_f[j]
-        got += s
-        j += 1
+        t += f
+        got += fl_s[k]
     return got
 
 

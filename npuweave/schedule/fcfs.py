@@ -3,30 +3,32 @@
 Task-level and non-preemptive. A preemptive FCFS would preempt a running request for one that
 arrived earlier; that can only happen to a request restarted after a kill, so ``fcfs`` with
 ``preemptive=True`` gives a killed-and-restarted request its place back in arrival order.
+The rule (``key``, ``wins``) is stated once here; ``npuweave.schedule.task.Ruled`` decides by it
+in Python and the compiled task loop (``npuweave.sim.taskloop``) by the same functions.
 """
 
 from __future__ import annotations
 
-from npuweave.schedule.protocol import IDLE, Decision, TaskBase, View, first_by
-from npuweave.schedule.task import preempt_for, task_mechanism
+from npuweave.schedule import jit
+from npuweave.schedule.task import Ruled
 
 
-class FCFS(TaskBase):
+@jit.kernel(inline=True)
+def key(arrival_s, priority, remaining_s):
+    """Earliest arrival first (ties: lower id)."""
+    return arrival_s, 0.0
+
+
+@jit.kernel(inline=True)
+def wins(best_k0, best_k1, best_id, run_k0, run_k1, run_id):
+    """Preemptive: the best queued request arrived before the running one (ties: lower id)."""
+    return best_k0 < run_k0 or best_k0 == run_k0 and best_id < run_id
+
+
+class FCFS(Ruled):
     """First come, first served at request granularity."""
 
     name = "fcfs"
-
-    def __init__(self, preemptive: bool = False, mechanism: str = "checkpoint",
-                 seed: int = 0) -> None:
-        self.preemptive = bool(preemptive)
-        self.mechanism = task_mechanism(mechanism, self.name)
-
-    def decide(self, now: float, view: View) -> Decision:
-        best = first_by(view.queued, lambda r: r.arrival_s)
-        if best is None:
-            return IDLE
-        if not self.preemptive or not view.running:
-            return preempt_for(view, best, self.mechanism, False)
-        run = view.running[0]
-        return preempt_for(view, best, self.mechanism,
-                           (best.arrival_s, best.id) < (run.arrival_s, run.id))
+    rule = "fcfs"
+    key = staticmethod(key)
+    wins = staticmethod(wins)

@@ -20,47 +20,51 @@ from npuweave.schedule.jit import loaded
 
 
 @_jit
-def _parts(size, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_j, o_s, o_e, o_b):
-    """Fill ``o_*`` with the parts of decisions ``0..n-1``; return ``(parts, ok)`` where ``ok``
-    says every fetch's last part ended at its predicted fetch end. ``fl_s``, ``fl_c`` hold
-    the in-flight list (room for ``n`` entries). Arrays when compiled; lists otherwise (plain
-    Python indexes lists several times faster than arrays)."""
+def _parts(t, r, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_t, o_r, o_u, o_s, o_e,
+           o_b):
+    """Fill ``o_*`` with the parts of decisions ``0..n-1`` (decision ``j``: unit ``i[j]`` of
+    request ``r[j]`` of tenant ``t[j]``, of ``sizes[off[t[j]] + i[j]]`` bytes); return
+    ``(parts, ok)`` where ``ok`` says every fetch's last part ended at its predicted fetch
+    end. ``fl_s``, ``fl_c`` hold the in-flight list (room for ``n`` entries). Arrays when
+    compiled; lists otherwise (plain Python indexes lists several times faster than arrays)."""
     head = 0
     tail = 0
     used = 0
     m = 0
     ok = True
     for j in range(n):
-        sz = size[j]
+        sz = sizes[off[t[j]] + i[j]]
         if sz > 0:
             free = buf - used
-            t = fs[j]
+            start = fs[j]
             if sz <= free:
-                o_j[m], o_s[m], o_e[m], o_b[m] = j, t, t + sz / bw, sz
+                end = start + sz / bw
+                o_t[m], o_r[m], o_u[m], o_s[m], o_e[m], o_b[m] = t[j], r[j], i[j], start, end, sz
                 m += 1
-                end = t + sz / bw
             else:
                 if free > 0:
-                    end = t + free / bw
-                    o_j[m], o_s[m], o_e[m], o_b[m] = j, t, end, free
+                    end = start + free / bw
+                    o_t[m], o_r[m], o_u[m], o_s[m], o_e[m], o_b[m] = t[j], r[j], i[j], start, \
+                        end, free
                     m += 1
-                    t = end
+                    start = end
                 need = sz - free
                 k = head
                 end = np.inf
                 while k < tail:
                     s = fl_s[k]
                     c = fl_c[k]
-                    if t < c:
-                        t = c
+                    if start < c:
+                        start = c
                     part = need if need <= s else s
-                    end = t + part / bw
-                    o_j[m], o_s[m], o_e[m], o_b[m] = j, t, end, part
+                    end = start + part / bw
+                    o_t[m], o_r[m], o_u[m], o_s[m], o_e[m], o_b[m] = t[j], r[j], i[j], start, \
+                        end, part
                     m += 1
                     if need <= s:
                         break
                     need -= s
-                    t = end
+                    start = end
                     k += 1
             if end != fe[j]:
                 ok = False
@@ -96,19 +100,33 @@ def fetch_parts(size: np.ndarray, fs: np.ndarray, fe: np.ndarray, ce: np.ndarray
     ([0, 1], [0.0, 3.0], [1.0, 3.5], [10, 5])
     """
     n = int(size.shape[0])
+    one = np.zeros(n, np.int64)
+    parts = replay_parts(one, one, np.arange(n), np.array([0, n]), size, fs, fe, ce, buf, bw)
+    if parts is None:
+        return None
+    return parts[2], parts[3], parts[4], parts[5]
+
+
+def replay_parts(t: np.ndarray, r: np.ndarray, i: np.ndarray, off: np.ndarray,
+                 sizes: np.ndarray, fs: np.ndarray, fe: np.ndarray, ce: np.ndarray, buf: int,
+                 bw: float) -> tuple[np.ndarray, ...] | None:
+    """``fetch_parts`` of decisions given as ``(tenant, request, unit)`` (``sizes``: every
+    tenant's units concatenated, tenant ``k``'s from ``off[k]``); returns ``(tenant,
+    request, unit, start_s, end_s, bytes)`` per part, or None as ``fetch_parts`` does."""
+    n = int(t.shape[0])
     cap = 2 * n + 1  # a fetch's first part, plus one per in-flight entry (each used once)
-    size = size.astype(np.int64, copy=False)
+    sizes = sizes.astype(np.int64, copy=False)
     if loaded():
-        o_j, o_b = np.empty(cap, np.int64), np.empty(cap, np.int64)
-        o_s, o_e = np.empty(cap, np.float64), np.empty(cap, np.float64)
-        m, ok = _parts(size, fs, fe, ce, int(buf), float(bw), n, np.empty(n + 1, np.int64),
-                       np.empty(n + 1, np.float64), o_j, o_s, o_e, o_b)
+        out = (*(np.empty(cap, np.int64) for _ in range(3)), np.empty(cap), np.empty(cap),
+               np.empty(cap, np.int64))
+        m, ok = _parts(t, r, i, off, sizes, fs, fe, ce, int(buf), float(bw), n,
+                       np.empty(n + 1, np.int64), np.empty(n + 1, np.float64), *out)
     else:
-        l_j, l_b, l_s, l_e = [0] * cap, [0] * cap, [0.0] * cap, [0.0] * cap
-        m, ok = _parts(size.tolist(), fs.tolist(), fe.tolist(), ce.tolist(), int(buf),
-                       float(bw), n, [0] * (n + 1), [0.0] * (n + 1), l_j, l_s, l_e, l_b)
-        o_j, o_s, o_e, o_b = (np.asarray(x[:m]) for x in (l_j, l_s, l_e, l_b))
+        lists = ([0] * cap, [0] * cap, [0] * cap, [0.0] * cap, [0.0] * cap, [0] * cap)
+        m, ok = _parts(*(a.tolist() for a in (t, r, i, off, sizes, fs, fe, ce)), int(buf),
+                       float(bw), n, [0] * (n + 1), [0.0] * (n + 1), *lists)
+        out = tuple(np.asarray(x[:m]) for x in lists)
     if not ok:
         return None
-    return (np.asarray(o_j[:m], np.int64), np.asarray(o_s[:m], np.float64),
-            np.asarray(o_e[:m], np.float64), np.asarray(o_b[:m], np.int64))
+    return (*(np.asarray(x[:m], np.int64) for x in out[:3]),
+            *(np.asarray(x[:m], np.float64) for x in out[3:5]), np.asarray(out[5][:m], np.int64))

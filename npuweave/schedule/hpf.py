@@ -1,32 +1,33 @@
 """HPF: the request with the highest priority gets the NPU (ties: first arrived).
 
 Task-level. Non-preemptive by default; ``hpf-p`` (``preemptive=True``) preempts the running
-request when one of strictly higher priority arrives.
+request when one of strictly higher priority arrives. The rule (``key``, ``wins``) is stated
+once here, for the Python decision and the compiled task loop alike (``npuweave.schedule.task``).
 """
 
 from __future__ import annotations
 
-from npuweave.schedule.protocol import IDLE, Decision, TaskBase, View, first_by
-from npuweave.schedule.task import preempt_for, task_mechanism
+from npuweave.schedule import jit
+from npuweave.schedule.task import Ruled
 
 
-class HPF(TaskBase):
+@jit.kernel(inline=True)
+def key(arrival_s, priority, remaining_s):
+    """Highest priority first, then earliest arrival (then lower id)."""
+    return -float(priority), arrival_s
+
+
+@jit.kernel(inline=True)
+def wins(best_k0, best_k1, best_id, run_k0, run_k1, run_id):
+    """Preemptive: the best queued request has a strictly higher priority."""
+    return best_k0 < run_k0
+
+
+class HPF(Ruled):
     """Highest priority first."""
 
     name = "hpf"
-
-    def __init__(self, preemptive: bool = False, mechanism: str = "checkpoint",
-                 seed: int = 0) -> None:
-        self.preemptive = bool(preemptive)
-        self.mechanism = task_mechanism(mechanism, self.name)
-        if self.preemptive:
-            self.name = "hpf-p"
-
-    def decide(self, now: float, view: View) -> Decision:
-        best = first_by(view.queued, lambda r: (-r.priority, r.arrival_s))
-        if best is None:
-            return IDLE
-        if not self.preemptive or not view.running:
-            return preempt_for(view, best, self.mechanism, False)
-        return preempt_for(view, best, self.mechanism,
-                           best.priority > view.running[0].priority)
+    rule = "hpf"
+    preemptive_name = "hpf-p"
+    key = staticmethod(key)
+    wins = staticmethod(wins)

@@ -18,14 +18,15 @@ Without numba the functions are plain Python (correct, but slower than the refer
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
-from itertools import chain
 from typing import NamedTuple
 
 import numpy as np
 
 from npuweave.schedule import jit
 from npuweave.schedule.base import EPS
+from npuweave.schedule.board import concatenated
 from npuweave.schedule.buffer import commit_in_place, fetch_end, fetch_window, in_flight, room
 from npuweave.schedule.jit import borrow
 
@@ -190,9 +191,11 @@ def scratch(k):
 def columns(cap: int, lists: bool = False) -> tuple:
     """Empty output columns for ``cap`` decisions: ``o_int`` (tenant, request, unit) and
     ``o_float`` (fs, fe, cs, ce), one row per column, one entry per decision; 2-D arrays, or
-    lists of lists for a loop run as plain Python (``as_lists``)."""
+    for a loop run as plain Python (``as_lists``) lists of ``array.array`` columns: indexed
+    from Python about as fast as lists, and read back by NumPy without a copy."""
     if lists:
-        return [[0] * cap for _ in range(3)], [[0.0] * cap for _ in range(4)]
+        return ([array("q", bytes(8 * cap)) for _ in range(3)],
+                [array("d", bytes(8 * cap)) for _ in range(4)])
     return np.empty((3, cap), np.int64), np.empty((4, cap), np.float64)
 
 
@@ -259,9 +262,12 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
             maxft = max(maxft, mft[t])
     while nact > 0 and has_room(n, o_int, fl_s, head, tail):
         free = buf - used
-        t = choose_lw(k, active, nact, pos, off, arrival, False, failsafe, compute_kind, t_m,
-                      t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail,
-                      bw, ev, ok, inh_now)
+        if failsafe and nact > 1:  # choose_lw's failsafe branch, without its ~25 arguments
+            t = fcfs(k, active, pos, arrival)  # (a call as plain Python costs ~1 us)
+        else:
+            t = choose_lw(k, active, nact, pos, off, arrival, False, failsafe, compute_kind,
+                          t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head,
+                          tail, bw, ev, ok, inh_now)
         head, tail, used, t_m, t_c = dispatch(t, n, o_int, o_float, fl_s, fl_c, fl_f, head,
                                               tail, used, t_m, t_c, free, off, size, comp,
                                               ftime, bw, pos, req, arrival, active, requests,
@@ -296,9 +302,7 @@ def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: floa
     compiled = jit.compile() and not plain
     b = board
     flat = flat_board(b, cap)
-    inh = np.fromiter(chain.from_iterable(b.inh), np.float64)
-    kinds = np.array([x == "compute" for x in b.kind], np.bool_)
-    mft = np.array(b.mft, np.float64)
+    inh, kinds, mft = _static(b)[4:]
     work = scratch(flat.k)
     run = run_kernel if compiled else jit.python(f"{__name__}.run_kernel")
     if not compiled:
@@ -343,9 +347,7 @@ def flat_board(b, cap: int) -> FlatBoard:
     """``b`` (a ``Board``) flattened for a run of about ``cap`` decisions (the in-flight
     arrays sized by ``buffer.room``)."""
     k = len(b.tenants)
-    off = np.zeros(k + 1, np.int64)
-    off[1:] = np.cumsum([len(s) for s in b.size])
-    size = np.fromiter(chain.from_iterable(b.size), np.int64)
+    off, size, comp, ftime = _static(b)[:4]
     fl = b.in_flight()
     fl_s, fl_c, fl_f = in_flight(len(fl) + room(b.buf, size, max(cap, 1)))
     fl_s[:len(fl)] = [s for s, _ in fl]
@@ -355,11 +357,17 @@ def flat_board(b, cap: int) -> FlatBoard:
     active[b.active] = True
     clock = np.array([b.t_m, b.t_c], np.float64)
     fl_at = np.array([0, len(fl), b.used], np.int64)
-    return FlatBoard(k, off, size, np.fromiter(chain.from_iterable(b.comp), np.float64),
-                     np.fromiter(chain.from_iterable(b.ftime), np.float64), active,
+    return FlatBoard(k, off, size, comp, ftime, active,
                      np.array(b.pos, np.int64), np.array(b.req, np.int64),
                      np.array(b.arrival, np.float64), clock, fl_at,
                      (fl_s, fl_c, fl_f))
+
+
+def _static(b) -> tuple[np.ndarray, ...]:
+    """``off, size, comp, ftime, inh, compute kind, mft`` of board ``b`` as arrays: its
+    tenant set's shared ``Tables.flat`` while no tenant's list was replaced (the loops only
+    read them), else built from its lists."""
+    return b.tables.flat() if b.tables.same(b) else concatenated(b)
 
 
 def loop_end(requests: int | None, window_s: float | None) -> tuple[int, float, bool]:
@@ -384,17 +392,24 @@ def resume(run: Callable[..., int], flat: FlatBoard, cap: int) -> tuple[np.ndarr
             o_int, o_float = _wider(o_int), _wider(o_float)
         if flat.fl_at[0] == 0 and flat.fl_at[1] == len(fl[0]):
             fl = tuple(_wider(a) for a in fl)
-    return (*(np.asarray(c[:n], np.int64) for c in o_int),
-            *(np.asarray(c[:n], np.float64) for c in o_float))
+    return (*(_column(c, n, np.int64) for c in o_int),
+            *(_column(c, n, np.float64) for c in o_float))
+
+
+def _column(c, n: int, dtype: type) -> np.ndarray:
+    """The first ``n`` entries of an output column (an array, or ``array.array``: no copy)."""
+    return np.frombuffer(c, dtype)[:n] if isinstance(c, array) else np.asarray(c[:n], dtype)
 
 
 def _wider(a):
-    """``a`` (an array, a list, or a list of lists: columns) with every column twice as long
-    (the new entries uninitialised in arrays, zero in lists)."""
+    """``a`` (an array, a list or ``array.array``, or a list of those: columns) with every
+    column twice as long (the new entries uninitialised in arrays, zero otherwise)."""
     if isinstance(a, np.ndarray):
         out = np.empty((*a.shape[:-1], 2 * a.shape[-1] + 16), a.dtype)
         out[..., :a.shape[-1]] = a
         return out
-    if isinstance(a[0], list):
+    if isinstance(a, array):
+        return a + array(a.typecode, bytes(a.itemsize * (len(a) + 16)))
+    if isinstance(a[0], (list, array)):
         return [_wider(c) for c in a]
     return a + [a[0] * 0] * (len(a) + 16)

@@ -239,7 +239,7 @@ def choose_path(path: str, policy: Policy, board: Board, requests: int | None,
     fits = type(policy) is Layerweaver and (getattr(policy, "kernel_ok", False)
                                             or getattr(policy, "failsafe", False))
     fits = fits or getattr(policy, "run_compiled", None) is not None  # AI-MT's own loop
-    fits = fits and all(s <= board.buf for u in board.size for s in u)
+    fits = fits and _fit(board)
     fits = fits and (requests is None or isinstance(requests, int))
     if path == "kernel" and not fits:
         raise ValueError(f"the kernel runs Layerweaver or AI-MT on units that fit the buffer "
@@ -251,6 +251,14 @@ def choose_path(path: str, policy: Policy, board: Board, requests: int | None,
     if type(policy) is Layerweaver and not _numba():
         return "kernel"  # the same loop as plain Python on lists, faster than the policy loop
     return "kernel" if kernels_pay(_expected_decisions(board, requests, window_s)) else "python"
+
+
+def _fit(board: Board) -> bool:
+    """Whether every unit fits the buffer."""
+    if board.tables.same(board):
+        size = board.tables.flat()[1]
+        return not size.size or int(size.max()) <= board.buf
+    return all(s <= board.buf for u in board.size for s in u)
 
 
 def _numba() -> bool:

@@ -3,32 +3,34 @@
 Task-level. Work left is estimated from the cost model (``View.remaining_s``: the sum of
 ``max(compute, fetch)`` over the units still to run), the estimate PREMA's prediction uses.
 Non-preemptive by default; ``sjf-p`` (``preemptive=True``) is shortest remaining time first:
-an arriving request with less work left than the running one preempts it.
+an arriving request with less work left than the running one preempts it. The rule (``key``,
+``wins``) is stated once here, for the Python decision and the compiled task loop alike
+(``npuweave.schedule.task``).
 """
 
 from __future__ import annotations
 
-from npuweave.schedule.protocol import IDLE, Decision, TaskBase, View, first_by
-from npuweave.schedule.task import preempt_for, task_mechanism
+from npuweave.schedule import jit
+from npuweave.schedule.task import Ruled
 
 
-class SJF(TaskBase):
+@jit.kernel(inline=True)
+def key(arrival_s, priority, remaining_s):
+    """Least work left first (ties: lower id)."""
+    return remaining_s, 0.0
+
+
+@jit.kernel(inline=True)
+def wins(best_k0, best_k1, best_id, run_k0, run_k1, run_id):
+    """Preemptive: the best queued request has strictly less work left than the running one."""
+    return best_k0 < run_k0
+
+
+class SJF(Ruled):
     """Shortest job first (preemptive: shortest remaining time first)."""
 
     name = "sjf"
-
-    def __init__(self, preemptive: bool = False, mechanism: str = "checkpoint",
-                 seed: int = 0) -> None:
-        self.preemptive = bool(preemptive)
-        self.mechanism = task_mechanism(mechanism, self.name)
-        if self.preemptive:
-            self.name = "sjf-p"
-
-    def decide(self, now: float, view: View) -> Decision:
-        best = first_by(view.queued, view.remaining_s)
-        if best is None:
-            return IDLE
-        if not self.preemptive or not view.running:
-            return preempt_for(view, best, self.mechanism, False)
-        return preempt_for(view, best, self.mechanism,
-                           view.remaining_s(best) < view.remaining_s(view.running[0]))
+    rule = "sjf"
+    preemptive_name = "sjf-p"
+    key = staticmethod(key)
+    wins = staticmethod(wins)

@@ -17,6 +17,7 @@ from typing import Any
 
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.fileio.flags import ArrivalFlags
+from npuweave.metrics.request_index import RequestIndex
 from npuweave.schedule.plan import first_issue, reissues
 from npuweave.sim.arrivals import Arrivals, loadgen_server, poisson
 from npuweave.sim.traces import from_trace
@@ -80,6 +81,9 @@ class ClosedLoop:
         (0.0, 5.0)
         """
         last: dict[Any, float] = {}
+        if isinstance(requests, RequestIndex):  # the same latest finishes, from its arrays
+            last = requests.last_finish()
+            requests = ()
         for r in requests:
             f = r.finish_s
             if f > last.get(r.tenant, float("-inf")):

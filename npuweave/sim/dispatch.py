@@ -52,6 +52,7 @@ class Dispatcher:
     predicted: list[tuple[int, int, float, float, float, float, float]] | None
     view: View
     at_units: bool
+    decisions: list[tuple[float, Any]] | None
 
     def _wake_up(self) -> None:  # the clock's (``Simulator``)
         raise NotImplementedError
@@ -179,6 +180,10 @@ class Dispatcher:
                 self.running = None  # its last computation runs: the NPU is free
                 self.draining = False
             v.running = [self.running] if self.running is not None and not self.draining else []
+            if self.decisions is not None:
+                d = self.policy.decide(now, v)
+                self.decisions.append((now, d))
+                return d
         return self.policy.decide(now, v)
 
     def _consult(self, now: float) -> None:

@@ -50,12 +50,12 @@ F_NOW, F_PE_START, F_PE_BUSY_S, F_DRAM_BUSY_S, F_LAST_END, F_PE_END, F_DMA_END, 
 N_FLOAT = 10
 
 
-@kernel
+@kernel(inline=True)
 def _post_pull(si):
     si[I_PULL] = 1
 
 
-@kernel
+@kernel(inline=True)
 def _next_part(si, sf, ut, fr):
     """Move the next part of the current fetch (``Engine._next_part`` and ``_transfer``; a
     part of 0 bytes ends at once as ``Engine._part_end``, written as a loop: numba's cache
@@ -86,14 +86,14 @@ def _next_part(si, sf, ut, fr):
             return
 
 
-@kernel
+@kernel(inline=True)
 def _free_bytes(si, fr, hold):
     si[I_CLAIMED] -= hold
     fr[si[I_FR_T]] = hold
     si[I_FR_T] += 1
 
 
-@kernel
+@kernel(inline=True)
 def _release(si, sf, ut, fr, hold):
     """``hold`` bytes of the weight buffer become free (a stalled fetch goes on)."""
     _free_bytes(si, fr, hold)
@@ -102,7 +102,7 @@ def _release(si, sf, ut, fr, hold):
         _next_part(si, sf, ut, fr)
 
 
-@kernel
+@kernel(inline=True)
 def _end_of_job(si, sf, ut, fr):
     """The current transfer's bytes are all in: drop an orphan fetch's bytes, free the DMA."""
     if si[I_ORPHAN]:  # ``_release`` without its stalled-fetch check: the fetch stalled, if
@@ -112,7 +112,7 @@ def _end_of_job(si, sf, ut, fr):
     si[I_DMA_R] = -1
 
 
-@kernel
+@kernel(inline=True)
 def _part_end(si, sf, ut, fr):
     """A transfer of nothing ended at once (inside another step: the pull is posted)."""
     if si[I_NEED] == 0:
@@ -124,7 +124,7 @@ def _part_end(si, sf, ut, fr):
         si[I_WAITING] = 1
 
 
-@kernel
+@kernel(inline=True)
 def _move(si, sf, ut, fr, now, nbytes, latency):
     """A transfer that claims no buffer space (activations, checkpoints)."""
     si[I_NEED] = 0
@@ -136,7 +136,7 @@ def _move(si, sf, ut, fr, now, nbytes, latency):
     sf[F_DMA_END] = end
 
 
-@kernel
+@kernel(inline=True)
 def _load(si, sf, ut, us, fr, now, u):
     while si[I_FR_H] < si[I_FR_T]:  # everything freed so far is free space for this fetch
         si[I_FREE] += fr[si[I_FR_H]]
@@ -162,7 +162,7 @@ def _load(si, sf, ut, us, fr, now, u):
     sf[F_DMA_END] = end
 
 
-@kernel
+@kernel(inline=True)
 def _compute(si, sf, us, rq, now):
     h = si[I_RD_H]
     u = rq[0, h]
@@ -215,21 +215,34 @@ def _pull(si, sf, ut, us, rq, pd, fr, st, offs):
     return DONE
 
 
-@kernel
-def _computed(si, sf, ut, us, rq, fr, ri, rf):
-    """The computation on the PE ended (``Engine._computed`` with ``Simulator._on_end``)."""
-    now = sf[F_NOW]
-    u, rid, start = si[I_PE_U], si[I_PE_R], sf[F_PE_START]
-    si[I_PE_BUSY] = 0  # ``Engine._leave``
+@kernel(inline=True)
+def _store_now(si, sf, ut, us, fr, now):
+    """The waiting store's computations have all ended: it moves now (``Engine._store_now``)."""
+    si[I_STORE_WAIT] = 0
+    s = si[I_DMA_U]
+    _move(si, sf, ut, fr, now, ut[s, 1], us[s])
+
+
+@kernel(inline=True)
+def _leave(si, sf, ut, us, fr, now):
+    """The computation on the PE leaves it at ``now``, ended or cut off (``Engine._leave``)."""
+    u = si[I_PE_U]
+    si[I_PE_BUSY] = 0
     si[I_COMPUTED] += 1
-    sf[F_PE_BUSY_S] += now - start
+    sf[F_PE_BUSY_S] += now - sf[F_PE_START]
     sf[F_LAST_END] = now
     if ut[u, 2]:
         _release(si, sf, ut, fr, ut[u, 2])
     if si[I_STORE_WAIT] and si[I_COMPUTED] >= si[I_STORE_AFTER]:
-        si[I_STORE_WAIT] = 0
-        s = si[I_DMA_U]
-        _move(si, sf, ut, fr, now, ut[s, 1], us[s])
+        _store_now(si, sf, ut, us, fr, now)
+
+
+@kernel(inline=True)
+def _computed(si, sf, ut, us, rq, fr, ri, rf):
+    """The computation on the PE ended (``Engine._computed`` with ``Simulator._on_end``)."""
+    now = sf[F_NOW]
+    u, rid, start = si[I_PE_U], si[I_PE_R], sf[F_PE_START]
+    _leave(si, sf, ut, us, fr, now)
     k = si[I_NRUNS]  # the hook: ``Simulator.ran`` (as runs), the wake-up, the progress
     if k and ri[k - 1, 0] == rid:
         rf[k - 1, 1] = now
@@ -255,7 +268,7 @@ def _computed(si, sf, ut, us, rq, fr, ri, rf):
         _compute(si, sf, us, rq, now)
 
 
-@kernel
+@kernel(inline=True)
 def _part_event(si, sf, ut, us, rq, pd, fr, st, offs):
     """A transfer part ended (``Engine._part_event``)."""
     now = sf[F_NOW]

@@ -28,14 +28,13 @@ import numpy as np
 from npuweave.errors import ConfigError
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board
-from npuweave.schedule.fetchparts import fetch_parts
+from npuweave.schedule.fetchparts import replay_parts
 from npuweave.schedule.jit import loaded as kernel_loaded
 from npuweave.schedule.plan import choose_path, plan_arrays, start_streams
 from npuweave.schedule.protocol import LayerBase, Policy
 from npuweave.sim.arrival_processes import ClosedLoop
-from npuweave.sim.intervals import interval_columns
-from npuweave.sim.records import RequestRecord
-from npuweave.sim.result import SimResult
+from npuweave.sim.intervals import RunWork, interval_columns
+from npuweave.sim.result import RequestColumns, SimResult
 
 #: Environment variable that forces the closed-loop path: ``auto`` (default), ``fast``, ``engine``.
 ENV = "NPUWEAVE_CLOSED_LOOP"
@@ -110,17 +109,13 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     left = sum(board.excluded) if loop.first() else 0
     how = choose_path("auto", policy, board, loop.requests, loop.window_s)
     t, r, i, fs, fe, cs, ce = plan_arrays(policy, board, loop.requests, loop.window_s, how)
-    counts = [len(x.weight_bytes) for x in tenants]
-    off = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    flat = np.array([b for x in tenants for b in x.weight_bytes] or [0], np.int64)
-    size = flat[off[t] + i]
-    parts = fetch_parts(size, fs, fe, ce, board.buf, board.bw)
+    off, flat = board.tables.flat()[:2]
+    parts = replay_parts(t, r, i, off, flat, fs, fe, ce, board.buf, board.bw)
     if parts is None:
         return None
-    pj, ps, pe, _ = parts
     labels = tuple(x.label for x in tenants)
     intervals = interval_columns(labels, [x.units for x in tenants], (t, r, i, cs, ce),
-                                 (t[pj], r[pj], i[pj], ps, pe))
+                                 parts[:5])
     makespan = float(ce[-1]) if len(ce) else 0.0
     if left:
         notes.append(NEVER_RUN.format(left))
@@ -128,37 +123,24 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     plan_how = (f"the compiled {name} kernel" if how == "kernel" and kernel_loaded()
                 else f"the {name} kernel as plain Python" if how == "kernel"
                 else "the Python policy loop")
-    return SimResult(intervals, _records(tenants, t, i, cs, ce, counts), makespan,
-                     running_sum(ce - cs), running_sum(pe - ps), tuple(notes), policy.name,
+    work = intervals.work()  # one pass: per-request ends and the busy totals
+    return SimResult(intervals, _requests(tenants, work), makespan, float(work.busy[0]),
+                     float(work.busy[1]), tuple(notes), policy.name,
                      labels, f"closed-loop fast path: planned by {plan_how}, DMA parts "
                      "replayed (a layer-wise policy that only selects)")
 
 
-def running_sum(x: np.ndarray) -> float:
-    """``x[0] + x[1] + ...`` added one at a time from the left, as the engine adds busy spans
-    (a cumulative sum is sequential; ``np.sum`` adds pairwise and may round differently).
-
-    Examples
-    --------
-    >>> running_sum(np.array([0.1, 0.2, 0.3])) == (0.1 + 0.2) + 0.3
-    True
-    """
-    return float(np.cumsum(x)[-1]) if x.size else 0.0
-
-
-def _records(tenants: Sequence[Tenant], t: np.ndarray, i: np.ndarray, cs: np.ndarray,
-             ce: np.ndarray, counts: list[int]) -> tuple[RequestRecord, ...]:
+def _requests(tenants: Sequence[Tenant], work: RunWork) -> RequestColumns:
     """One record per request, by tenant then request: issued when the previous one of its
     stream finished (0 for the first), started at its first computation."""
-    recs: list[RequestRecord] = []
-    for k, x in enumerate(tenants):
-        mine = t == k
-        starts = cs[mine & (i == 0)].tolist()
-        ends = ce[mine & (i == counts[k] - 1)].tolist()
-        arrivals = [0.0, *ends[:-1]]
-        recs += [RequestRecord(x.label, x.model, q, a, s, e, x.batch)
-                 for q, (a, s, e) in enumerate(zip(arrivals, starts, ends))]
-    return tuple(recs)
+    done = ~(np.isnan(work.start_s) | np.isnan(work.finish_s))
+    slot = np.flatnonzero(done)  # by tenant, then request: the slots' own order
+    ten, req = slot // work.span, slot % work.span
+    finish = work.finish_s[slot]
+    arrival = np.where(req == 0, 0.0, work.finish_s[np.maximum(slot - 1, 0)])
+    return RequestColumns(tuple(x.label for x in tenants), tuple(x.model for x in tenants),
+                          tuple(x.batch for x in tenants), ten, req, arrival,
+                          work.start_s[slot], finish)
 
 
 def _decisions(tenants: Sequence[Tenant], dram_bw: float, loop: ClosedLoop) -> int:

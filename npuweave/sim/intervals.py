@@ -3,9 +3,11 @@
 A closed-loop run of a few hundred requests has tens of thousands of busy intervals; building
 one frozen ``Interval`` object per interval costs more than simulating it. The closed-loop
 paths (``npuweave.sim.streams`` and its compiled fast path ``npuweave.sim.fastloop``) keep
-them as NumPy columns (codes into small name tables) and the metrics index them without a
-pass over objects (``npuweave.metrics.index``). Everything else sees an ordinary read-only
-sequence of ``Interval`` records, built on first use (iteration, indexing) and then kept.
+the PE and DRAM runs as NumPy arrays (codes into small name tables). The closed-loop metrics
+read per-request totals computed from the runs (``request_work``, one compiled pass), the
+other metrics index the merged columns (``npuweave.metrics.index``), merged on first use;
+everything else sees an ordinary read-only sequence of ``Interval`` records, built on first
+use (iteration, indexing) and then kept.
 
 Two column sets are equal when they hold the same intervals in the same order, whatever their
 name tables; a column set also equals a tuple of the same ``Interval`` records.
@@ -15,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import overload
+from typing import NamedTuple, overload
 
 import numpy as np
 
+from npuweave.schedule.jit import borrow, loaded
 from npuweave.schedule.jit import kernel as _jit
-from npuweave.schedule.jit import loaded
 from npuweave.sim.records import Interval
 
 #: Resource names of the single-NPU engine, by code.
@@ -29,56 +31,119 @@ RESOURCES = ("PE", "DRAM")
 
 @dataclass(frozen=True, slots=True, eq=False)
 class IntervalColumns(Sequence[Interval]):
-    """Busy intervals as aligned arrays (one row per interval).
+    """Busy intervals as aligned arrays (one row per interval), merged from the PE and DRAM
+    runs on first use.
 
     Attributes
     ----------
     resources, tenants : names by code (``resource[i]`` indexes ``resources``).
     units : per tenant code, the unit names (``unit[i]`` indexes ``units[tenant[i]]``).
+    pe, dram : the runs as given to ``interval_columns``: ``(tenant, request, unit, start_s,
+        end_s)`` arrays.
     resource, tenant, request, unit : integer codes; ``request`` is the index within its tenant.
     start_s, end_s : float64 seconds.
 
     Examples
     --------
     >>> import numpy as np
-    >>> cols = IntervalColumns(("PE",), ("a",), (("x", "y"),), np.array([0, 0]),
-    ...                        np.array([0, 0]), np.array([0, 1]), np.array([1, 0]),
-    ...                        np.array([0.0, 1.0]), np.array([1.0, 3.0]))
-    >>> len(cols), cols[1].unit, cols[1].request, cols[1].duration_s
-    (2, 'x', 1, 2.0)
+    >>> pe = [np.array([0, 0]), np.array([0, 1]), np.array([0, 1]), np.array([2.0, 4.0]),
+    ...       np.array([3.0, 4.5])]
+    >>> dram = [np.array([0]), np.array([1]), np.array([1]), np.array([0.0]), np.array([2.0])]
+    >>> cols = interval_columns(("a",), (("x", "y"),), pe, dram)
+    >>> len(cols), [(iv.resource, iv.unit, iv.request, iv.duration_s) for iv in cols]
+    (3, [('DRAM', 'y', 1, 2.0), ('PE', 'x', 0, 1.0), ('PE', 'y', 1, 0.5)])
+    >>> span, total, lo, hi = cols.request_work()
+    >>> total.tolist(), cols.request_spans(0, 1)
+    ([1.0, 2.5], (array([0., 4.]), array([2. , 4.5])))
     """
 
     resources: tuple[str, ...]
     tenants: tuple[str, ...]
     units: tuple[tuple[str, ...], ...]
-    resource: np.ndarray
-    tenant: np.ndarray
-    request: np.ndarray
-    unit: np.ndarray
-    start_s: np.ndarray
-    end_s: np.ndarray
+    pe: tuple[np.ndarray, ...]
+    dram: tuple[np.ndarray, ...]
+    _cols: list[tuple[np.ndarray, ...]] = field(default_factory=list, init=False, repr=False)
+    _work: list[RunWork] = field(default_factory=list, init=False, repr=False)
     _rows: list[tuple[Interval, ...]] = field(default_factory=list, init=False, repr=False)
+
+    def _merged(self) -> tuple[np.ndarray, ...]:
+        """``resource, tenant, request, unit, start_s, end_s``, merged once, then kept."""
+        if not self._cols:
+            self._cols.append(_merge_runs(self.pe, self.dram))
+        return self._cols[0]
+
+    @property
+    def resource(self) -> np.ndarray:
+        return self._merged()[0]
+
+    @property
+    def tenant(self) -> np.ndarray:
+        return self._merged()[1]
+
+    @property
+    def request(self) -> np.ndarray:
+        return self._merged()[2]
+
+    @property
+    def unit(self) -> np.ndarray:
+        return self._merged()[3]
+
+    @property
+    def start_s(self) -> np.ndarray:
+        return self._merged()[4]
+
+    @property
+    def end_s(self) -> np.ndarray:
+        return self._merged()[5]
 
     def rows(self) -> tuple[Interval, ...]:
         """Every interval as an ``Interval`` record (built once, then kept)."""
         if not self._rows:
             res, ten, units = self.resources, self.tenants, self.units
-            t_codes = self.tenant.tolist()
+            r, t, q, u, s, e = self._merged()
             self._rows.append(tuple(
-                Interval(res[r], ten[t], q, units[t][u], s, e) for r, t, q, u, s, e in zip(
-                    self.resource.tolist(), t_codes, self.request.tolist(), self.unit.tolist(),
-                    self.start_s.tolist(), self.end_s.tolist())))
+                Interval(res[a], ten[b], c, units[b][d], f, g) for a, b, c, d, f, g in zip(
+                    r.tolist(), t.tolist(), q.tolist(), u.tolist(), s.tolist(), e.tolist())))
         return self._rows[0]
 
     def columns(self) -> tuple[np.ndarray, tuple[str, ...], np.ndarray, tuple[str, ...],
                                np.ndarray, np.ndarray, np.ndarray]:
         """``(resource codes, resource names, tenant codes, tenant names, request, start_s,
         end_s)``: what ``npuweave.metrics.IntervalIndex`` reads without building records."""
-        return (self.resource, self.resources, self.tenant, self.tenants, self.request,
-                self.start_s, self.end_s)
+        r, t, q, _, s, e = self._merged()
+        return r, self.resources, t, self.tenants, q, s, e
+
+    def work(self) -> RunWork:
+        """Per request and per resource totals (``RunWork``), from one compiled pass over the
+        two runs when the compiled kernels are loaded (the columns stay unmerged), else from
+        the merged columns. Computed once, then kept."""
+        if not self._work:
+            self._work.append(_run_work(self))
+        return self._work[0]
+
+    def request_work(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """``(span, total, lo, hi)`` of ``work``: what ``npuweave.metrics.IntervalIndex``
+        reads for progress (STP, fairness) without the columns."""
+        w = self.work()
+        return w.span, w.total, w.lo, w.hi
+
+    def request_spans(self, tenant: int, request: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(start_s, end_s)`` of one request's intervals, in interval order."""
+        w = self.work()
+        pe, dram = self.pe, self.dram
+        if w.in_order and not self._cols and 0 <= request < w.span:
+            # each run sorted by start: the request's rows lie among the rows that start
+            # within its reach; merge those alone
+            k = tenant * w.span + request
+            pe, dram = (_within(run, w.lo[k], w.hi[k]) for run in (pe, dram))
+            _, ten, req, _, s, e = _merge_runs(pe, dram)
+        else:
+            _, ten, req, _, s, e = self._merged()
+        pick = (ten == tenant) & (req == request)
+        return s[pick], e[pick]
 
     def __len__(self) -> int:
-        return int(self.start_s.shape[0])
+        return int(self.pe[3].shape[0] + self.dram[3].shape[0])
 
     @overload
     def __getitem__(self, i: int) -> Interval: ...
@@ -109,14 +174,14 @@ class IntervalColumns(Sequence[Interval]):
 
     def _decoded(self) -> tuple[np.ndarray, ...]:
         """Columns with names instead of codes, for comparing two column sets."""
+        res, ten, req, uni, start, end = self._merged()
         names = np.array(self.resources + ("",), dtype=object)
         tenants = np.array(self.tenants + ("",), dtype=object)
         flat = [u for per in self.units for u in per]
         off = np.cumsum([0] + [len(per) for per in self.units])
-        unit = np.array(flat + [""], dtype=object)[off[self.tenant] + self.unit] if len(
+        unit = np.array(flat + [""], dtype=object)[off[ten] + uni] if len(
             self) else np.zeros(0, dtype=object)
-        return (names[self.resource], tenants[self.tenant], self.request, unit, self.start_s,
-                self.end_s)
+        return names[res], tenants[ten], req, unit, start, end
 
 
 def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
@@ -126,7 +191,8 @@ def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
     ``pe`` and ``dram`` are ``(tenant, request, unit, start_s, end_s)`` arrays, the PE rows in
     completion order and the DRAM rows (one per transferred part) in the order they started.
     The rows are sorted by start, DRAM before PE at the same start, then by end; ties keep
-    that input order (a stable sort, as the engine's result does).
+    that input order (a stable sort, as the engine's result does). The sort is done on first
+    use: the closed-loop metrics read the per-request totals (``request_work``) instead.
 
     Examples
     --------
@@ -136,6 +202,12 @@ def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
     >>> [(iv.resource, iv.start_s) for iv in interval_columns(["a"], [["x"]], pe, dram)]
     [('DRAM', 0.0), ('PE', 1.0)]
     """
+    return IntervalColumns(RESOURCES, tuple(tenants), tuple(tuple(u) for u in units),
+                           tuple(pe), tuple(dram))
+
+
+def _merge_runs(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+    """The merged columns ``resource, tenant, request, unit, start_s, end_s``."""
     n = len(pe[3]) + len(dram[3])
     resource = np.empty(n, dtype=np.int8)
     # small integer types: fresh pages cost more than the copies on a busy machine
@@ -146,28 +218,133 @@ def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
     # compiled pass; otherwise (or without the compiled kernels) a sort of all rows
     if not (loaded() and _merge(*pe, *dram, resource, *cols)):
         _sort_into(pe, dram, resource, cols)
-    return IntervalColumns(RESOURCES, tuple(tenants), tuple(tuple(u) for u in units),
-                           resource, *cols)
+    return (resource, *cols)
+
+
+def _within(run: Sequence[np.ndarray], lo: float, hi: float) -> tuple[np.ndarray, ...]:
+    """The rows of a run sorted by start that start in ``[lo, hi]`` (views)."""
+    a = int(np.searchsorted(run[3], lo, "left"))
+    b = int(np.searchsorted(run[3], hi, "right"))
+    return tuple(x[a:b] for x in run)
+
+
+class RunWork(NamedTuple):
+    """Totals of a run, per request slot ``tenant code * span + request`` and per resource.
+
+    ``total``: busy seconds (PE and DRAM) added in interval order; ``lo``, ``hi``: earliest
+    start and latest end (``inf``, ``-inf`` without intervals); ``start_s``, ``finish_s``:
+    start of its first unit's and end of its last unit's computation (NaN without);
+    ``busy``: PE and DRAM seconds, each run's spans added in run order (as the engine adds
+    them); ``in_order``: both runs were in (start, end) order.
+    """
+
+    span: int
+    total: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    start_s: np.ndarray
+    finish_s: np.ndarray
+    busy: np.ndarray
+    in_order: bool
+
+
+def _run_work(cols: IntervalColumns) -> RunWork:
+    """``IntervalColumns.work``: the compiled ``_walk``, else NumPy over the merged columns
+    (``np.bincount`` adds each slot's weights one at a time in row order, as ``_walk`` does)."""
+    pe, dram = cols.pe, cols.dram
+    span = max(int(pe[1].max()) + 1 if pe[1].size else 1,
+               int(dram[1].max()) + 1 if dram[1].size else 1)
+    n = len(cols.tenants) * span
+    last = np.array([len(u) - 1 for u in cols.units], np.int64)
+    out = (np.zeros(n), np.full(n, np.inf), np.full(n, -np.inf), np.full(n, np.nan),
+           np.full(n, np.nan), np.zeros(2))
+    if loaded() and _walk(*pe, *dram[:2], *dram[3:], last, span, *out):
+        return RunWork(span, *out, True)
+    start_s, finish_s = np.full(n, np.nan), np.full(n, np.nan)
+    _, t, q, _, s, e = cols._merged()
+    key = t.astype(np.int64) * span + q
+    total = np.bincount(key, weights=e - s, minlength=n)
+    lo, hi = np.full(n, np.inf), np.full(n, -np.inf)
+    np.minimum.at(lo, key, s)
+    np.maximum.at(hi, key, e)
+    p_key = pe[0] * span + pe[1]
+    start_s[p_key[pe[2] == 0]] = pe[3][pe[2] == 0]
+    ends = pe[2] == last[pe[0]]
+    finish_s[p_key[ends]] = pe[4][ends]
+    busy = np.array([float(np.cumsum(r[4] - r[3])[-1]) if r[3].size else 0.0
+                     for r in (pe, dram)])
+    return RunWork(span, total, lo, hi, start_s, finish_s, busy, False)
+
+
+@_jit(inline=True)
+def _next(a, b, p_s, p_e, d_s, d_e):
+    """The merge's next row: 1 for DRAM row ``b``, 0 for PE row ``a`` (by start, DRAM first
+    at the same start); -1 when that row is out of (start, end) order in its run."""
+    if b < len(d_s) and (a >= len(p_s) or d_s[b] <= p_s[a]):
+        if b > 0 and (d_s[b] < d_s[b - 1] or (d_s[b] == d_s[b - 1] and d_e[b] < d_e[b - 1])):
+            return -1
+        return 1
+    if a > 0 and (p_s[a] < p_s[a - 1] or (p_s[a] == p_s[a - 1] and p_e[a] < p_e[a - 1])):
+        return -1
+    return 0
+
+
+@_jit
+def _walk(p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_s, d_e, last, span, total, lo, hi, start_s,
+          finish_s, busy):
+    """``RunWork`` in one pass over the two runs in merged order (``_next``); False (the
+    outputs half filled) when a run is out of order. Every array is the caller's, borrowed
+    (``jit.borrow``: no reference counting in the inlined ``_next``)."""
+    p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_s, d_e = borrow((p_t, p_r, p_u, p_s, p_e, d_t, d_r,
+                                                          d_s, d_e))
+    last, total, lo, hi, start_s, finish_s, busy = borrow((last, total, lo, hi, start_s,
+                                                          finish_s, busy))
+    a = 0
+    b = 0
+    for _ in range(len(p_s) + len(d_s)):
+        w = _next(a, b, p_s, p_e, d_s, d_e)
+        if w < 0:
+            return False
+        if w == 1:
+            t, q, s, e = d_t[b], d_r[b], d_s[b], d_e[b]
+            k = t * span + q
+            b += 1
+        else:
+            t, q, s, e = p_t[a], p_r[a], p_s[a], p_e[a]
+            k = t * span + q
+            if p_u[a] == 0:
+                start_s[k] = s
+            if p_u[a] == last[t]:
+                finish_s[k] = e
+            a += 1
+        total[k] += e - s
+        busy[w] += e - s
+        if s < lo[k]:
+            lo[k] = s
+        if e > hi[k]:
+            hi[k] = e
+    return True
 
 
 @_jit
 def _merge(p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_u, d_s, d_e, res, ten, req, unit, start, end):
-    """Merge PE rows ``p_*`` and DRAM rows ``d_*`` (each in (start, end) order) by start, DRAM
-    first at the same start, into the output columns; False when a run is out of order."""
-    n_p = len(p_s)
-    n_d = len(d_s)
+    """Merge PE rows ``p_*`` and DRAM rows ``d_*`` (each in (start, end) order) into the
+    output columns in ``_next``'s order; False when a run is out of order. Every array is
+    the caller's, borrowed (``jit.borrow``)."""
+    p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_u, d_s, d_e = borrow((p_t, p_r, p_u, p_s, p_e, d_t,
+                                                               d_r, d_u, d_s, d_e))
+    res, ten, req, unit, start, end = borrow((res, ten, req, unit, start, end))
     a = 0
     b = 0
-    for m in range(n_p + n_d):
-        if b < n_d and (a >= n_p or d_s[b] <= p_s[a]):
-            if b > 0 and (d_s[b] < d_s[b - 1] or (d_s[b] == d_s[b - 1] and d_e[b] < d_e[b - 1])):
-                return False
+    for m in range(len(p_s) + len(d_s)):
+        w = _next(a, b, p_s, p_e, d_s, d_e)
+        if w < 0:
+            return False
+        if w == 1:
             res[m], ten[m], req[m], unit[m], start[m], end[m] = 1, d_t[b], d_r[b], d_u[b], \
                 d_s[b], d_e[b]
             b += 1
         else:
-            if a > 0 and (p_s[a] < p_s[a - 1] or (p_s[a] == p_s[a - 1] and p_e[a] < p_e[a - 1])):
-                return False
             res[m], ten[m], req[m], unit[m], start[m], end[m] = 0, p_t[a], p_r[a], p_u[a], \
                 p_s[a], p_e[a]
             a += 1

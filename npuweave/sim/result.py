@@ -6,9 +6,11 @@ read it. Times are seconds from the start of the run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, overload
+
+import numpy as np
 
 from npuweave.errors import ConfigError, optional_module
 from npuweave.sim.records import Interval, RequestRecord
@@ -24,7 +26,9 @@ class SimResult:
         scheduled unit appears exactly once) and one per transferred part on ``"DRAM"``; a
         tuple, or for closed-loop runs an ``IntervalColumns`` (the same records, stored as
         arrays and built on first use).
-    requests : one record per finished request, ordered by tenant, then request index.
+    requests : one record per finished request, ordered by tenant, then request index; a
+        tuple, or for the closed-loop fast path a ``RequestColumns`` (the same records,
+        stored as arrays and built on first use).
     makespan_s : time the last unit finished (0 when nothing ran).
     pe_busy_s, dram_busy_s : total busy time of the PE array and of the DRAM interface.
     notes : remarks a reader must see (e.g. the Layerweaver failsafe applied).
@@ -36,7 +40,7 @@ class SimResult:
     """
 
     intervals: Sequence[Interval]
-    requests: tuple[RequestRecord, ...]
+    requests: Sequence[RequestRecord]
     makespan_s: float
     pe_busy_s: float
     dram_busy_s: float
@@ -84,3 +88,79 @@ def _floats_with_nan(frame: Any) -> Any:
                 isinstance(v, int | float) and not isinstance(v, bool) for v in values):
             frame[col] = frame[col].astype("float64")
     return frame
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RequestColumns(Sequence[RequestRecord]):
+    """A closed loop's request records as arrays, read as ``RequestRecord``s.
+
+    Each tenant runs one model at one batch size (``models``, ``batches``: per tenant code).
+    ``npuweave.metrics`` reads the arrays (``columns``); everything else sees the records,
+    built on first use. Equal to a tuple of the same records.
+
+    Examples
+    --------
+    >>> cols = RequestColumns(("a",), ("m",), (2,), np.array([0, 0]), np.array([0, 1]),
+    ...                       np.array([0.0, 3.0]), np.array([1.0, 3.0]), np.array([3.0, 5.0]))
+    >>> len(cols), cols[1].finish_s, cols[1].batch, cols == tuple(cols)
+    (2, 5.0, 2, True)
+    """
+
+    tenants: tuple[str, ...]
+    models: tuple[str, ...]
+    batches: tuple[int, ...]
+    tenant: np.ndarray
+    request: np.ndarray
+    arrival_s: np.ndarray
+    start_s: np.ndarray
+    finish_s: np.ndarray
+    _rows: list[tuple[RequestRecord, ...]] = field(default_factory=list, init=False,
+                                                    repr=False)
+
+    def columns(self) -> tuple[np.ndarray, tuple[str, ...], np.ndarray, np.ndarray,
+                               np.ndarray, np.ndarray]:
+        """``(tenant codes, tenant names, request index, arrival_s, start_s, finish_s)``:
+        what ``npuweave.metrics.RequestIndex`` reads without building records."""
+        return (self.tenant, self.tenants, self.request, self.arrival_s, self.start_s,
+                self.finish_s)
+
+    def rows(self) -> tuple[RequestRecord, ...]:
+        """Every request as a ``RequestRecord`` (built once, then kept)."""
+        if not self._rows:
+            self._rows.append(tuple(self._record(*row) for row in zip(
+                self.tenant.tolist(), self.request.tolist(), self.arrival_s.tolist(),
+                self.start_s.tolist(), self.finish_s.tolist())))
+        return self._rows[0]
+
+    def _record(self, t: int, k: int, a: float, s: float, f: float) -> RequestRecord:
+        return RequestRecord(self.tenants[t], self.models[t], k, a, s, f, self.batches[t])
+
+    def __len__(self) -> int:
+        return int(self.tenant.shape[0])
+
+    @overload
+    def __getitem__(self, i: int) -> RequestRecord: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[RequestRecord, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> RequestRecord | tuple[RequestRecord, ...]:
+        if isinstance(i, slice) or self._rows:
+            return self.rows()[i]
+        j = range(len(self))[i]  # one record, without building the others
+        return self._record(int(self.tenant[j]), int(self.request[j]), float(self.arrival_s[j]),
+                            float(self.start_s[j]), float(self.finish_s[j]))
+
+    def __iter__(self) -> Iterator[RequestRecord]:
+        return iter(self.rows())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (RequestColumns, tuple)):
+            return self.rows() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.rows())
+
+    def __repr__(self) -> str:
+        return f"RequestColumns({len(self)} requests)"

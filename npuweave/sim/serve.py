@@ -54,6 +54,7 @@ from npuweave.sim.events import EventLoop, Handle
 from npuweave.sim.preempt import stale_done
 from npuweave.sim.requests import Request, State
 from npuweave.sim.stretch import MODES, Stretcher, choose, settings
+from npuweave.sim.taskrun import ArrivalRows, RequestColumns, TaskRun, plan
 from npuweave.sim.units import Footprint, unit_tables
 
 #: Default cap on simulated events per run (``max_events`` raises it).
@@ -74,8 +75,10 @@ class Simulator(Dispatcher):
     segments : keep ``segments``, the maximal runs of one request on the PE as
         ``[request, start_s, end_s]`` in time order (per-request records).
     stretch : how the engine runs between outside events (``npuweave.sim.stretch.MODES``):
-        ``auto`` runs a task-level policy's stretches compiled when numba is installed;
-        None: ``npuweave.sim.stretch.settings.mode`` (benchmarks switch it).
+        ``auto`` runs a task-level policy's stretches compiled when numba is installed, and a
+        policy that states its rule (``Ruled``: fcfs, hpf, sjf) the whole run in one compiled
+        call (``npuweave.sim.taskrun``); None: ``npuweave.sim.stretch.settings.mode``
+        (benchmarks switch it).
     """
 
     def __init__(self, tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float,
@@ -106,7 +109,8 @@ class Simulator(Dispatcher):
         self.pending: deque[Job] = self.engine.pending  # the engine takes these first
         self.heads = [h for _, h, _ in tables]  # per tenant and unit index
         self.tails = [t for _, _, t in tables]
-        self.arrivals = list(arrivals)
+        # arrays (``ArrivalRows``) stay arrays: a 1M-request run need not build its rows
+        self.arrivals = arrivals if isinstance(arrivals, ArrivalRows) else list(arrivals)
         self.next_arrival = 0
         self.closed = closed
         self.board = Predictor(self.tenants, buffer_bytes, dram_bw) if self.layer else None
@@ -133,6 +137,10 @@ class Simulator(Dispatcher):
         # a task-level policy that decides at unit boundaries only (PREMA's dysta reading):
         # consulted when a computation ends or when a request arrives to an idle PE
         self.at_units = not self.layer and bool(getattr(policy, "at_units", False))
+        self.decisions: list[tuple[float, Any]] | None = None  # set to [] to log decisions
+        self.columns: RequestColumns | None = None  # per-request arrays (the task loop's)
+        self.taskrun: TaskRun | None = None
+        self._stretch_fn: Any = None
         self.engine_note = self._stretches(stretch, log)
 
     def _stretches(self, mode: str | None, log: bool) -> str:
@@ -146,25 +154,30 @@ class Simulator(Dispatcher):
         if self.layer or self.closed is not None or log or type(self) is not Simulator:
             return ""
         fn, note = choose(mode)
-        if fn is not None:
-            self.engine.stretch = Stretcher(self, fn)
+        self._stretch_fn = fn  # the Stretcher is made when the engine runs (``start``)
+        self.taskrun = plan(self, mode)
         return note
 
     # -- running -----------------------------------------------------------------------------
     def run(self) -> None:
         """Simulate until every issued request is done (or dropped)."""
-        self.start()
-        if self.progress is not None:
-            step = (self.arrivals[-1][0] if self.arrivals else 0.0) / 200 or 1e-3
-            self.loop.schedule(step, self._tick, step, self._report, prio=WAKE)
-        self.engine.run()
+        if self.taskrun is not None:
+            self.taskrun.run()  # the whole run in one compiled call
+            left = self.taskrun.unfinished()
+        else:
+            self.start()
+            if self.progress is not None:
+                step = (self.arrivals[-1][0] if self.arrivals else 0.0) / 200 or 1e-3
+                self.loop.schedule(step, self._tick, step, self._report, prio=WAKE)
+            self.engine.run()
+            unrun = [r for r in self.requests if r.state not in (State.DONE, State.KILLED)]
+            for r in unrun:  # only tenants a policy excluded leave requests behind
+                r.state = State.KILLED
+            left = len(unrun)
         if self.progress is not None:
             self.progress(self.engine.last_end)
-        left = [r for r in self.requests if r.state not in (State.DONE, State.KILLED)]
-        for r in left:  # only tenants a policy excluded leave requests behind
-            r.state = State.KILLED
         if left:
-            self.notes.append(f"{len(left)} request(s) of models the policy does not serve "
+            self.notes.append(f"{left} request(s) of models the policy does not serve "
                               "were never run; they count as killed")
 
     def start(self) -> None:
@@ -181,6 +194,9 @@ class Simulator(Dispatcher):
             self.notes = list(self.policy.start(self.view))
         if self.engine_note:
             self.notes.append(self.engine_note)
+        if self._stretch_fn is not None and self.engine.stretch is None:
+            self.engine.stretch = Stretcher(self, self._stretch_fn)
+        self.taskrun = None  # started here (online use): the whole-run loop no longer applies
         if self.closed is not None and self.closed.first():
             for t in range(len(self.tenants)):
                 self._arrive(t, 0.0, 0, math.inf)

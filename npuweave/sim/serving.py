@@ -36,6 +36,8 @@ from npuweave.sim.batcher import Batcher, inflight_slots
 from npuweave.sim.records import Interval
 from npuweave.sim.requests import State
 from npuweave.sim.serve import MAX_EVENTS, Simulator
+from npuweave.sim.taskqueue import DONE
+from npuweave.sim.taskrun import ArrivalRows, RequestColumns
 from npuweave.sim.tenants import ModelSpec, costed_tenants
 from npuweave.sim.units import Footprint
 
@@ -183,8 +185,7 @@ def _singles(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals, policy: 
     check_work(_units(tenants), len(t), 1, kw["max_events"], kw["log"], kw.pop("wakes"))
     groups = [(float(t[i]), int(m[i]), 1, [i]) for i in range(len(t))]
     iso = [_isolated(tenants[k], feet[k], npu, kw["traffic"]) for k in range(len(models))]
-    rows = [(g[0], g[1], int(arrivals.priority[i]), float(arrivals.deadline_abs_s[i]))
-            for i, g in enumerate(groups)]
+    rows = ArrivalRows(t, m, arrivals.priority, arrivals.deadline_abs_s)
     sim = Simulator(tenants, npu.weight_buffer, npu.dram_bw, policy, arrivals=rows,
                     footprints=feet, isolated_s=iso, **kw)
     return sim, groups, iso
@@ -225,6 +226,8 @@ isolated_time = _isolated
 
 
 def _table(sim: Simulator, groups: list[Group], arr: Arrivals, iso: np.ndarray) -> RequestTable:
+    if sim.columns is not None:  # the task loop's arrays: request i is arrival row i
+        return _column_table(sim.columns, arr, iso)
     n = len(arr)
     start, finish = np.full(n, np.nan), np.full(n, np.nan)
     # an arrival no batch took (a model the policy does not serve, e.g. memory-only's
@@ -239,6 +242,16 @@ def _table(sim: Simulator, groups: list[Group], arr: Arrivals, iso: np.ndarray) 
     return request_table(arr.models, arr.model, arr.time_s, finish, iso, start_s=start,
                          priority=arr.priority, deadline_s=arr.deadline_abs_s, state=state,
                          preemptions=pre, preempt_overhead_s=over, wasted_s=waste)
+
+
+def _column_table(cols: RequestColumns, arr: Arrivals, iso: np.ndarray) -> RequestTable:
+    """``_table`` from a task-loop run's per-request arrays (one request per arrival)."""
+    state = np.where(cols.state == DONE, int(Outcome.DONE), int(Outcome.KILLED)).astype(np.int8)
+    return request_table(arr.models, arr.model, arr.time_s, cols.finish_s.copy(), iso,
+                         start_s=cols.start_s.copy(), priority=arr.priority,
+                         deadline_s=arr.deadline_abs_s, state=state,
+                         preemptions=cols.preemptions.astype(np.int64),
+                         preempt_overhead_s=cols.overhead_s.copy(), wasted_s=cols.wasted_s.copy())
 
 
 def _intervals(sim: Simulator, tenants: Sequence[Tenant]) -> tuple[Interval, ...]:

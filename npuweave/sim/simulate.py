@@ -129,10 +129,9 @@ def simulate(spec: SimSpec) -> Any:
 
 
 def _closed(spec: SimSpec, loop: ClosedLoop) -> Any:
-    from npuweave.sim.streams import run_tenants
-    from npuweave.sim.tenants import tenants_for
+    from npuweave.sim.streams import costed_tenants, run_tenants
 
-    tenants = tenants_for(list(spec.models), spec.npu, _batch(spec.batch), spec.cost_model)
+    tenants = costed_tenants(list(spec.models), spec.npu, _batch(spec.batch), spec.cost_model)
     fast = {"auto": None, "engine": False, "fast": True}[spec.path]
     return run_tenants(tenants, spec.npu.weight_buffer, spec.npu.dram_bw, spec.scheduler,
                        loop.requests or 0, loop.window_s, spec.seed, spec.max_events, fast,

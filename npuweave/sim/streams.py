@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -145,9 +146,33 @@ def run_streams(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,
     >>> r.makespan_s < run_streams(toy_models(), npu, scheduler="sequential", requests=1).makespan_s
     True
     """
-    tenants = tenants_for(models, npu, batch, cost_model)
+    tenants = costed_tenants(models, npu, batch, cost_model)
     return run_tenants(tenants, npu.weight_buffer, npu.dram_bw, scheduler, requests, window_s,
                        seed, **scheduler_opts)  # type: ignore[arg-type]
+
+
+def costed_tenants(models: Sequence[ModelSpec], npu: NPU, batch: int | Sequence[int],
+                   cost_model: str = "systolic-ws") -> list[Tenant]:
+    """``tenants_for``, kept per (models, NPU, batch, cost model) when every model is named
+    (a zoo name or an ONNX path, whose layers ``load_layers`` keeps per name already): a
+    sweep or a comparison runs the same streams many times, and costing them takes longer
+    than a compiled closed loop. Tenants are frozen, so the runs share them."""
+    if not all(isinstance(m, str) for m in models):
+        return tenants_for(models, npu, batch, cost_model)
+    from npuweave.cost.registry import get_cost_model
+
+    sizes = batch if isinstance(batch, int) else tuple(batch)
+    return list(_named_tenants(tuple(models), npu, sizes, cost_model,
+                               get_cost_model(cost_model)))
+
+
+@lru_cache(maxsize=256)
+def _named_tenants(models: tuple[str, ...], npu: NPU, batch: int | tuple[int, ...],
+                   cost_model: str, fn: object) -> tuple[Tenant, ...]:
+    # ``fn``: the cost model's function, so a model registered anew under the same name
+    # is costed anew
+    sizes = batch if isinstance(batch, int) else list(batch)
+    return tuple(tenants_for(list(models), npu, sizes, cost_model))
 
 
 def standalone_time(model: ModelSpec, npu: NPU, batch: int = 1,

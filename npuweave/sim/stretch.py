@@ -33,9 +33,12 @@ from npuweave.sim.requests import State
 if TYPE_CHECKING:
     from npuweave.sim.serve import Simulator
 
-#: ``Simulator(stretch=...)``: ``auto`` (compiled when numba is installed, else per event),
-#: ``compiled``, ``python`` (the uncompiled rules: tests) or ``off`` (per event).
-MODES = ("auto", "compiled", "python", "off")
+#: ``Simulator(stretch=...)``: ``auto`` (compiled when numba is installed, else per event;
+#: a ``Ruled`` policy's whole run in one compiled call, ``npuweave.sim.taskrun``),
+#: ``compiled`` (stretches only), ``python`` (the uncompiled rules: tests), ``off`` (per event),
+#: ``loop`` (as ``auto``) or ``loop-python`` (the uncompiled whole-run loop: tests; other
+#: policies get the uncompiled stretches).
+MODES = ("auto", "compiled", "python", "off", "loop", "loop-python")
 BIG = 1 << 62
 
 
@@ -52,7 +55,7 @@ def choose(mode: str) -> Any:
     """The stretch function for ``mode`` (None: per-event engine) and the note saying which."""
     if mode == "off":
         return None, "engine: per event (stretches off)"
-    if mode == "python":
+    if mode in ("python", "loop-python"):
         return jit.python("npuweave.sim.engine_kernel.run_stretch"), (
             "engine: stretches by the uncompiled rules (tests)")
     if jit.compile():

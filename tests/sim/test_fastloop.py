@@ -24,6 +24,7 @@ from npuweave.sim import fastloop
 from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.events import EventBudgetError
 from npuweave.sim.intervals import IntervalColumns
+from npuweave.sim.result import RequestColumns
 from npuweave.sim.streams import run_tenants
 
 BUF = 100
@@ -69,7 +70,7 @@ def exact(x):
     """A value with every float replaced by its hex form (tells -0.0 from 0.0, no tolerance)."""
     if isinstance(x, float):
         return x.hex()
-    if isinstance(x, IntervalColumns):
+    if isinstance(x, (IntervalColumns, RequestColumns)):
         return exact(tuple(x))
     if isinstance(x, dict):
         return tuple((k, exact(v)) for k, v in x.items())
