@@ -150,17 +150,33 @@ def npu_rates(case: str, requests: int, repeats: int) -> dict[str, float]:
     # CPU time, as the C anchor clocks it: on a shared, loaded machine wall time mostly
     # measures the other processes
     cpu = time.process_time
-    return {"kernel": n / median_seconds(kernel_only, repeats, True, cpu) / 1e6,
-            "run_streams+metrics": n / median_seconds(full, repeats, True, cpu) / 1e6}
+    rates = {"kernel": n / median_seconds(kernel_only, repeats, True, cpu) / 1e6}
+    faults = _minor_faults()
+    rates["run_streams+metrics"] = n / median_seconds(full, repeats, True, cpu) / 1e6
+    # page faults per full run: fresh memory written again costs ~2-3 us a page on a VM
+    rates["faults"] = (_minor_faults() - faults) / (repeats + 1)
+    return rates
+
+
+def _minor_faults() -> int:
+    """Minor page faults of this process so far (0 where ``resource`` is missing)."""
+    try:
+        import resource
+    except ImportError:
+        return 0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
 def simpy_serving(duration: float, repeats: int):
     """(requests, SimPy seconds, npuweave seconds, SimPy mean latency, npuweave mean)."""
     import simpy
 
+    from npuweave.sim import stretch
     from npuweave.sim.arrivals import make_arrivals, poisson
     from npuweave.sim.serving import serve
 
+    # the compiled loop even on an empty numba cache (``auto`` runs a small run per event then)
+    stretch.settings.mode = "loop"
     npu = preset("memory-centric")
     arr = poisson(OPEN_MODELS, (300.0, 80.0), duration, seed=7)
     layer_s = []
@@ -206,11 +222,11 @@ def _per_event(fn, repeats: int) -> float:
     """CPU seconds of ``fn`` with the engine's stretches off (the per-event engine)."""
     from npuweave.sim import stretch
 
-    stretch.settings.mode = "off"
+    before, stretch.settings.mode = stretch.settings.mode, "off"
     try:
         return median_seconds(fn, repeats, True, time.process_time)
     finally:
-        stretch.settings.mode = "auto"
+        stretch.settings.mode = before
 
 
 def _no_numba_rates(requests: int, repeats: int) -> dict[str, dict[str, float]]:
@@ -241,7 +257,8 @@ def main() -> None:
         plain = _no_numba_rates(max(args.requests // 4, 10), args.repeats)
         print(f"{'closed loop':<10} {'decisions':>9} {'C /us':>8} {'same':>5} "
               f"{'kernel':>8} {'full':>8} {'k/C':>6} {'full/C':>7} "
-              f"{'plain kernel':>12} {'plain full':>10} {'py port':>8} {'same':>5}")
+              f"{'plain kernel':>12} {'plain full':>10} {'py port':>8} {'same':>5} "
+              f"{'faults':>6}")
         for case in CLOSED:
             rates = npu_rates(case, args.requests, args.repeats)
             if exe is None:
@@ -253,7 +270,7 @@ def main() -> None:
                   f"{rates['run_streams+metrics']:>8.3f} {rates['kernel'] / c:>6.3f} "
                   f"{rates['run_streams+metrics'] / c:>7.3f} {plain[case]['kernel']:>12.3f} "
                   f"{plain[case]['run_streams+metrics']:>10.3f} {port:>8.3f} "
-                  f"{str(port_same):>5}")
+                  f"{str(port_same):>5} {rates['faults']:>6.0f}")
         if exe is None:
             print("(no C compiler: the C anchor was skipped)")
     try:

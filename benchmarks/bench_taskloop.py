@@ -7,7 +7,7 @@ ratios within one run; the load average is printed):
 
 * FCFS, RN+BB Poisson 300/80 QPS for ``--duration`` s on the memory-centric NPU: ``serve``
   end to end (costing, isolated times, the run, the table, the summary) on the whole-run loop
-  (``auto``), on stretches (``compiled``) and per event (``off``); the SimPy model of the same
+  (``loop``: ``auto``'s choice, compiled even on an empty numba cache), on stretches (``compiled``) and per event (``off``); the SimPy model of the same
   serving from ``bench_anchors.simpy_serving`` (scratch venv with SimPy) when it imports.
 * hpf-p with priorities 1/9 (checkpoints), Poisson for ``--hpf-duration`` s: layers (units
   served) per CPU second on each path, as ``bench_serve.open_loop`` counts them.
@@ -37,7 +37,7 @@ from npuweave.sim.serving import serve  # noqa: E402
 from npuweave.sim.tenants import tenants_for  # noqa: E402
 
 MODELS = ["resnet50", "bert-base"]
-PATHS = (("auto", "whole-run loop"), ("compiled", "stretches"), ("off", "per event"))
+PATHS = (("loop", "whole-run loop"), ("compiled", "stretches"), ("off", "per event"))
 
 
 def _timed(npu, arr, sched: str, repeats: int) -> dict[str, tuple[float, object]]:

@@ -100,6 +100,22 @@ def _fmt(v: Any) -> str:
     return "" if v is None else str(v)
 
 
+def grouping_options(fn: Any) -> Any:
+    """``--grouping``, ``--max-inflight`` and ``--inherit`` (how Layerweaver+ groups its
+    candidates): the same three options on ``capacity`` and ``reproduce layerweaver-plus``."""
+    fn = click.option("--inherit/--no-inherit", default=False, show_default=True,
+                      help="Layerweaver+: a batch in service inherits the deadline of the "
+                           "requests queued behind it (not in the thesis).")(fn)
+    fn = click.option("--max-inflight", default=4, show_default=True, type=int,
+                      help="With --grouping per-request: batches of one model in service at "
+                           "once.")(fn)
+    return click.option("--grouping", default="per-model-fifo", show_default=True,
+                        help="Layerweaver+ candidate group: per-model-fifo (one batch of a "
+                             "model in service) | per-request (up to --max-inflight, each a "
+                             "candidate); both, and --inherit, run on the compiled serving "
+                             "loop when numba is installed.")(fn)
+
+
 @click.command("capacity", epilog="""\b
 Example:
   npuweave capacity --models resnet50,bert-base --npu lwplus --ratio 4:1 \\
@@ -137,14 +153,7 @@ Example:
               help="Dynamic batching: largest batch per model.")
 @click.option("--windows", default="0,1ms,2ms,5ms", show_default=True,
               help="Baseline batching windows to sweep (the best is kept).")
-@click.option("--grouping", default="per-model-fifo", show_default=True,
-              help="Layerweaver+ candidate group: per-model-fifo (one batch of a model in "
-                   "service) | per-request (up to --max-inflight, each a candidate).")
-@click.option("--max-inflight", default=4, show_default=True, type=int,
-              help="With --grouping per-request: batches of one model in service at once.")
-@click.option("--inherit/--no-inherit", default=False, show_default=True,
-              help="Layerweaver+: a batch in service inherits the deadline of the requests "
-                   "queued behind it (not in the thesis).")
+@grouping_options
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON.")
 @click.option("--csv", "csv_path", is_flag=False, flag_value="-", default=None,
               help="Print the table as CSV, or with a path write it there.")
@@ -289,15 +298,7 @@ Sensitivity study (the former default setup):
               help="Baseline batching windows (the best is kept per point).")
 @click.option("--max-batch", default=16, show_default=True, type=int)
 @click.option("--jobs", default=1, show_default=True, type=int, help="Worker processes.")
-@click.option("--grouping", default="per-model-fifo", show_default=True,
-              help="Layerweaver+ candidate group: per-model-fifo | per-request (see "
-                   "`npuweave capacity --help`); both, and --inherit, run on the compiled "
-                   "serving loop when numba is installed.")
-@click.option("--max-inflight", default=4, show_default=True, type=int,
-              help="With --grouping per-request: batches of one model in service at once.")
-@click.option("--inherit/--no-inherit", default=False, show_default=True,
-              help="Layerweaver+: a batch in service inherits the deadline of the requests "
-                   "queued behind it (not in the thesis).")
+@grouping_options
 @click.option("--dask", "dask_addr", default=None, metavar="ADDR",
               help="Run on Dask instead of --jobs: local:N workers or tcp://scheduler:8786.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False),

@@ -10,8 +10,8 @@ Examples
 --------
 >>> from npuweave.cost import profile
 >>> from npuweave.hardware import preset
->>> from npuweave.workload.layer import Layer, LayerKind
->>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+>>> from npuweave.workload.layer import toy_fc
+>>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
 >>> total = sum(profile([fc], preset("prema"), batch=1))
 >>> total.bound
 'compute'
@@ -28,10 +28,10 @@ from npuweave.cost.registry import (
     register_cost_model,
     unschedulable,
 )
-from npuweave.cost.types import LayerCost
+from npuweave.cost.types import LayerCost, toy_models
 
 __all__ = [
     "Profile", "profile_model",
     "CostModel", "LayerCost", "clear_cache", "cost_models", "get_cost_model", "layer_cost", "profile",
-    "register_cost_model", "unschedulable",
+    "register_cost_model", "toy_models", "unschedulable",
 ]

@@ -39,11 +39,11 @@ data is at the NPU's ``precision_bits``; weight formats change DRAM weight bytes
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 
 from npuweave.cost.systolic import batched_gemm, vector_cycles
 from npuweave.cost.traffic import cdiv
-from npuweave.cost.types import LayerCost
+from npuweave.cost.types import CostRecord, LayerCost
 from npuweave.hardware.energy import EnergySpec, default_energy
 from npuweave.hardware.npu import NPU
 from npuweave.workload.layer import Layer, LayerKind
@@ -52,7 +52,7 @@ PJ = 1e-12
 
 
 @dataclass(frozen=True, slots=True)
-class Accesses:
+class Accesses(CostRecord):
     """Element counts of one layer, under SCALE-Sim v3's counter names; adds with ``+``."""
 
     ifmap_sram_reads: int = 0
@@ -62,15 +62,9 @@ class Accesses:
     dram_filter_reads: int = 0
     dram_ofmap_writes: int = 0
 
-    def __add__(self, other: Accesses) -> Accesses:
-        return Accesses(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
-
-    def to_dict(self) -> dict[str, int]:
-        return asdict(self)
-
 
 @dataclass(frozen=True, slots=True)
-class LayerEnergy:
+class LayerEnergy(CostRecord):
     """Joules of one layer (or, after ``+``, of several), split by where they are spent."""
 
     compute_j: float = 0.0
@@ -85,17 +79,6 @@ class LayerEnergy:
     @property
     def dynamic_j(self) -> float:
         return self.compute_j + self.sram_j + self.dram_j
-
-    def __add__(self, other: LayerEnergy) -> LayerEnergy:
-        if not isinstance(other, LayerEnergy):
-            return NotImplemented
-        return LayerEnergy(self.compute_j + other.compute_j, self.sram_j + other.sram_j,
-                           self.dram_j + other.dram_j, self.static_j + other.static_j)
-
-    def __radd__(self, other: object) -> LayerEnergy:
-        if other == 0:
-            return self
-        return NotImplemented
 
     def to_dict(self) -> dict[str, float]:
         return {**asdict(self), "total_j": self.total_j}
@@ -143,7 +126,8 @@ def layer_accesses(layer: Layer, npu: NPU, batch: int = 1,
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> layer_accesses(fc, preset("prema")).filter_sram_reads
     2560
     """
@@ -187,7 +171,7 @@ def idle_pe_cycles(layer: Layer, cost: LayerCost, npu: NPU, batch: int = 1) -> i
 
     Examples
     --------
-    >>> from npuweave.cost.types import LayerCost
+    >>> from npuweave.cost.types import CostRecord, LayerCost
     >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 8, 4), 32, 0, 32, 8, 4)
     >>> npu = NPU("toy", 4, 4, 1e9, 1e9, weight_buffer=1024, act_buffer=1 << 20)
     >>> idle_pe_cycles(fc, LayerCost(compute_s=10e-9, macs=32), npu)  # 16 PEs x 10 - 32
@@ -207,8 +191,9 @@ def layer_energy(layer: Layer, cost: LayerCost, acc: Accesses, npu: NPU, spec: E
     --------
     >>> from npuweave.hardware import preset
     >>> from npuweave.cost import layer_cost
+    >>> from npuweave.workload.layer import toy_fc
     >>> npu = preset("prema")
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> spec, _ = energy_spec(npu)
     >>> e = layer_energy(fc, layer_cost(fc, npu), layer_accesses(fc, npu), npu, spec)
     >>> idle = idle_pe_cycles(fc, layer_cost(fc, npu), npu)

@@ -239,8 +239,8 @@ def maestro_gemm_cycles(layer: Layer, npu: NPU, batch: int = 1, pooled: bool = F
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> maestro_gemm_cycles(fc, preset("prema"))  # 1 K step x 2 C steps x (1 + 1), plus 1
     5
     """
@@ -260,8 +260,8 @@ def maestro(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> round(maestro(fc, preset("prema"), 1, 16).compute_s * 1e9, 2)  # 5 cycles at 700 MHz
     7.14
     """

@@ -41,8 +41,8 @@ def layer_estimates(layers: tuple[Layer, ...] | list[Layer], npu: NPU, batch: in
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> round(layer_estimates([fc], preset("prema"))[0] * 1e9)  # 770 cycles at 700 MHz
     1100
     """

@@ -92,9 +92,8 @@ def preemption_cost(mechanism: str, state_bytes: int, npu: NPU,
 
     Examples
     --------
-    >>> from npuweave.hardware import NPU
-    >>> npu = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0,
-    ...           weight_buffer=10, act_buffer=10)
+    >>> from npuweave.hardware import toy_npu
+    >>> npu = toy_npu()
     >>> preemption_cost("kill", 40, npu, done_compute_s=3.0).lost_s
     3.0
     >>> preemption_cost("drain", 40, npu).overhead_s

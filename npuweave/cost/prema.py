@@ -63,8 +63,8 @@ def prema_cycles(layer: Layer, npu: NPU, batch: int, weight_bits: int,
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> prema_cycles(fc, preset("prema"), 1, 16)  # 2 tiles x outer tile of 1 column (1 + 384)
     770
     """
@@ -88,8 +88,8 @@ def prema(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> round(prema(fc, preset("prema"), 1, 16).compute_s * 1e9)  # 770 cycles at 700 MHz
     1100
     """

@@ -85,8 +85,8 @@ def layer_cost(layer: Layer, npu: NPU, batch: int = 1, formats: Formats = None,
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> layer_cost(fc, preset("prema"), formats=8).weight_bytes
     2570
     """
@@ -102,8 +102,8 @@ def profile(layers: Iterable[Layer], npu: NPU, batch: int = 1, formats: Formats 
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> [c.macs for c in profile([fc, fc], preset("prema"), batch=4)]
     [10240, 10240]
     """

@@ -20,8 +20,8 @@ def roofline(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> c = roofline(fc, preset("prema"), 1, 16)
     >>> round(c.memory_s * 1e9, 2)  # 2570 weights x 2 bytes at 358 GB/s
     14.36

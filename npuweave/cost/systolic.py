@@ -64,8 +64,8 @@ def batched_gemm(layer: Layer, batch: int) -> tuple[int, int, int, int] | None:
 
     Examples
     --------
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> batched_gemm(fc, 8)
     (1, 8, 256, 10)
     """
@@ -83,8 +83,8 @@ def gemm_cycles(layer: Layer, npu: NPU, batch: int = 1) -> int:
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> gemm_cycles(fc, preset("prema"))  # 2 x 1 folds of (256 + 128 + 1 - 2) cycles, minus one
     765
     """
@@ -119,8 +119,8 @@ def gemm_cycles_db(layer: Layer, npu: NPU, batch: int = 1) -> int:
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> gemm_cycles_db(fc, preset("prema"))  # 2 x max(1, 128) + 128 + 127 + 127, minus one
     637
     """
@@ -154,8 +154,8 @@ def systolic_ws(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCo
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> round(systolic_ws(fc, preset("prema"), 1, 16).compute_s * 1e9)  # 765 cycles at 700 MHz
     1093
     """

@@ -58,8 +58,8 @@ def weight_bits(layer: Layer, npu: NPU, formats: Formats = None) -> int:
     Examples
     --------
     >>> from npuweave.hardware import preset
-    >>> from npuweave.workload.layer import Layer, LayerKind
-    >>> fc = Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)
+    >>> from npuweave.workload.layer import toy_fc
+    >>> fc = toy_fc()  # 256 -> 10 GEMM: 2560 MACs, 2570 weights
     >>> weight_bits(fc, preset("prema"), {"fc.weight": 4})
     4
     """

@@ -6,11 +6,36 @@ layers) and become plain dicts with ``to_dict()``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
+from typing import Any, TypeVar
+
+R = TypeVar("R", bound="CostRecord")
+
+
+class CostRecord:
+    """What the cost records share: ``+`` field by field (``sum()`` starts from 0) and
+    ``to_dict()``. For frozen dataclasses; a record with another rule for a field overrides
+    ``__add__``."""
+
+    __slots__ = ()
+
+    def __add__(self: R, other: R) -> R:
+        if type(other) is not type(self):
+            return NotImplemented
+        return type(self)(*(getattr(self, f.name) + getattr(other, f.name)
+                            for f in fields(self)))  # type: ignore[arg-type]
+
+    def __radd__(self: R, other: object) -> R:
+        if other == 0:  # lets sum() start from its default 0
+            return self
+        return NotImplemented
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
 
 
 @dataclass(frozen=True, slots=True)
-class LayerCost:
+class LayerCost(CostRecord):
     """Cost of one layer (or, after ``+``, of several executed back to back).
 
     Attributes
@@ -51,11 +76,6 @@ class LayerCost:
             utilization=util,
         )
 
-    def __radd__(self, other: object) -> LayerCost:
-        if other == 0:  # lets sum() start from its default 0
-            return self
-        return NotImplemented
-
     @property
     def time_s(self) -> float:
         """Time alone on the NPU with compute and DRAM overlapped: the larger of the two."""
@@ -71,5 +91,19 @@ class LayerCost:
         """Arithmetic intensity: operations (2 per MAC) per DRAM byte (inf with no traffic)."""
         return 2.0 * self.macs / self.dram_bytes if self.dram_bytes else float("inf")
 
-    def to_dict(self) -> dict[str, float | int]:
-        return asdict(self)
+
+def toy_models() -> list[tuple[str, list[LayerCost]]]:
+    """The two models of the documentation's examples on ``npuweave.hardware.toy_npu()``, as
+    the ``(label, [LayerCost, ...])`` pairs that the simulators take as given:
+
+    * ``cnn``: 3 layers of 4 s of compute and 10 weight bytes (a 1 s fetch on the toy NPU);
+    * ``nlp``: 3 layers of 0.5 s of compute and 40 weight bytes (a 4 s fetch).
+
+    Examples
+    --------
+    >>> [(label, len(costs), costs[0].compute_s, costs[0].weight_bytes)
+    ...  for label, costs in toy_models()]
+    [('cnn', 3, 4.0, 10), ('nlp', 3, 0.5, 40)]
+    """
+    return [("cnn", [LayerCost(compute_s=4.0, weight_bytes=10)] * 3),
+            ("nlp", [LayerCost(compute_s=0.5, weight_bytes=40)] * 3)]

@@ -61,12 +61,9 @@ def sweep_aimt(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,
 
     Examples
     --------
-    >>> from npuweave.cost import LayerCost
+    >>> from npuweave.cost import toy_models
     >>> from npuweave.hardware import toy_npu
-    >>> npu = toy_npu()  # 1 PE at 1 Hz, 10 B/s of DRAM, a 100-byte weight buffer
-    >>> cnn = ("cnn", [LayerCost(compute_s=4.0, weight_bytes=10)] * 3)
-    >>> nlp = ("nlp", [LayerCost(compute_s=0.5, weight_bytes=40)] * 3)
-    >>> s = sweep_aimt([cnn, nlp], npu, mems=(0.0, 0.1), dists=(0.5,), requests=2)
+    >>> s = sweep_aimt(toy_models(), toy_npu(), mems=(0.0, 0.1), dists=(0.5,), requests=2)
     >>> len(s.rows), s.dist
     (2, 0.5)
     """

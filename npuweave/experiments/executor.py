@@ -8,8 +8,9 @@ the same list whichever runs it. ``fn`` and the items must pickle when they leav
 forked where the platform allows it, so caches already warm in the parent (cost profiles, zoo
 models, standalone times) are shared for free. A bounded window of tasks is in flight, so
 closing the iterator early (Ctrl-C, an error) cancels the rest and loses only those. Items
-travel in chunks (``chunk_size``: about eight tasks per worker, at most 64 items each), so a
-cheap point does not pay a task's overhead (pickling, a round trip, ~10 ms) on its own.
+travel in chunks that shrink as the work runs out (``chunk_sizes``), so a cheap point does
+not pay a task's overhead (pickling, a round trip) on its own, and the last tasks are short, so
+no worker idles long at the end.
 
 Dask: ``dask="local:N"`` starts a ``LocalCluster`` of N single-threaded worker processes for
 the call; ``dask="tcp://host:8786"`` uses a running scheduler. Dask is the optional ``dask``
@@ -115,20 +116,34 @@ def run_map(fn: Callable[[T], R], items: Iterable[T], jobs: int = 1,
     return [results[i] for i in range(len(todo))]
 
 
-def chunk_size(items: int, workers: int) -> int:
-    """Items per task: about eight tasks per worker, 1 to 64 items each.
+def chunk_sizes(items: int, workers: int) -> list[int]:
+    """Items per task, in the order the tasks are sent: about eight tasks per worker (1 to 64
+    items each; one item each below 16 per worker, where items are likely expensive), and towards
+    the end no more than ``1 / (2 x workers)`` of what is left, so the last tasks are short
+    and the workers finish close together.
 
     Examples
     --------
-    >>> chunk_size(200, 2), chunk_size(3, 2), chunk_size(100_000, 2)
-    (12, 1, 64)
+    >>> chunk_sizes(200, 2)  # 13 tasks of 12, then 44 items left: 11, 9, 6, 5, ...
+    [12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 11, 9, 6, 5, 4, 3, 2, 1, 1, 1, 1]
+    >>> chunk_sizes(5, 2), chunk_sizes(0, 2)
+    ([1, 1, 1, 1, 1], [])
     """
-    return max(1, min(64, items // (8 * max(1, workers))))
+    workers = max(1, workers)
+    most = max(1, min(64, items // (8 * workers)))
+    sizes: list[int] = []
+    left = items
+    while left > 0:
+        sizes.append(min(most, -(-left // (2 * workers))))
+        left -= sizes[-1]
+    return sizes
 
 
-def _chunks(todo: Sequence[T], size: int) -> Iterator[tuple[int, Sequence[T]]]:
-    for lo in range(0, len(todo), size):
+def _chunks(todo: Sequence[T], workers: int) -> Iterator[tuple[int, Sequence[T]]]:
+    lo = 0
+    for size in chunk_sizes(len(todo), workers):
         yield lo, todo[lo:lo + size]
+        lo += size
 
 
 def _run_chunk(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
@@ -141,7 +156,7 @@ def _pool_iter(fn: Callable[[T], R], todo: Sequence[T], jobs: int) -> Iterator[t
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_signals)
     restore = _exit_on_sigterm()
     try:
-        it = _chunks(todo, chunk_size(len(todo), jobs))
+        it = _chunks(todo, jobs)
         live: dict[Future[list[R]], int] = {}
         for lo, part in it:  # a bounded window: Ctrl-C loses little, memory stays flat
             live[pool.submit(_run_chunk, fn, part)] = lo
@@ -219,9 +234,9 @@ def _dask_iter(fn: Callable[[T], R], todo: Sequence[T], address: str) -> Iterato
             raise ConfigError(f"--dask: cannot reach the Dask scheduler at {address!r} ({exc}); "
                               "start one with 'dask scheduler' or use local:N") from None
     try:
-        size = chunk_size(len(todo), len(client.scheduler_info().get("workers", {})) or 1)
+        workers = len(client.scheduler_info().get("workers", {})) or 1
         futs = {client.submit(_run_chunk, fn, part, pure=False): lo
-                for lo, part in _chunks(todo, size)}
+                for lo, part in _chunks(todo, workers)}
         for fut in as_completed(futs):
             for j, res in enumerate(fut.result()):
                 yield futs[fut] + j, res
@@ -236,4 +251,4 @@ def describe(jobs: int, dask: str | None) -> str:
     return f"Dask {dask}" if dask else f"{check_jobs(jobs)} process(es)"
 
 
-__all__ = ["check_dask", "check_jobs", "chunk_size", "describe", "local_workers", "run_iter", "run_map"]
+__all__ = ["check_dask", "check_jobs", "chunk_sizes", "describe", "local_workers", "run_iter", "run_map"]

@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 import types
 from collections.abc import Callable
@@ -155,6 +156,33 @@ def python(qualname: str) -> Callable[..., Any]:
         if q is not None:
             space[key] = python(q)
     return clone
+
+
+def cached(qualname: str) -> bool:
+    """Whether calling the registered function (``module.name``) compiles nothing new: it
+    ran in this process already, or numba's on-disk cache holds it for its current source.
+    Unknown (numba's cache layout changed, not compiled): True, so nothing is announced.
+    Only the function's own entry is looked at, not its callees'.
+    """
+    fn = _JITTED.get(qualname)
+    if fn is None:
+        return True
+    try:
+        return bool(fn.signatures) or bool(fn._cache._cache_file._load_index())
+    except Exception:  # numba's private cache API moved
+        return True
+
+
+def announce(qualname: str, what: str, cpu_s: int) -> None:
+    """Before a first call that compiles ``qualname`` from scratch, say so on standard error
+    (one line, only to a terminal, and not with ``NPUWEAVE_QUIET=1``): numba compiles the
+    serving loops once per installation, which takes tens of seconds that would otherwise
+    look like a hang. ``cpu_s``: about how long it takes (measured, docs/BENCHMARKS.md)."""
+    if (os.environ.get("NPUWEAVE_QUIET") == "1" or not sys.stderr.isatty()
+            or cached(qualname)):
+        return
+    print(f"npuweave: compiling {what} with numba (first run only, about {cpu_s} s of CPU; "
+          "cached for later runs)...", file=sys.stderr, flush=True)
 
 
 def loaded() -> bool:

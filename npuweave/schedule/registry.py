@@ -9,6 +9,7 @@ layer-wise ones (what ``plan`` and ``run_streams`` accept); ``schedulers("all")`
 from __future__ import annotations
 
 import inspect
+from functools import lru_cache
 
 from npuweave.errors import ConfigError, unknown_name
 from npuweave.schedule.aimt import AIMT, AimtFetchAhead, RandomInterleaver
@@ -105,13 +106,19 @@ def get_scheduler(name: str, **opts: object) -> Policy:
         cls, _, defaults = _TASK[name]
     else:
         raise unknown_name("scheduler", name, [*_POLICIES, *_TASK])
-    params = inspect.signature(cls).parameters
+    params = _options(cls)
     bad = sorted(k for k in opts if k not in params)
     if bad:
         valid = ", ".join(sorted(params)) or "none"
         raise ConfigError(f"scheduler {name!r} has no option {', '.join(map(repr, bad))}; "
                           f"valid options: {valid}")
     return cls(**{**defaults, **opts})
+
+
+@lru_cache(maxsize=64)
+def _options(cls: type) -> frozenset[str]:
+    """The constructor parameters of a policy class (read once per class: a run asks)."""
+    return frozenset(inspect.signature(cls).parameters)
 
 
 def register_scheduler(name: str, cls: type, description: str,

@@ -243,19 +243,11 @@ class Engine(Preemption):
         free = self.free
         part = hold if hold <= free else free
         self.free = free - part
-        self.need = hold - part
+        self.need = hold
         if part == 0:
             self._part_end(now)
             return
-        start = now + unit.seconds if unit.seconds else now  # ``_transfer`` inlined
-        claimed = self.claimed = self.claimed + part
-        if claimed > self.peak_claimed:
-            self.peak_claimed = claimed
-        end = start + part / self.bw
-        self.dram_busy_s += end - start
-        if self.log:
-            self._record(start, end, part)
-        self.dma_end = end
+        self._transfer(now + unit.seconds if unit.seconds else now, part)
 
     def _move(self, now: float, nbytes: int, latency: float) -> None:
         """A transfer that claims no buffer space (activations, checkpoints)."""

@@ -53,7 +53,7 @@ from npuweave.sim.engine import Engine, Job, Unit
 from npuweave.sim.events import EventLoop, Handle
 from npuweave.sim.preempt import stale_done
 from npuweave.sim.requests import Request, State
-from npuweave.sim.stretch import MODES, Stretcher, choose, settings
+from npuweave.sim.stretch import MODES, Stretcher, choose, settings, too_small
 from npuweave.sim.taskrun import ArrivalRows, RequestColumns, TaskRun, plan
 from npuweave.sim.units import Footprint, unit_tables
 
@@ -154,8 +154,12 @@ class Simulator(Dispatcher):
         if self.layer or self.closed is not None or log or type(self) is not Simulator:
             return ""
         fn, note = choose(mode)
+        taskrun = plan(self, mode)
+        cold = too_small(mode, len(self.arrivals), taskrun is not None)
+        if cold:  # per event: a first compile would cost more than this run
+            return cold
         self._stretch_fn = fn  # the Stretcher is made when the engine runs (``start``)
-        self.taskrun = plan(self, mode)
+        self.taskrun = taskrun
         return note
 
     # -- running -----------------------------------------------------------------------------

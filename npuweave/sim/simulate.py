@@ -19,12 +19,11 @@ where it is not valid.
 
 Examples
 --------
->>> from npuweave.cost import LayerCost
+>>> from npuweave.cost import toy_models
 >>> from npuweave.hardware import toy_npu
->>> npu = toy_npu()  # 1 PE at 1 Hz, 10 B/s of DRAM, a 100-byte weight buffer
->>> cnn = ("cnn", [LayerCost(compute_s=4.0, weight_bytes=10)] * 3)
->>> r = simulate(SimSpec([cnn], npu, ClosedLoop(requests=2), "sequential"))
->>> r.makespan_s, r.path.split(":")[0]   # fetch 1 s, then 6 x 4 s of compute
+>>> cnn, _ = toy_models()  # 3 layers of 4 s of compute and 10 weight bytes
+>>> r = simulate(SimSpec([cnn], toy_npu(), ClosedLoop(requests=2), "sequential"))
+>>> r.makespan_s, r.path.split(":")[0]   # fetch 1 s at 10 B/s, then 6 x 4 s of compute
 (25.0, 'closed-loop fast path')
 """
 

@@ -139,13 +139,11 @@ def run_streams(models: list[str | tuple[str, list[LayerCost]]], npu: NPU,
 
     Examples
     --------
-    >>> from npuweave.cost import LayerCost
+    >>> from npuweave.cost import toy_models
     >>> from npuweave.hardware import toy_npu
     >>> npu = toy_npu()  # 1 PE at 1 Hz, 10 B/s of DRAM, a 100-byte weight buffer
-    >>> cnn = ("cnn", [LayerCost(compute_s=4.0, weight_bytes=10)] * 3)
-    >>> nlp = ("nlp", [LayerCost(compute_s=0.5, weight_bytes=40)] * 3)
-    >>> r = run_streams([cnn, nlp], npu, requests=1)
-    >>> r.makespan_s < run_streams([cnn, nlp], npu, scheduler="sequential", requests=1).makespan_s
+    >>> r = run_streams(toy_models(), npu, requests=1)  # a compute- and a memory-bound model
+    >>> r.makespan_s < run_streams(toy_models(), npu, scheduler="sequential", requests=1).makespan_s
     True
     """
     tenants = costed_tenants(models, npu, batch, cost_model)

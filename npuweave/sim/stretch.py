@@ -63,11 +63,36 @@ def choose(mode: str) -> Any:
     return None, "engine: per event (numba not installed)"
 
 
+#: ``auto``: a run of fewer requests runs per event (the same results) while numba's cache
+#: does not hold its compiled path yet: compiling costs tens of seconds of CPU once
+#: (docs/BENCHMARKS.md, "cold start"), the per-event engine about 0.4 ms per request.
+COLD_REQUESTS = 5000
+
+
+def too_small(mode: str, requests: int, loop: bool) -> str:
+    """The note for an ``auto`` run of ``requests`` too small to repay compiling its path (the
+    whole-run loop where ``loop``, else the stretch kernel) when numba's cache lacks it: it runs
+    per event; '' (no change) otherwise, and for no arrivals (an online driver adds them
+    later: its size is unknown)."""
+    if mode != "auto" or not 0 < requests < COLD_REQUESTS or not jit.loaded():
+        return ""
+    name, what, cpu_s = (("npuweave.sim.taskloop.run_tasks", "whole-run loop", 45) if loop else
+                         ("npuweave.sim.engine_kernel.run_stretch", "stretch kernel", 15))
+    if jit.cached(name):
+        return ""
+    return (f"engine: per event (numba's cache does not hold the compiled {what} yet, and "
+            f"{requests} request(s) do not repay compiling it (about {cpu_s} s of CPU, once); "
+            f"a run of {COLD_REQUESTS} or more requests compiles and caches it)")
+
+
 class Stretcher:
     """Packs, runs and unpacks stretches for ``sim`` (a task-level ``Simulator``)."""
 
     def __init__(self, sim: Simulator, fn: Any) -> None:
         self.sim, self.eng, self.fn = sim, sim.engine, fn
+        if fn is K.run_stretch:
+            jit.announce("npuweave.sim.engine_kernel.run_stretch", "the engine's stretch kernel",
+                         15)
         tabs = [_table(h, t) for h, t in zip(sim.heads, sim.tails)]
         self.maps = [tab.local for tab in tabs]
         self.base = [0] * len(tabs)

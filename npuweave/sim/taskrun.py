@@ -156,6 +156,8 @@ class TaskRun:
         sim = self.sim
         sim.notes = [*sim.policy.start(sim.view), self.note]
         eng, req, tab, out = self._lay_out()
+        if self.fn is L.run_tasks:
+            jit.announce("npuweave.sim.taskloop.run_tasks", "the whole-run serving loop", 45)
         while True:
             status = self.fn(eng, req, tab, out)
             if status == L.GROW:

@@ -106,10 +106,9 @@ def costed_tenants(models: Sequence[ModelSpec], npu: NPU, sizes: Sequence[tuple[
 
     Examples
     --------
-    >>> from npuweave.hardware import NPU
-    >>> npu = NPU(name="toy", pe_rows=1, pe_cols=1, clock_hz=1.0, dram_bw=10.0,
-    ...           weight_buffer=100, act_buffer=1)
-    >>> ts, fs = costed_tenants([("m", [LayerCost(compute_s=1.0, act_bytes=8)])], npu, [(0, 1)])
+    >>> from npuweave.hardware import toy_npu
+    >>> m = ("m", [LayerCost(compute_s=1.0, act_bytes=8)])
+    >>> ts, fs = costed_tenants([m], toy_npu(), [(0, 1)])
     >>> ts[0].label, fs[0].live
     ('m', (4,))
     """

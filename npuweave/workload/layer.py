@@ -118,3 +118,17 @@ class Layer:
     @property
     def has_weights(self) -> bool:
         return self.weight_elems > 0
+
+
+def toy_fc() -> Layer:
+    """The fully connected layer of the cost models' examples: 256 inputs to 10 outputs per
+    sample, one (1 x 256) @ (256 x 10) GEMM of 2560 MACs, 2570 weights (biases included), no
+    vector work.
+
+    Examples
+    --------
+    >>> fc = toy_fc()
+    >>> fc.gemm, fc.macs, fc.weight_elems, fc.vector_ops
+    ((1, 1, 256, 10), 2560, 2570, 0)
+    """
+    return Layer("fc", LayerKind.GEMM, ("Gemm",), (1, 1, 256, 10), 2560, 0, 2570, 256, 10)

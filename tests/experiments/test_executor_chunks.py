@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-from npuweave.experiments.executor import chunk_size, run_iter, run_map
+from npuweave.experiments.executor import chunk_sizes, run_iter, run_map
 
 
 def _square(x: int) -> int:
     return x * x
 
 
-def test_chunk_size_rule() -> None:
-    # about eight tasks per worker, 1 to 64 items each
-    assert [chunk_size(n, 2) for n in (0, 1, 15, 16, 17, 200, 1024, 1040, 10**6)] == \
-        [1, 1, 1, 1, 1, 12, 64, 64, 64]
-    assert chunk_size(200, 0) == 25  # a nonsense worker count is read as one
+def test_chunk_sizes_rule() -> None:
+    # at most items // (8 x workers) per task (1 to 64), and at most ceil(left / (2 x workers)):
+    # by hand for 40 items on two workers, 2 per task until 4 are left, then 1, 1, 1, 1
+    assert chunk_sizes(40, 2) == [2] * 18 + [1] * 4
+    assert chunk_sizes(17, 2) == [1] * 17  # 17 // 16 = 1 item per task
+    assert chunk_sizes(0, 2) == [] and chunk_sizes(1, 2) == [1]
+    assert chunk_sizes(17, 0) == chunk_sizes(17, 1) == [2] * 8 + [1]  # nonsense workers: one
+    big = chunk_sizes(10**6, 2)
+    assert big[0] == 64 and sum(big) == 10**6 and big[-4:] == [1, 1, 1, 1]
+    for n in (2, 15, 200, 1041):
+        sizes = chunk_sizes(n, 2)
+        assert sum(sizes) == n and sizes == sorted(sizes, reverse=True)
 
 
 def test_pool_results_complete_and_ordered_across_chunks() -> None:
-    items = list(range(-60, 61))  # 121 items: chunks of 7 on two workers, the last one short
+    items = list(range(-60, 61))  # 121 items: chunks of 7, then 6 down to 1, on two workers
     assert run_map(_square, items, jobs=2) == [x * x for x in items]
     got = dict(run_iter(_square, items, jobs=2))
     assert sorted(got) == list(range(len(items))) and all(got[i] == items[i] ** 2 for i in got)
