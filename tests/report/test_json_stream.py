@@ -74,7 +74,8 @@ def test_files_and_gzip_are_the_bytes_of_the_whole_text(tmp_path):
 def test_streamed_csv_is_csv_text(tmp_path_factory, rows, size):
     path = tmp_path_factory.mktemp("csv") / "r.csv"
     write_csv(path, Source(rows, size), ["a", "b"])
-    assert path.read_text(encoding="utf-8") == csv_text(rows, ["a", "b"])
+    # bytes: reading text back would turn a value's carriage return into a newline
+    assert path.read_bytes() == csv_text(rows, ["a", "b"]).encode("utf-8")
 
 
 class Columns(Source):
