@@ -81,6 +81,11 @@ def _with_energy(res: Any, models: list[str], npu: Any, cost_model: str
     return rows
 
 
+def _rows_of(records: Any) -> Any:
+    """Records as the JSON writer takes them: a row source (streamed) as it is, else a list."""
+    return records if hasattr(records, "row_chunks") else list(records)
+
+
 def _energy_notes(npu: Any, batching: bool) -> list[str]:
     from npuweave.cost.energy import energy_spec
 
@@ -316,8 +321,8 @@ def serve(models: str | None, npu_spec: str, arrival_spec: str, qps: str | None,
         written.append(f"trace: {trace} (open in ui.perfetto.dev)")
     if json_path:
         report.write_rows_json(json_path, {**info, "rows": rows,
-                                           "requests": list(res.requests),
-                                           "segments": list(res.segments)})
+                                           "requests": _rows_of(res.requests),
+                                           "segments": _rows_of(res.segments)})
         written.append(f"json: {json_path}")
     if csv_path and csv_path != "-":
         report.write_csv(csv_path, rows)

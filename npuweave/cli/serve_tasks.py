@@ -48,10 +48,16 @@ def task_set(arrival_spec: str, models: str | None, qps: str | None, deadline: s
 
 
 def write_per_request(path: str, records: Sequence[dict[str, Any]]) -> None:
-    """One row per request as CSV or Parquet (``--per-request``)."""
-    from npuweave import report
+    """One row per request as CSV or Parquet (``--per-request``). Records kept as columns
+    (``npuweave.metrics.records``) are written from their columns, the CSV a chunk at a time;
+    records whose ids are containers are flattened as rows."""
+    from npuweave import fileio, report
+    from npuweave.metrics.records import RowSource
 
-    if Path(path).suffix.lower() == ".parquet":
-        report.write_parquet(path, list(records))
+    parquet = Path(path).suffix.lower() == ".parquet"
+    if not (len(records) and isinstance(records, RowSource) and records.flat()):
+        (report.write_parquet if parquet else report.write_csv)(path, list(records))
+    elif parquet:
+        fileio.write_parquet(path, records)
     else:
-        report.write_csv(path, list(records))
+        fileio.write_csv(path, records, records.fields)

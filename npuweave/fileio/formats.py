@@ -10,12 +10,15 @@ import io
 import json
 import math
 import os
+import struct
 import sys
-from collections.abc import Mapping, Sequence
+import zlib
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from npuweave.errors import ConfigError, optional_module
-from npuweave.fileio.atomic import STDOUT, write_bytes, write_text
+from npuweave.fileio.atomic import STDOUT, atomic_open, write_bytes, write_text
+from npuweave.fileio.jsoncolumns import rows_text
 
 _PLAIN = frozenset((str, int, bool, type(None)))
 
@@ -44,6 +47,8 @@ def json_safe(obj: Any) -> Any:
     """
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
+    if hasattr(obj, "row_chunks"):  # made safe a chunk at a time, as it is written
+        return obj
     if isinstance(obj, Mapping):
         return {str(k) if not isinstance(k, str) else k: v if _plain(v) else json_safe(v)
                 for k, v in obj.items()}
@@ -62,12 +67,33 @@ def json_text(obj: Any, indent: int | None = 2, sort_keys: bool = False) -> str:
     >>> json_text({"x": float("inf")}, indent=None)
     '{"x": null}\\n'
     """
+    out: list[str] = []
+    write_json_text(out.append, obj, indent, sort_keys)
+    return "".join(out)
+
+
+def write_json_text(emit: Callable[[str], Any], obj: Any, indent: int | None = 2,
+                    sort_keys: bool = False) -> None:
+    """Hand ``json_text(obj)`` to ``emit`` in pieces. A value with a ``row_chunks()`` method
+    (``npuweave.metrics.records``: rows kept as columns) is written as the list of its rows,
+    one chunk of dicts at a time, so its rows are never all in memory as dicts or text."""
     safe = json_safe(obj)
     if indent is None:
-        return json.dumps(safe, allow_nan=False, sort_keys=sort_keys) + "\n"
-    out: list[str] = []
-    _indented(safe, 0, out, _Encoders(indent, sort_keys))
-    return "".join(out) + "\n"
+        emit(json.dumps(_whole(safe), allow_nan=False, sort_keys=sort_keys) + "\n")
+        return
+    _indented(safe, 0, emit, _Encoders(indent, sort_keys))
+    emit("\n")
+
+
+def _whole(obj: Any) -> Any:
+    """``obj`` with every row source made into its list of (safe) rows."""
+    if hasattr(obj, "row_chunks"):
+        return [json_safe(r) for chunk in obj.row_chunks() for r in chunk]
+    if isinstance(obj, dict):
+        return {k: _whole(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_whole(v) for v in obj]
+    return obj
 
 
 class _Encoders:
@@ -98,42 +124,82 @@ def _flat_dict(obj: Any) -> bool:
         isinstance(v, (dict, list)) for v in obj.values())
 
 
-def _table(rows: list[Any], depth: int, enc: _Encoders) -> str:
-    """The indented text of a list of non-empty dicts of plain values, in one C-encoder call:
-    its separator indents the dicts' items; the list's own separators, the only ``},`` +
-    newline + ``{`` in the text (a string's newline is escaped), are then re-indented."""
-    p0, p1, p2 = enc.pad(depth), enc.pad(depth + 1), enc.pad(depth + 2)
+def _table_items(rows: list[Any], depth: int, enc: _Encoders) -> str:
+    """The indented items of a list of non-empty dicts of plain values (between the list's
+    brackets), in one C-encoder call: its separator indents the dicts' items; the list's own
+    separators, the only ``},`` + newline + ``{`` in the text (a string's newline is
+    escaped), are then re-indented."""
+    p1, p2 = enc.pad(depth + 1), enc.pad(depth + 2)
     body = enc.at(depth + 2).encode(rows)[2:-2]
     body = body.replace("},\n" + p2 + "{", "\n" + p1 + "},\n" + p1 + "{\n" + p2)
-    return "[\n" + p1 + "{\n" + p2 + body + "\n" + p1 + "}\n" + p0 + "]"
+    return "{\n" + p2 + body + "\n" + p1 + "}"
 
 
-def _indented(obj: Any, depth: int, out: list[str], enc: _Encoders) -> None:
-    """Append ``json.dumps(obj, indent=enc.indent)``'s text of ``obj`` at ``depth`` to ``out``."""
+def _items(rows: list[Any], depth: int, enc: _Encoders) -> str:
+    """The items of the non-empty list ``rows`` at ``depth``, between its brackets."""
+    if all(_flat_dict(v) for v in rows):
+        return _table_items(rows, depth, enc)
+    texts = []
+    for item in rows:
+        out: list[str] = []
+        _indented(item, depth + 1, out.append, enc)
+        texts.append("".join(out))
+    return (",\n" + enc.pad(depth + 1)).join(texts)
+
+
+def _stream(rows: Any, depth: int, emit: Callable[[str], Any], enc: _Encoders) -> None:
+    """The list of a row source's rows, a chunk at a time (each chunk made safe, unless the
+    source's ``json_plain()`` says every row is a non-empty dict of str, int, bool, None or
+    finite float values already; the encoder refuses a non-finite float if it was wrong)."""
+    sep = "[\n" + enc.pad(depth + 1)
+    plain = bool(getattr(rows, "json_plain", lambda: False)())
+    fields: Sequence[str] = getattr(rows, "fields", ())
+    if plain and fields and hasattr(rows, "column_chunks"):
+        keys = sorted(fields) if enc.sort_keys else list(fields)
+        for cols in rows.column_chunks():  # no dict per row (``fileio.jsoncolumns``)
+            if cols[keys[0]]:
+                emit(sep + rows_text(cols, keys, enc.pad(depth + 1), enc.pad(depth + 2),
+                                     enc.at(0).encode))
+                sep = ",\n" + enc.pad(depth + 1)
+    else:
+        for chunk in rows.row_chunks():
+            if chunk:
+                emit(sep + (_table_items(chunk, depth, enc) if plain else
+                            _items([json_safe(r) for r in chunk], depth, enc)))
+                sep = ",\n" + enc.pad(depth + 1)
+    emit("[]" if sep[0] == "[" else "\n" + enc.pad(depth) + "]")
+
+
+def _indented(obj: Any, depth: int, emit: Callable[[str], Any], enc: _Encoders) -> None:
+    """Emit ``json.dumps(obj, indent=enc.indent)``'s text of ``obj`` at ``depth``."""
+    if hasattr(obj, "row_chunks"):
+        _stream(obj, depth, emit, enc)
+        return
     is_dict = isinstance(obj, dict)
     if not (is_dict or isinstance(obj, list)) or not obj:
-        out.append(enc.at(0).encode(obj))
+        emit(enc.at(0).encode(obj))
         return
     if not is_dict and all(_flat_dict(v) for v in obj):
-        out.append(_table(obj, depth, enc))
+        emit("[\n" + enc.pad(depth + 1) + _table_items(obj, depth, enc) + "\n"
+             + enc.pad(depth) + "]")
         return
     values = obj.values() if is_dict else obj
     inner, close = enc.pad(depth + 1), "\n" + enc.pad(depth) + ("}" if is_dict else "]")
-    if not any(isinstance(v, (dict, list)) for v in values):
+    if not any(isinstance(v, (dict, list)) or hasattr(v, "row_chunks") for v in values):
         text = enc.at(depth + 1).encode(obj)
-        out.append(text[0] + "\n" + inner + text[1:-1] + close)
+        emit(text[0] + "\n" + inner + text[1:-1] + close)
         return
     items = (sorted(obj.items()) if enc.sort_keys else obj.items()) if is_dict else obj
-    out.append("{" if is_dict else "[")
+    emit("{" if is_dict else "[")
     sep = "\n"
     for item in items:
-        out.append(sep + inner)
+        emit(sep + inner)
         sep = ",\n"
         if is_dict:
-            out.append(enc.at(0).encode(item[0]) + ": ")
+            emit(enc.at(0).encode(item[0]) + ": ")
             item = item[1]
-        _indented(item, depth + 1, out, enc)
-    out.append(close)
+        _indented(item, depth + 1, emit, enc)
+    emit(close)
 
 
 def _is_stdout(path: str | os.PathLike[str]) -> bool:
@@ -148,15 +214,38 @@ def write_json(path: str | os.PathLike[str], obj: Any, indent: int | None = 2) -
     --------
     >>> write_json("run.json.gz", {"ok": True})  # doctest: +SKIP
     """
-    text = json_text(obj, indent)
     if _is_stdout(path):
-        sys.stdout.write(text)
+        write_json_text(sys.stdout.write, obj, indent)
         sys.stdout.flush()
     elif str(path).endswith(".gz"):
-        # mtime=0 keeps the bytes reproducible: the same run gives the same file
-        write_bytes(path, gzip.compress(text.encode("utf-8"), mtime=0))
+        with atomic_open(path, "wb") as fh:
+            gz = _Gzip(fh)
+            write_json_text(gz.write, obj, indent)
+            gz.close()
     else:
-        write_text(path, text)
+        with atomic_open(path, "w", encoding="utf-8") as fh:
+            write_json_text(fh.write, obj, indent)
+
+
+class _Gzip:
+    """The bytes of ``gzip.compress(text, mtime=0)``, written as the text comes: its
+    10-byte header (mtime 0 keeps the bytes reproducible: the same run gives the same file),
+    the raw deflate stream at the same level (deflate's output does not depend on how its
+    input is cut), then the CRC-32 and the length."""
+
+    def __init__(self, fh: Any) -> None:
+        self.fh, self.crc, self.size = fh, 0, 0
+        self.deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+        fh.write(gzip.compress(b"", mtime=0)[:10])
+
+    def write(self, text: str) -> None:
+        data = text.encode("utf-8")
+        self.crc, self.size = zlib.crc32(data, self.crc), self.size + len(data)
+        self.fh.write(self.deflate.compress(data))
+
+    def close(self) -> None:
+        self.fh.write(self.deflate.flush())
+        self.fh.write(struct.pack("<LL", self.crc, self.size & 0xFFFFFFFF))
 
 
 def _csv_cell(value: Any) -> Any:
@@ -196,12 +285,20 @@ def write_csv(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]],
               columns: Sequence[str] | None = None) -> None:
     """Write ``csv_text(rows)`` to ``path`` atomically, or to stdout when ``path`` is ``-``.
 
+    ``rows`` may be a row source (a ``row_chunks()`` method, ``npuweave.metrics.records``)
+    when ``columns`` is given: it is written a chunk of rows at a time.
+
     Examples
     --------
     >>> write_csv("-", [{"a": 1}])
     a
     1
     """
+    if columns is not None and hasattr(rows, "row_chunks"):  # rows kept as columns
+        with atomic_open(path, "w", encoding="utf-8") as fh:
+            for i, chunk in enumerate(rows.row_chunks()):
+                fh.write(csv_text(chunk, columns, header=i == 0))
+        return
     text = csv_text(rows, columns)
     if _is_stdout(path):
         sys.stdout.write(text)
@@ -230,6 +327,11 @@ def write_parquet(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]
     check_parquet(path)
     pd = optional_module("pandas", "parquet")
     buf = io.BytesIO()
-    pd.DataFrame(list(rows)).to_parquet(buf, index=False)
+    if hasattr(rows, "columns") and hasattr(rows, "row_chunks") and len(rows):
+        # a row source (``npuweave.metrics.records``): its columns, not a dict per row
+        frame = pd.DataFrame(rows.columns(0, len(rows)))
+    else:
+        frame = pd.DataFrame(list(rows))
+    frame.to_parquet(buf, index=False)
     write_bytes(path, buf.getvalue())
 

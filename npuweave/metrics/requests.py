@@ -105,6 +105,10 @@ def _column(name: str, values: Any, n: int, dtype: Any, default: Any) -> np.ndar
 def _states(state: Sequence[Any] | np.ndarray | None, n: int) -> np.ndarray:
     if state is None:
         return np.zeros(n, np.int8)
+    if isinstance(state, np.ndarray) and state.dtype.kind in "iu":  # codes already: no loop
+        if not np.isin(state, [int(o) for o in Outcome]).all():
+            raise ConfigError("request table: state must be 'done' or 'killed'")
+        return _column("state", state, n, np.int8, 0)
     codes = {"done": Outcome.DONE, "killed": Outcome.KILLED}
     try:
         out = [int(codes[s.lower()]) if isinstance(s, str) else int(Outcome(int(s)))

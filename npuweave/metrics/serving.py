@@ -57,6 +57,8 @@ def _per_group(key: np.ndarray, n_groups: int, columns: Sequence[np.ndarray],
     values, so every float equals a reduction of that group alone (``np.add.reduceat`` would
     change the summation order). ``out[name][g]`` is NaN for a group with no rows.
     """
+    if n_groups == 1 and key.size:  # one group of every row in table order: no gather
+        return dict(fn(*(c[None, :] for c in columns)))
     counts = np.bincount(key, minlength=n_groups)
     order = np.argsort(key, kind="stable")
     starts = np.cumsum(counts) - counts

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ import numpy as np
 from npuweave.errors import ConfigError
 from npuweave.fileio.flags import Batching
 from npuweave.hardware.npu import NPU
+from npuweave.metrics.records import RequestRecords, SegmentRecords, segment_columns, switches
 from npuweave.metrics.requests import Outcome, RequestTable, request_table
 from npuweave.metrics.serving import SLA_MULTS, summarize
 from npuweave.schedule.base import Tenant
@@ -58,8 +60,8 @@ class ServeResult:
     notes: tuple[str, ...] = ()
     intervals: tuple[Interval, ...] = ()
     peak_buffer_bytes: int = 0
-    requests: tuple[dict[str, Any], ...] = ()
-    segments: tuple[dict[str, Any], ...] = ()
+    requests: Sequence[dict[str, Any]] = ()
+    segments: Sequence[dict[str, Any]] = ()
 
 
 def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
@@ -104,7 +106,7 @@ def serve(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals,
     return finish(sim, groups, arrivals, table, policy.name, sla_mults, stp_form, log)
 
 
-def finish(sim: Simulator, groups: list[Group], arrivals: Arrivals, table: RequestTable,
+def finish(sim: Simulator, groups: list[Group] | None, arrivals: Arrivals, table: RequestTable,
            name: str, sla_mults: Sequence[float] = SLA_MULTS, stp_form: str = "open-loop",
            log: bool = False, ids: Sequence[Any] | None = None) -> ServeResult:
     """Summarize a finished run (and its per-request records when it kept segments)."""
@@ -118,19 +120,27 @@ def finish(sim: Simulator, groups: list[Group], arrivals: Arrivals, table: Reque
                        eng.peak_claimed, recs, segs)
 
 
-def _records(sim: Simulator, groups: list[Group], table: RequestTable,
-             ids: Sequence[Any] | None) -> tuple[tuple[dict[str, Any], ...], ...]:
-    """Per-request and per-segment records; a batch's segments carry its first member's id."""
-    from npuweave.metrics.records import request_records, segment_records, switches
-
+def _records(sim: Simulator, groups: list[Group] | None, table: RequestTable,
+             ids: Sequence[Any] | None) -> tuple[RequestRecords, SegmentRecords]:
+    """Per-request and per-segment records, kept as columns (``npuweave.metrics.records``);
+    a batch's segments carry its first member's id. ``groups`` None: one request per table
+    row, in row order (no list of one-member groups needed)."""
     n = len(table)
+    ran = min(n if groups is None else len(groups), len(sim.requests))  # became requests
+    if groups is None:  # request i is row i, alone
+        size, members, bsize = np.ones(n, np.int64), np.arange(n), np.ones(ran, np.int64)
+    else:
+        size = np.fromiter((len(g[3]) for g in groups), np.int64, len(groups))
+        members = np.fromiter(chain.from_iterable(g[3] for g in groups), np.int64,
+                              int(size.sum()))
+        bsize = np.fromiter((g[2] for g in groups[:ran]), np.int64, ran)
+    first = members[np.cumsum(size) - size]
+    rid, start, end = segment_columns(sim.segments or [])
     batch, pre = np.ones(n, np.int64), np.zeros(n, np.int64)
-    for g, k in zip(groups, switches(sim.segments or [], len(sim.requests)).tolist()):
-        batch[g[3]], pre[g[3]] = g[2], k
-    first = [g[3][0] for g in groups]
-    segs = [(first[r], s, e) for r, s, e in sim.segments or []]
-    return (tuple(request_records(table, ids, batch, pre)),
-            tuple(segment_records(segs, ids)))
+    rows, size = members[:int(size[:ran].sum())], size[:ran]
+    batch[rows] = np.repeat(bsize, size)
+    pre[rows] = np.repeat(switches((rid, start, end), len(sim.requests))[:ran], size)
+    return RequestRecords(table, ids, batch, pre), SegmentRecords(first[rid], start, end, ids)
 
 
 #: Events a served unit fires at the least (its load's end and its computation's end).
@@ -177,18 +187,18 @@ def _units(tenants: Sequence[Tenant]) -> int:
 
 
 def _singles(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals, policy: Any,
-             cost_model: str, kw: dict[str, Any]) -> tuple[Simulator, list[Group], list[float]]:
-    """Every request on its own, one tenant per model, queued first come first served."""
+             cost_model: str, kw: dict[str, Any]) -> tuple[Simulator, None, list[float]]:
+    """Every request on its own, one tenant per model, queued first come first served
+    (groups None: request i is arrival row i, no list of one-member groups)."""
     t, m = arrivals.time_s, arrivals.model
     tenants, feet = costed_tenants(models, npu, [(k, 1) for k in range(len(models))],
                                    cost_model)
     check_work(_units(tenants), len(t), 1, kw["max_events"], kw["log"], kw.pop("wakes"))
-    groups = [(float(t[i]), int(m[i]), 1, [i]) for i in range(len(t))]
     iso = [_isolated(tenants[k], feet[k], npu, kw["traffic"]) for k in range(len(models))]
     rows = ArrivalRows(t, m, arrivals.priority, arrivals.deadline_abs_s)
     sim = Simulator(tenants, npu.weight_buffer, npu.dram_bw, policy, arrivals=rows,
                     footprints=feet, isolated_s=iso, **kw)
-    return sim, groups, iso
+    return sim, None, iso
 
 
 def _batched(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals, policy: Any,
@@ -225,7 +235,8 @@ def _isolated(tenant: Tenant, foot: Footprint, npu: NPU, traffic: bool) -> float
 isolated_time = _isolated
 
 
-def _table(sim: Simulator, groups: list[Group], arr: Arrivals, iso: np.ndarray) -> RequestTable:
+def _table(sim: Simulator, groups: list[Group] | None, arr: Arrivals,
+           iso: np.ndarray) -> RequestTable:
     if sim.columns is not None:  # the task loop's arrays: request i is arrival row i
         return _column_table(sim.columns, arr, iso)
     n = len(arr)
@@ -234,8 +245,8 @@ def _table(sim: Simulator, groups: list[Group], arr: Arrivals, iso: np.ndarray) 
     # compute-intensive ones, never frees its queue) was never run: killed, as unbatched
     state = np.full(n, int(Outcome.KILLED), np.int8)
     pre, over, waste = np.zeros(n, np.int64), np.zeros(n), np.zeros(n)
-    for g, req in zip(groups, sim.requests):
-        rows = g[3]
+    members = ([i] for i in range(n)) if groups is None else (g[3] for g in groups)
+    for rows, req in zip(members, sim.requests):
         start[rows], finish[rows] = req.start_s, req.finish_s
         state[rows] = Outcome.DONE if req.state is State.DONE else Outcome.KILLED
         pre[rows], over[rows], waste[rows] = req.preemptions, req.overhead_s, req.wasted_s

@@ -60,6 +60,16 @@ def test_arrays_are_read_only():
     a = poisson(("m",), (10.0,), 1.0, seed=0)
     with pytest.raises(ValueError):
         a.time_s[0] = 5.0
+    with pytest.raises(ValueError):
+        a.deadline_abs_s[0] = 5.0
+
+
+def test_absolute_deadlines_are_computed_once():
+    # read once per request by the simulator's set-up: a property recomputing the whole
+    # array on each read made a 100k-request run's set-up quadratic
+    a = make_arrivals([0.0, 0.5, 1.0], [0, 0, 0], ("m",), deadline_s=[0.25, math.inf, 2.0])
+    assert a.deadline_abs_s is a.deadline_abs_s
+    assert a.deadline_abs_s.tolist() == [0.25, math.inf, 3.0]
 
 
 @pytest.mark.parametrize("kwargs,match", [

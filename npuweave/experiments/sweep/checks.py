@@ -250,7 +250,7 @@ def serve_point(p: Mapping[str, Any], n: int) -> None:
     policy(p)
     check_priorities(p["scheduler"], None if p["priority"] is None else text_list(p["priority"]))
     load = sum(flags.parse_qps(text_list(p["qps"]), n)) * flags.parse_duration(str(p["duration"]))
-    check_request_budget(load, "qps x duration")
     batch = flags.parse_batching(str(p["batching"]))
     check_work(least_units(list(p["models"])), load, batch.max_batch if batch else 1,
-               MAX_EVENTS, False)
+               MAX_EVENTS, False)  # first, as serve checks them
+    check_request_budget(load, "qps x duration")
