@@ -227,4 +227,4 @@ def _serving_loop(spec: SimSpec, arr: Arrivals) -> Any:
 
 
 def _why_engine(why: str) -> str:
-    return why if why.startswith("path=") else f"not the compiled serving loop: {why}"
+    return why if why.startswith("path=") else f"not the layer-wise serving loop: {why}"

@@ -79,7 +79,7 @@ def test_serve_says_which_path_ran(tmp_path):
     eng = run([*args, "--scheduler", "fcfs", "--json", "r.json"], tmp_path)
     assert eng.returncode == 0, eng.stderr
     notes = json.loads((tmp_path / "r.json").read_text())["notes"]
-    assert notes[0].startswith("path: event engine (not the compiled serving loop: ")
+    assert notes[0].startswith("path: event engine (not the layer-wise serving loop: ")
     fast = run([*args, "--scheduler", "sequential", "--no-traffic"], tmp_path)
     assert fast.returncode == 0, fast.stderr
     assert "path: compiled serving loop" in fast.stdout or "path: Python serving loop" in fast.stdout

@@ -113,4 +113,4 @@ def test_readme_example_runs(tmp_path, monkeypatch, capsys):
     exec(compile(code.group(1), "README.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert "closed-loop fast path" in out[0] or "engine: " in out[0]
-    assert "path: event engine (not the compiled serving loop" in out[1]
+    assert "path: event engine (not the layer-wise serving loop" in out[1]
