@@ -13,6 +13,8 @@ The model's declared batch (dim 0 of its first runtime input, or 1 when symbolic
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 
 import onnx
@@ -103,7 +105,22 @@ def read_model(path: Path) -> onnx.ModelProto:
                                f"{hint}") from None
     if not model.graph.node or not model.opset_import:
         raise ModelImportError(f"{path}: not an ONNX model (no graph or opset found); {hint}")
+    bad = next(_undecodable_names(model.graph), None)
+    if bad is not None:  # protobuf hands back bytes for a name that is not UTF-8 text
+        raise ModelImportError(f"{path}: the name {bad!r} in the graph is not UTF-8 text (a "
+                               f"corrupt file?); {hint}")
     return model
+
+
+def _undecodable_names(g: onnx.GraphProto) -> Iterator[bytes]:
+    """Every tensor, value or node name of ``g`` that protobuf could not decode as text."""
+    for vi in chain(g.input, g.output, g.value_info, g.initializer):
+        if isinstance(vi.name, bytes):
+            yield vi.name
+    for node in g.node:
+        for name in chain((node.name, node.op_type, node.domain), node.input, node.output):
+            if isinstance(name, bytes):
+                yield name
 
 
 def _opset(model: onnx.ModelProto, path: Path) -> int:

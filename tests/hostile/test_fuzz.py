@@ -85,6 +85,23 @@ def test_mutated_onnx_bytes_load_or_raise(tmp_path, data):
     _import_and_cost(bytes(blob), tmp_path)
 
 
+def test_non_utf8_byte_anywhere_loads_or_raises(tmp_path):
+    """0x80 (never a first UTF-8 byte) at every position: a name protobuf cannot decode as
+    text (it hands back bytes) is a one-line ModelImportError, not a UnicodeDecodeError deep
+    in onnx.helper (hypothesis found one at a tensor name)."""
+    blob = conv([1, 3, 8, 8], [4, 3, 3, 3])
+    raised = 0
+    for i in range(len(blob)):
+        path = tmp_path / "fuzz.onnx"
+        path.write_bytes(blob[:i] + b"\x80" + blob[i + 1:])
+        try:
+            lower(import_onnx(path))
+        except NpuweaveError as err:
+            assert "\n" not in str(err) and "fuzz.onnx" in str(err)
+            raised += "UTF-8" in str(err)
+    assert raised > 0  # some position falls inside a name
+
+
 FIELDS = ["pe_rows", "pe_cols", "arrays", "clock_hz", "dram_bw", "weight_buffer",
           "act_buffer", "lmem_banks", "lmem_bytes", "mesh", "cores", "dataflow",
           "dram_latency_cycles", "colour"]
