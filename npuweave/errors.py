@@ -22,7 +22,16 @@ class ConfigError(NpuweaveError):
 
 
 class ModelImportError(NpuweaveError):
-    """A model file cannot be imported (not ONNX, unsupported ops, missing shapes)."""
+    """A model file cannot be imported (not ONNX, unsupported ops, missing shapes).
+
+    Names quoted from the file may hold any character; control characters in the message
+    are escaped (``\\n``) so that it stays one line.
+    """
+
+    def __init__(self, message: str = "", *rest: object) -> None:
+        if isinstance(message, str) and any(c < " " for c in message):
+            message = "".join(repr(c)[1:-1] if c < " " else c for c in message)
+        super().__init__(message, *rest)
 
 
 class UnknownNameError(NpuweaveError):

@@ -105,7 +105,8 @@ def read_model(path: Path) -> onnx.ModelProto:
                                f"{hint}") from None
     if not model.graph.node or not model.opset_import:
         raise ModelImportError(f"{path}: not an ONNX model (no graph or opset found); {hint}")
-    bad = next(_undecodable_names(model.graph), None)
+    bad = next(chain((o.domain for o in model.opset_import if isinstance(o.domain, bytes)),
+                     _undecodable_names(model.graph)), None)
     if bad is not None:  # protobuf hands back bytes for a name that is not UTF-8 text
         raise ModelImportError(f"{path}: the name {bad!r} in the graph is not UTF-8 text (a "
                                f"corrupt file?); {hint}")
@@ -118,7 +119,8 @@ def _undecodable_names(g: onnx.GraphProto) -> Iterator[bytes]:
         if isinstance(vi.name, bytes):
             yield vi.name
     for node in g.node:
-        for name in chain((node.name, node.op_type, node.domain), node.input, node.output):
+        for name in chain((node.name, node.op_type, node.domain), node.input, node.output,
+                          (a.name for a in node.attribute)):
             if isinstance(name, bytes):
                 yield name
 
@@ -256,11 +258,17 @@ def _check_shapes(runtime, names, state: ShapeState, g, model, declared, path: P
         + (f"; shape inference says: {why}" if why else ""))
 
 
-def _dtype(elem_type: int) -> str:
+def _dtype(elem_type: int, tensor: str, path: Path) -> str:
     try:
         return helper.tensor_dtype_to_np_dtype(elem_type).name
     except Exception:  # bfloat16, float8...: keep ONNX's own name
+        pass
+    try:
         return onnx.TensorProto.DataType.Name(elem_type).lower()
+    except ValueError:
+        raise ModelImportError(f"{path}: tensor '{tensor}' has element type {elem_type}, "
+                               "which is not an ONNX data type; re-export the model or check "
+                               "that the file is complete") from None
 
 
 def _build(runtime, names, state: ShapeState, g: onnx.GraphProto, path: Path) -> Graph:
@@ -270,13 +278,13 @@ def _build(runtime, names, state: ShapeState, g: onnx.GraphProto, path: Path) ->
                       attrs_of(node)))
         for t in list(node.input) + list(node.output):
             if t and t not in tensors and t in state.shapes:
-                tensors[t] = Tensor(t, state.shapes[t], _dtype(state.elem_types.get(t, 1)),
-                                    t in state.const)
+                dtype = _dtype(state.elem_types.get(t, 1), t, path)
+                tensors[t] = Tensor(t, state.shapes[t], dtype, t in state.const)
     inits = {i.name for i in g.initializer}
     inputs = [i.name for i in g.input if i.name not in inits]
     for name in inputs:
         tensors.setdefault(name, Tensor(name, state.shapes[name],
-                                        _dtype(state.elem_types[name])))
+                                        _dtype(state.elem_types[name], name, path)))
     outputs = [o.name for o in g.output if o.name in tensors and not tensors[o.name].const]
     return Graph(path.stem, ops, tensors, inputs, outputs, source=str(path))
 

@@ -102,6 +102,28 @@ def test_non_utf8_byte_anywhere_loads_or_raises(tmp_path):
     assert raised > 0  # some position falls inside a name
 
 
+def test_unknown_element_type_and_control_characters_are_one_line_errors(tmp_path):
+    """Two more the mutation fuzz found: an input whose element type is no ONNX data type
+    (was a ValueError from protobuf's enum), and a name holding a newline (was a two-line
+    message)."""
+    import onnx
+    import pytest
+
+    m = onnx.load_from_string(conv([1, 3, 8, 8], [4, 3, 3, 3]))
+    m.graph.input[0].type.tensor_type.elem_type = 122
+    path = tmp_path / "fuzz.onnx"
+    path.write_bytes(m.SerializeToString())
+    with pytest.raises(NpuweaveError, match="element type 122, which is not an ONNX data type"):
+        lower(import_onnx(path))
+    m = onnx.load_from_string(conv([1, 3, 8, 8], [4, 3, 3, 3]))
+    m.graph.input[0].type.tensor_type.ClearField("shape")
+    m.graph.input[0].name = "x\ny"
+    path.write_bytes(m.SerializeToString())
+    with pytest.raises(NpuweaveError) as err:
+        lower(import_onnx(path))
+    assert "\n" not in str(err.value) and "x\\ny" in str(err.value)
+
+
 FIELDS = ["pe_rows", "pe_cols", "arrays", "clock_hz", "dram_bw", "weight_buffer",
           "act_buffer", "lmem_banks", "lmem_bytes", "mesh", "cores", "dataflow",
           "dram_latency_cycles", "colour"]
