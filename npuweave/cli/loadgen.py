@@ -81,7 +81,8 @@ def loadgen(scenario: str, models: str, npu_spec: str, scheduler: str, qps: str 
                   f"{spec.time_scale:g})")
     result = run_loadgen(spec, out_dir)
     data: dict[str, Any] = {"loadgen": {"valid": result.valid, "summary": result.summary,
-                                        "latency_npu_s": result.latency_s},
+                                        "latency_npu_s": result.latency_s,
+                                        "host_stall_real_s": result.host_stall_s},
                             "npuweave": result.npu_rows, "samples": result.samples}
     _print(result, scenario, spec.time_scale)
     if compare_replay:
@@ -142,6 +143,10 @@ def _print(result: Any, scenario: str, time_scale: float) -> None:
     console.print(line)
     for why in result.reasons:
         console.print(f"  why {verdict}: {why}")
+    if result.host_stall_s >= 0.01:  # 10 ms of real time: worth a line next to the latencies
+        console.print(f"  the host stalled the simulated device for up to "
+                      f"{result.host_stall_s * 1e3:.0f} ms of real time (another process, a "
+                      "collector pause); LoadGen's latencies include it, the NPU's do not")
     lat = [{"latency": k, "measured_s": v} for k, v in result.latency_s.items()]
     console.print(f"LoadGen's measured latencies: real time / {time_scale:g} = NPU time "
                   "(they include the host's thread wake-up delays)")

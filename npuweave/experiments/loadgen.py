@@ -167,6 +167,10 @@ class SimulatedSUT:
         self.sample_of: dict[int, int] = {}  # request id -> LoadGen sample id
         self.stop = False
         self.error: BaseException | None = None
+        # the longest the device thread overslept a wait, in real seconds: a host stall
+        # (another process, a collector pause, a VM's stolen time) that LoadGen's latencies
+        # include and the simulated NPU did not cause
+        self.host_stall_s = 0.0
         self.thread = threading.Thread(target=self._device_loop, name="npuweave-npu",
                                        daemon=True)
 
@@ -200,7 +204,11 @@ class SimulatedSUT:
                         wait = 0.05 if self.t0 is None or nxt == math.inf else (
                             self.t0 + nxt * self.scale - time.perf_counter())
                         if wait > 0:
-                            self.cond.wait(timeout=min(wait, 0.05))
+                            asked = min(wait, 0.05)
+                            slept = time.perf_counter()
+                            self.cond.wait(timeout=asked)
+                            late = time.perf_counter() - slept - asked
+                            self.host_stall_s = max(self.host_stall_s, late)
                         continue
                 self.lg.QuerySamplesComplete([self.lg.QuerySampleResponse(i, 0, 0)
                                               for i in ids])
@@ -270,6 +278,7 @@ class LoadgenResult:
     out_dir: str
     queries: int = 0  # LoadGen's own count (result_query_count in its detail log)
     reasons: tuple[str, ...] = ()  # why LoadGen says INVALID, from its summary
+    host_stall_s: float = 0.0  # longest host stall seen by the device thread (real seconds)
 
 
 def invalid_reasons(path: Path) -> tuple[str, ...]:
@@ -332,7 +341,7 @@ def run_loadgen(spec: LoadgenSpec, out_dir: str | Path) -> LoadgenResult:
     reasons = () if valid else invalid_reasons(out / "mlperf_log_summary.txt")
     return LoadgenResult(valid, summary, latencies_s(summary, spec.time_scale),
                          _npu_rows(device, spec), len(device.sim.requests), str(out),
-                         int(queries or 0), reasons)
+                         int(queries or 0), reasons, sut_impl.host_stall_s)
 
 
 def detail_value(path: Path, key: str) -> float | None:

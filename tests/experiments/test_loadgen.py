@@ -72,11 +72,16 @@ def test_server_run_matches_the_virtual_replay(tmp_path):
                        target_latency_s=0.1, time_scale=2.0, min_duration_s=2.5,
                        min_queries=500, seed=3)
     r = run_loadgen(spec, tmp_path)
-    assert r.valid, r.summary  # light load, loose bound, enough queries for early stopping
+    # light load, loose bound, enough queries for early stopping: VALID, unless the host
+    # stalled the device thread for a good part of the bound (CI once saw p90 at 115 ms real
+    # with p50 at 3 ms); then the stall must be on record, and the NPU side is still checked
+    bound_real_s = spec.target_latency_s * spec.time_scale  # type: ignore[operator]
+    assert r.valid or r.host_stall_s >= bound_real_s / 4, (r.host_stall_s, r.summary)
     assert r.queries == r.samples >= 500
     cmp = compare_with_replay(spec, r)
     assert cmp.queries_replay == r.queries
-    assert cmp.loadgen_latency_ok and cmp.replay_valid
+    assert cmp.replay_valid
+    assert cmp.loadgen_latency_ok or not r.valid
     p50 = next(row for row in cmp.rows if row["latency"] == "p50")
     # the replay serves the same schedule without thread delays: never slower at the median
     assert p50["loadgen_s"] >= p50["replay_s"] * 0.99
@@ -136,3 +141,29 @@ def test_readme_single_stream_example_is_valid_and_labelled(tmp_path, capsys, mo
     assert "LoadGen's result: VALID" in out and "p90 latency" in out
     assert "LoadGen's measured latencies" in out and "simulated latencies" in out
     assert "priority 1" in out and "sim p99" in out
+
+
+def test_a_host_stall_is_measured_and_reported(tmp_path, monkeypatch):
+    pytest.importorskip("mlperf_loadgen")
+    import threading
+    import time
+
+    from npuweave.experiments import loadgen
+
+    real = threading.Condition
+
+    class Stalling(real):  # type: ignore[misc,valid-type]
+        stalls = 1
+
+        def wait(self, timeout=None):  # one wait oversleeps by 0.4 s, as a paused host would
+            got = super().wait(timeout)
+            if Stalling.stalls and timeout:
+                Stalling.stalls -= 1
+                time.sleep(0.4)
+            return got
+
+    monkeypatch.setattr(loadgen.threading, "Condition", Stalling)
+    spec = LoadgenSpec("SingleStream", ("resnet50",), NPU, "layerweaver", time_scale=10.0,
+                       min_duration_s=0.05, min_queries=10, target_latency_s=0.002)
+    r = run_loadgen(spec, tmp_path)
+    assert 0.34 <= r.host_stall_s < 1.0  # the 0.4 s, less at most the 50 ms it asked for
