@@ -1,0 +1,153 @@
+"""What the closed-loop kernel records besides its decisions, in the same pass: DMA parts and totals.
+
+The closed-loop fast path (``npuweave.sim.fastloop``) needs, besides the decisions, the DMA
+parts of every fetch (the engine's DRAM intervals) and the run's totals: busy seconds per
+resource and, per request, its busy seconds added in interval order, earliest start, latest
+end, first compute start and finish (``npuweave.sim.intervals.RunWork``). Replaying the
+parts and walking the two runs afterwards took two more passes over about 70,000 rows;
+``run_kernel`` with ``tracked`` calls ``note`` after each decision instead, on the parts
+``npuweave.schedule.fetchparts.parts_of`` walked from the in-flight list before the commit.
+
+Interval order is by start, DRAM first at the same start (``npuweave.sim.intervals``). A
+request's DMA parts and its computations each come in that order, so its total is their
+merge: each computation waits in a queue of its tenant until a later part of the same request
+starts after it, or the request's last unit is dispatched. Both runs are checked to be in
+(start, end) order as they are written (the merge's premise; the caller walks the runs when
+they are not). The float operations are the walk's, in the walk's order: the totals equal it
+bit for bit (``tests/sim/test_closed_columns.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from npuweave.schedule import jit
+
+
+class Track(NamedTuple):
+    """What ``run_kernel`` records with ``tracked``, besides the decisions: the DMA parts
+    (``p_i``: decision, bytes; ``p_f``: start, end), one row per request whose last unit was
+    dispatched (``r_i``: tenant, request; ``r_f``: first compute start, finish, busy seconds
+    in interval order, earliest start, latest end), and its working state: per tenant the
+    request in progress (``acc``: total, earliest, latest, start) and its queued
+    computations (``q``: start, end; tenant ``t``'s between ``qh[t]`` and ``qt[t]``, within
+    its units' ``off`` range), ``w_i`` = ``[parts, request rows, fetch ends all as
+    predicted, both runs in (start, end) order]``, ``w_f`` = ``[PE busy, DRAM busy, last
+    DRAM start, end, last PE start, end]``."""
+
+    p_i: np.ndarray
+    p_f: np.ndarray
+    r_i: np.ndarray
+    r_f: np.ndarray
+    acc: np.ndarray
+    q: np.ndarray
+    qh: np.ndarray
+    qt: np.ndarray
+    w_i: np.ndarray
+    w_f: np.ndarray
+
+
+def track(k: int, units: int, cap: int) -> Track:
+    """Empty ``Track`` outputs for ``k`` tenants of ``units`` units in all and about ``cap``
+    decisions (``resume`` grows them); ``cap = 0``: the smallest, for a run without it."""
+    parts = 2 * cap + 16 if cap else 0
+    return Track(np.empty((2, parts), np.int64), np.empty((2, parts)),
+                 np.empty((2, cap // 2 + 16 if cap else 0), np.int64),
+                 np.empty((5, cap // 2 + 16 if cap else 0)), np.zeros((k, 4)),
+                 np.zeros((2, units)), np.zeros(k, np.int64), np.zeros(k, np.int64),
+                 np.array([0, 0, 1, 1], np.int64),
+                 np.array([0.0, 0.0, -np.inf, -np.inf, -np.inf, -np.inf]))
+
+
+@jit.kernel(inline=True)
+def track_room(tr, head, tail):
+    """Whether the tracked outputs (``Track``) have room for one more decision: its parts
+    (at most one per in-flight unit, plus the free space) and a finished request."""
+    return (tr.w_i[0] + tail - head + 2 <= len(tr.p_f[0])) and tr.w_i[1] < len(tr.r_i[0])
+
+
+@jit.kernel(inline=True)
+def flush(tr, t, s):
+    """Add the queued computations of tenant ``t``'s request in progress that start before
+    ``s`` to its total (``Track.q``, in order)."""
+    acc, q, qh, qt = tr.acc, tr.q, tr.qh, tr.qt
+    while qh[t] < qt[t] and q[0][qh[t]] < s:
+        acc[t][0] += q[1][qh[t]] - q[0][qh[t]]
+        qh[t] += 1
+
+
+@jit.kernel(inline=True)
+def add_span(tr, t, s, e):
+    """Add DMA span ``(s, e)`` to the total of tenant ``t``'s request in progress, after
+    the queued computations of that request that start before ``s`` (the merge order of
+    ``npuweave.sim.intervals``: by start, DRAM first at the same start)."""
+    acc = tr.acc
+    flush(tr, t, s)
+    acc[t][0] += e - s
+    if s < acc[t][1]:
+        acc[t][1] = s
+    if e > acc[t][2]:
+        acc[t][2] = e
+
+
+@jit.kernel(inline=True)
+def in_order(w_f, at, s, e):
+    """Whether span ``(s, e)`` follows the last one of its run (``w_f[at:at + 2]``) in
+    (start, end) order; records it as the last."""
+    ok = not (s < w_f[at] or (s == w_f[at] and e < w_f[at + 1]))
+    w_f[at], w_f[at + 1] = s, e
+    return ok
+
+
+@jit.kernel(inline=True)
+def note(tr, t, n, m0, m1, last, off, o_int, o_float):
+    """Decision ``n`` (of tenant ``t``, its DMA parts in rows ``m0:m1`` of ``tr.p_f``) into
+    the run's totals (``Track``): busy seconds per resource in run order, and per request
+    its spans added in interval order (computations wait in a queue per tenant until a later
+    part of the same request starts after them), earliest start, latest end, first compute
+    start; a request's last unit writes its row. ``m1 < 0``: the fetch could not end."""
+    r, i = o_int[1][n], o_int[2][n]
+    fe, cs, ce = o_float[1][n], o_float[2][n], o_float[3][n]
+    w_i, w_f, acc = tr.w_i, tr.w_f, tr.acc
+    if i == 0:
+        acc[t][0], acc[t][1], acc[t][2], acc[t][3] = 0.0, np.inf, -np.inf, cs
+        tr.qh[t], tr.qt[t] = off[t], off[t]
+    if m1 < 0 or (m1 > m0 and tr.p_f[1][m1 - 1] != fe):
+        w_i[2] = 0  # the last part does not end at the predicted fetch end
+        m1 = m0
+    for p in range(m0, m1):
+        s, e = tr.p_f[0][p], tr.p_f[1][p]
+        if not in_order(w_f, 2, s, e):
+            w_i[3] = 0
+        w_f[1] += e - s
+        add_span(tr, t, s, e)
+    if not in_order(w_f, 4, cs, ce):
+        w_i[3] = 0
+    w_f[0] += ce - cs
+    if cs < acc[t][1]:
+        acc[t][1] = cs
+    if ce > acc[t][2]:
+        acc[t][2] = ce
+    tr.q[0][tr.qt[t]], tr.q[1][tr.qt[t]] = cs, ce
+    tr.qt[t] += 1
+    if last:
+        flush(tr, t, np.inf)
+        k = w_i[1]
+        tr.r_i[0][k], tr.r_i[1][k] = t, r
+        tr.r_f[0][k], tr.r_f[1][k], tr.r_f[2][k] = acc[t][3], ce, acc[t][0]
+        tr.r_f[3][k], tr.r_f[4][k] = acc[t][1], acc[t][2]
+        w_i[1] = k + 1
+    w_i[0] = m1
+
+
+def grown(tr: Track, live: int, wider: Callable[[np.ndarray], np.ndarray]) -> Track:
+    """``tr`` with its parts and request rows made ``wider`` where ``track_room`` would
+    stop (``live``: in-flight units now)."""
+    if tr.w_i[0] + live + 2 > tr.p_f.shape[1]:
+        tr = tr._replace(p_i=wider(tr.p_i), p_f=wider(tr.p_f))
+    if tr.w_i[1] == tr.r_i.shape[1]:
+        tr = tr._replace(r_i=wider(tr.r_i), r_f=wider(tr.r_f))
+    return tr
