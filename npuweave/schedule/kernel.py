@@ -259,6 +259,7 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
     tr = borrow(tr)
     t_m, t_c = clock[0], clock[1]
     head, tail, used = fl_at[0], fl_at[1], fl_at[2]
+    m, busy_pe, busy_dram = tr.w_i[0], tr.w_f[0], tr.w_f[1]
     nact = 0
     maxft = 0.0
     for t in range(k):
@@ -275,18 +276,21 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
                           t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head,
                           tail, bw, ev, ok, inh_now)
         u = off[t] + pos[t]
-        m0 = m1 = tr.w_i[0] if tracked else 0
+        m0 = m1 = m
         if tracked and size[u] > 0:  # the fetch's parts, from the in-flight list before it
+            # (each part's bytes go where its decision then goes: the result keeps no bytes)
             m1 = parts_of(size[u], free, t_m, fl_s, fl_c, head, tail, bw, tr.p_f[0],
-                          tr.p_f[1], tr.p_i[1], m0)
+                          tr.p_f[1], tr.p_j, m0)
             for p in range(m0, m1):
-                tr.p_i[0][p] = n
+                tr.p_j[p] = n
         head, tail, used, t_m, t_c = dispatch(t, n, o_int, o_float, fl_s, fl_c, fl_f, head,
                                               tail, used, t_m, t_c, free, off, size, comp,
                                               ftime, bw, pos, req, arrival, active, requests,
                                               window, has_window)
         if tracked:
-            note(tr, t, n, m0, m1, u + 1 == off[t + 1], off, o_int, o_float)
+            busy_pe, busy_dram = note(tr, t, n, m0, m1, u + 1 == off[t + 1], off, o_int,
+                                      o_float, busy_pe, busy_dram)
+            m = m1 if m1 >= m0 else m0
         n += 1
         if not active[t]:
             nact -= 1
@@ -294,6 +298,7 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
             for v in range(k):
                 if active[v]:
                     maxft = max(maxft, mft[v])
+    tr.w_i[0], tr.w_f[0], tr.w_f[1] = m, busy_pe, busy_dram
     clock[0], clock[1] = t_m, t_c
     fl_at[0], fl_at[1], fl_at[2] = head, tail, used
     return n
@@ -341,7 +346,9 @@ def _run(board, failsafe: bool, requests: int | None, window_s: float | None, ca
               bool(failsafe), flat.active, flat.pos, flat.req, flat.arrival, flat.clock,
               flat.fl_at)
     loop = loop_end(requests, window_s)
-    tr = track(flat.k, len(flat.size), cap if tracked else 0)
+    units = min(len(x) for x in b.size) if b.size else 1
+    tr = track(flat.k, len(flat.size), cap, cap // max(units, 1)) if tracked else track(
+        flat.k, len(flat.size), 0, 0)
     out = resume(lambda fl, o_int, o_float, n, tr: run(*tables, *fl, *loop, o_int, o_float,
                                                        n, *work, tracked, tr), flat, cap, tr)
     return out if tracked else out[:7]

@@ -152,10 +152,9 @@ def _intervals(tenants: Sequence[Tenant], policy: Policy, board: Board, how: str
             if not tr.w_i[2]:
                 return None
             m, rows = int(tr.w_i[0]), int(tr.w_i[1])
-            parts = Parts(tr.p_i[0][:m], tr.p_f[0][:m], tr.p_f[1][:m])
-            work = (work_of_requests(len(labels), tr.r_i[0][:rows], tr.r_i[1][:rows],
-                                     tr.r_f[:, :rows], tr.w_f[:2].copy())
-                    if tr.w_i[3] else None)  # out of order: the merge decides
+            parts = Parts(tr.p_j[:m], tr.p_f[0][:m], tr.p_f[1][:m])
+            work = work_of_requests(len(labels), tr.r_i[0][:rows], tr.r_i[1][:rows],
+                                    tr.r_f[:, :rows], tr.w_f)
             return interval_columns(labels, units, (t, r, i, cs, ce), parts, work)
     t, r, i, fs, fe, cs, ce = plan_arrays(policy, board, loop.requests, loop.window_s, how)
     off, flat = board.tables.flat()[:2]

@@ -145,12 +145,11 @@ class IntervalColumns(Sequence[Interval]):
     def request_spans(self, tenant: int, request: int) -> tuple[np.ndarray, np.ndarray]:
         """``(start_s, end_s)`` of one request's intervals, in interval order."""
         w = self.work()
-        pe, dram = self.pe, self.dram
         if w.in_order and not self._cols and 0 <= request < w.span:
             # each run sorted by start: the request's rows lie among the rows that start
             # within its reach; merge those alone
             k = tenant * w.span + request
-            pe = _within(pe, w.lo[k], w.hi[k])
+            pe = _within(self.pe, w.lo[k], w.hi[k])
             dram = self._dram_within(w.lo[k], w.hi[k])
             _, ten, req, _, s, e = _merge_runs(pe, dram)
         else:
