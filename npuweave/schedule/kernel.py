@@ -267,7 +267,7 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
             nact += 1
             maxft = max(maxft, mft[t])
     while nact > 0 and has_room(n, o_int, fl_s, head, tail) and (
-            not tracked or track_room(tr, head, tail)):
+            not tracked or track_room(tr, m, head, tail)):
         free = buf - used
         if failsafe and nact > 1:  # choose_lw's failsafe branch, without its ~25 arguments
             t = fcfs(k, active, pos, arrival)  # (a call as plain Python costs ~1 us)

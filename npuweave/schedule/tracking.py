@@ -62,10 +62,11 @@ def track(k: int, units: int, cap: int, requests: int) -> Track:
 
 
 @jit.kernel(inline=True)
-def track_room(tr, head, tail):
-    """Whether the tracked outputs (``Track``) have room for one more decision: its parts
-    (at most one per in-flight unit, plus the free space) and a finished request."""
-    return (tr.w_i[0] + tail - head + 2 <= len(tr.p_f[0])) and tr.w_i[1] < len(tr.r_i[0])
+def track_room(tr, m, head, tail):
+    """Whether the tracked outputs (``Track``, ``m`` parts written) have room for one more
+    decision: its parts (at most one per in-flight unit, plus the free space) and a
+    finished request."""
+    return m + tail - head + 2 <= len(tr.p_j) and tr.w_i[1] < len(tr.r_i[0])
 
 
 @jit.kernel(inline=True)
