@@ -43,7 +43,7 @@ from npuweave.metrics.common import (
     standalone_of,
 )
 from npuweave.metrics.index import IntervalIndex, as_index
-from npuweave.metrics.request_index import RequestIndex, as_requests
+from npuweave.metrics.request_index import RequestIndex, as_requests, first_seen
 
 Intervals = Iterable[IntervalLike] | IntervalIndex | None
 
@@ -156,8 +156,8 @@ def stp_per_tenant(
     single = standalone_of(standalone)
     index = as_index(intervals) if intervals is not None else None
     done = _progress(req, t0, t1, index)
-    return {tenant: done[k] * single(_first(req, k)) / (t1 - t0)
-            for k, tenant in enumerate(req.tenants)}
+    first = req.first_singles(single)
+    return {tenant: done[k] * first[k] / (t1 - t0) for k, tenant in enumerate(req.tenants)}
 
 
 def stp(
@@ -203,10 +203,8 @@ def ntt_per_tenant(
     req = as_requests(requests)
     t0, t1 = resolve_window(window, req)
     inside = (t0 <= req.arrival_s) & (req.arrival_s < t1)
-    # tenants in the order their first request inside the window appears
-    codes, first = np.unique(req.tenant[inside], return_index=True)
     out = {}
-    for k in codes[np.argsort(first)].tolist():
+    for k in first_seen(req.tenant[inside]):  # in the order of their first request inside
         rows = req.rows(k)
         out[req.tenants[k]] = core.antt(_ntts(req, standalone, rows[inside[rows]]))
     return out
