@@ -78,26 +78,33 @@ def progress(
 def _shares(req: RequestIndex, t0: float, t1: float, index: IntervalIndex | None) -> np.ndarray:
     """Each request's share of its work inside ``[t0, t1]`` (see ``progress``), in record
     order; only requests straddling the window read their intervals."""
-    start, finish = req.start_s, req.finish_s
-    span = finish - start
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(span <= 0, ((t0 <= finish) & (finish <= t1)).astype(np.float64),
-                         np.maximum(0.0, np.minimum(finish, t1) - np.maximum(start, t0)) / span)
     if index is None:
-        return share
+        return _span_shares(req.start_s, req.finish_s, t0, t1)
     total, lo, hi = index.work_of(req.tenants, req.tenant, req.request)
     # a request whose busy spans all lie inside counts whole (its clipped sum / total is
-    # exactly 1), one whose spans all lie outside counts 0 (every clipped term is 0)
+    # exactly 1), one whose spans all lie outside counts 0 (every clipped term is 0); one
+    # without busy time by its span
     known = (total > 0) & (lo <= hi)
     whole = known & (t0 <= lo) & (hi <= t1)
     out = known & ((hi <= t0) | (lo >= t1))
-    share[whole] = 1.0
-    share[out] = 0.0
+    share = (whole & ~out).astype(np.float64)  # outside wins where both hold (a point)
+    idle = np.flatnonzero(~(total > 0))
+    if idle.size:
+        share[idle] = _span_shares(req.start_s[idle], req.finish_s[idle], t0, t1)
     names, tenant, request = req.tenants, req.tenant, req.request
     for j in np.flatnonzero((total > 0) & ~whole & ~out).tolist():
         inside = index.work_inside(names[tenant[j]], int(request[j]), t0, t1)
         share[j] = inside / total[j]
     return share
+
+
+def _span_shares(start: np.ndarray, finish: np.ndarray, t0: float, t1: float) -> np.ndarray:
+    """The share of each ``[start, finish]`` inside ``[t0, t1]`` (a point span: 1 when it
+    lies inside, else 0)."""
+    span = finish - start
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(span <= 0, ((t0 <= finish) & (finish <= t1)).astype(np.float64),
+                        np.maximum(0.0, np.minimum(finish, t1) - np.maximum(start, t0)) / span)
 
 
 def _progress(req: RequestIndex, t0: float, t1: float,
@@ -203,10 +210,11 @@ def ntt_per_tenant(
     req = as_requests(requests)
     t0, t1 = resolve_window(window, req)
     inside = (t0 <= req.arrival_s) & (req.arrival_s < t1)
+    single = standalone_of(standalone)  # one function: its lookups are kept per index
     out = {}
     for k in first_seen(req.tenant[inside]):  # in the order of their first request inside
         rows = req.rows(k)
-        out[req.tenants[k]] = core.antt(_ntts(req, standalone, rows[inside[rows]]))
+        out[req.tenants[k]] = core.antt(_ntts(req, single, rows[inside[rows]]))
     return out
 
 

@@ -108,6 +108,8 @@ class RequestIndex(Sequence[Any]):
                 f = finish.tolist()
                 order = np.array([i for per in rows for i in sorted(per, key=f.__getitem__)],
                                  np.int64)
+            elif _in_order(tenant, finish):  # a closed loop's records, by tenant and request
+                order = np.arange(tenant.size)
             else:
                 order = np.lexsort((finish, tenant))  # stable: ties keep record order
             bounds = np.searchsorted(tenant[order], np.arange(len(self.tenants) + 1))
@@ -193,6 +195,12 @@ def first_seen(codes: np.ndarray) -> list[int]:
         return np.flatnonzero(np.bincount(codes)).tolist()
     present, first = np.unique(codes, return_index=True)
     return present[np.argsort(first)].tolist()
+
+
+def _in_order(tenant: np.ndarray, finish: np.ndarray) -> bool:
+    """Whether rows are already by tenant code, then finish (a stable sort keeps them)."""
+    same = tenant[1:] == tenant[:-1]
+    return bool(((tenant[1:] > tenant[:-1]) | (same & (finish[1:] >= finish[:-1]))).all())
 
 
 def as_requests(requests: Any) -> RequestIndex:
