@@ -279,8 +279,8 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
         m0 = m1 = m
         if tracked and size[u] > 0:  # the fetch's parts, from the in-flight list before it
             # (each part's bytes go where its decision then goes: the result keeps no bytes)
-            m1 = parts_of(size[u], free, t_m, fl_s, fl_c, head, tail, bw, tr.p_f[0],
-                          tr.p_f[1], tr.p_j, m0)
+            m1 = parts_of(size[u], free, t_m, fl_s, fl_c, head, tail, bw, tr.p_s, tr.p_e,
+                          tr.p_j, m0)
             for p in range(m0, m1):
                 tr.p_j[p] = n
         head, tail, used, t_m, t_c = dispatch(t, n, o_int, o_float, fl_s, fl_c, fl_f, head,

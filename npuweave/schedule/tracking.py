@@ -28,7 +28,7 @@ from npuweave.schedule import jit
 
 class Track(NamedTuple):
     """What ``run_kernel`` records with ``tracked``, besides the decisions: the DMA parts
-    (``p_j``: decision; ``p_f``: start, end), one row per request whose last unit was
+    (``p_j``: decision; ``p_s``, ``p_e``: start, end), one row per request whose last unit was
     dispatched (``r_i``: tenant, request; ``r_f``: first compute start, finish, busy seconds
     in interval order, earliest start, latest end), and its working state: per tenant the
     request in progress (``acc``: total, earliest, latest, start) and its queued
@@ -37,7 +37,8 @@ class Track(NamedTuple):
     predicted]``, ``w_f`` = ``[PE busy, DRAM busy]``."""
 
     p_j: np.ndarray
-    p_f: np.ndarray
+    p_s: np.ndarray
+    p_e: np.ndarray
     r_i: np.ndarray
     r_f: np.ndarray
     acc: np.ndarray
@@ -55,8 +56,8 @@ def track(k: int, units: int, cap: int, requests: int) -> Track:
     touch), so nothing is kept that the fast path can recompute."""
     parts = 2 * cap + 16 if cap else 0
     rows = requests + 16 if cap else 0
-    return Track(np.empty(parts, np.int64), np.empty((2, parts)), np.empty((2, rows), np.int64),
-                 np.empty((5, rows)), np.zeros((k, 4)),
+    return Track(np.empty(parts, np.int64), np.empty(parts), np.empty(parts),
+                 np.empty((2, rows), np.int64), np.empty((5, rows)), np.zeros((k, 4)),
                  np.zeros((2, units)), np.zeros(k, np.int64), np.zeros(k, np.int64),
                  np.array([0, 0, 1], np.int64), np.zeros(2))
 
@@ -97,7 +98,7 @@ def add_span(tr, t, s, e):
 
 @jit.kernel(inline=True)
 def note(tr, t, n, m0, m1, last, off, o_int, o_float, busy_pe, busy_dram):
-    """Decision ``n`` (of tenant ``t``, its DMA parts in rows ``m0:m1`` of ``tr.p_f``) into
+    """Decision ``n`` (of tenant ``t``, its DMA parts in rows ``m0:m1`` of ``tr.p_s``, ``tr.p_e``) into
     the run's totals: per request its spans added in interval order (computations wait in
     a queue per tenant until a later part of the same request starts after them), earliest
     start, latest end, first compute start; a request's last unit writes its row. Returns
@@ -113,11 +114,11 @@ def note(tr, t, n, m0, m1, last, off, o_int, o_float, busy_pe, busy_dram):
     if i == 0:
         acc[t, 0], acc[t, 1], acc[t, 2], acc[t, 3] = 0.0, np.inf, -np.inf, cs
         tr.qh[t], tr.qt[t] = off[t], off[t]
-    if m1 < 0 or (m1 > m0 and tr.p_f[1, m1 - 1] != fe):
+    if m1 < 0 or (m1 > m0 and tr.p_e[m1 - 1] != fe):
         tr.w_i[2] = 0  # the last part does not end at the predicted fetch end
         m1 = m0
     for p in range(m0, m1):
-        s, e = tr.p_f[0, p], tr.p_f[1, p]
+        s, e = tr.p_s[p], tr.p_e[p]
         busy_dram += e - s
         add_span(tr, t, s, e)
     busy_pe += ce - cs
@@ -141,8 +142,8 @@ def note(tr, t, n, m0, m1, last, off, o_int, o_float, busy_pe, busy_dram):
 def grown(tr: Track, live: int, wider: Callable[[np.ndarray], np.ndarray]) -> Track:
     """``tr`` with its parts and request rows made ``wider`` where ``track_room`` would
     stop (``live``: in-flight units now)."""
-    if tr.w_i[0] + live + 2 > tr.p_f.shape[1]:
-        tr = tr._replace(p_j=wider(tr.p_j), p_f=wider(tr.p_f))
+    if tr.w_i[0] + live + 2 > tr.p_j.shape[0]:
+        tr = tr._replace(p_j=wider(tr.p_j), p_s=wider(tr.p_s), p_e=wider(tr.p_e))
     if tr.w_i[1] == tr.r_i.shape[1]:
         tr = tr._replace(r_i=wider(tr.r_i), r_f=wider(tr.r_f))
     return tr

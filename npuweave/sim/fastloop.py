@@ -152,7 +152,7 @@ def _intervals(tenants: Sequence[Tenant], policy: Policy, board: Board, how: str
             if not tr.w_i[2]:
                 return None
             m, rows = int(tr.w_i[0]), int(tr.w_i[1])
-            parts = Parts(tr.p_j[:m], tr.p_f[0][:m], tr.p_f[1][:m])
+            parts = Parts(tr.p_j[:m], tr.p_s[:m], tr.p_e[:m])
             work = work_of_requests(len(labels), tr.r_i[0][:rows], tr.r_i[1][:rows],
                                     tr.r_f[:, :rows], tr.w_f)
             return interval_columns(labels, units, (t, r, i, cs, ce), parts, work)
