@@ -19,39 +19,6 @@ from npuweave.schedule.jit import kernel as _jit
 from npuweave.schedule.jit import loaded
 
 
-@_jit(inline=True)
-def parts_of(sz, free, start, fl_s, fl_c, head, tail, bw, p_s, p_e, p_b, m):
-    """The DMA parts of one fetch of ``sz > 0`` bytes that starts at ``start`` with ``free``
-    bytes free and the in-flight list ``head:tail``, written to ``p_s, p_e, p_b`` (start,
-    end, bytes) from row ``m``: first the free space, then a part per in-flight unit as it
-    frees its bytes. Returns the row after the last part, or -1 when the list frees too
-    little (the fetch cannot end). The one part walker: the replay below and the closed-loop
-    kernel (``npuweave.schedule.kernel.run_kernel``) both call it."""
-    if sz <= free:
-        p_s[m], p_e[m], p_b[m] = start, start + sz / bw, sz
-        return m + 1
-    if free > 0:
-        end = start + free / bw
-        p_s[m], p_e[m], p_b[m] = start, end, free
-        m += 1
-        start = end
-    need = sz - free
-    for k in range(head, tail):
-        s = fl_s[k]
-        c = fl_c[k]
-        if start < c:
-            start = c
-        part = need if need <= s else s
-        end = start + part / bw
-        p_s[m], p_e[m], p_b[m] = start, end, part
-        m += 1
-        if need <= s:
-            return m
-        need -= s
-        start = end
-    return -1
-
-
 @_jit
 def _parts(t, r, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_t, o_r, o_u, o_s, o_e,
            o_b):
@@ -68,13 +35,38 @@ def _parts(t, r, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_t, o_r, o_
     for j in range(n):
         sz = sizes[off[t[j]] + i[j]]
         if sz > 0:
-            end = parts_of(sz, buf - used, fs[j], fl_s, fl_c, head, tail, bw, o_s, o_e, o_b, m)
-            if end < 0:
-                return m, False
-            for p in range(m, end):
-                o_t[p], o_r[p], o_u[p] = t[j], r[j], i[j]
-            m = end
-            if o_e[m - 1] != fe[j]:
+            free = buf - used
+            start = fs[j]
+            if sz <= free:
+                end = start + sz / bw
+                o_t[m], o_r[m], o_u[m], o_s[m], o_e[m], o_b[m] = t[j], r[j], i[j], start, end, sz
+                m += 1
+            else:
+                if free > 0:
+                    end = start + free / bw
+                    o_t[m], o_r[m], o_u[m], o_s[m], o_e[m], o_b[m] = t[j], r[j], i[j], start, \
+                        end, free
+                    m += 1
+                    start = end
+                need = sz - free
+                k = head
+                end = np.inf
+                while k < tail:
+                    s = fl_s[k]
+                    c = fl_c[k]
+                    if start < c:
+                        start = c
+                    part = need if need <= s else s
+                    end = start + part / bw
+                    o_t[m], o_r[m], o_u[m], o_s[m], o_e[m], o_b[m] = t[j], r[j], i[j], start, \
+                        end, part
+                    m += 1
+                    if need <= s:
+                        break
+                    need -= s
+                    start = end
+                    k += 1
+            if end != fe[j]:
                 ok = False
         while head < tail and fl_c[head] <= fe[j]:
             used -= fl_s[head]

@@ -28,9 +28,7 @@ from npuweave.schedule import jit
 from npuweave.schedule.base import EPS
 from npuweave.schedule.board import concatenated
 from npuweave.schedule.buffer import commit_in_place, fetch_end, fetch_window, in_flight, room
-from npuweave.schedule.fetchparts import parts_of
 from npuweave.schedule.jit import borrow
-from npuweave.schedule.tracking import Track, grown, note, track, track_room
 
 # EPS is read as a compile-time constant by numba (the same value as npuweave.schedule.base)
 
@@ -238,13 +236,11 @@ def dispatch(t, n, o_int, o_float, fl_s, fl_c, fl_f, head, tail, used, t_m, t_c,
 @jit.kernel
 def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, failsafe,
                active, pos, req, arrival, clock, fl_at, fl_s, fl_c, fl_f, requests, window,
-               has_window, o_int, o_float, n, ev, ok, inh_now, tracked, tr):
+               has_window, o_int, o_float, n, ev, ok, inh_now):
     """Run the board from decision ``n`` until it is done or its arrays are full
     (``has_room``); return the new ``n``. The state lives in the arrays passed in, updated
     in place (``clock`` = ``[t_m, t_c]``, ``fl_at`` = ``[head, tail, used]``, as
-    ``flat_board`` makes them); ``resume`` grows what is full and calls again. With
-    ``tracked``, each decision's DMA parts and the run's totals go to ``tr`` (``Track``) in
-    the same pass (``note``).
+    ``flat_board`` makes them); ``resume`` grows what is full and calls again.
 
     One function for the whole loop (choice, then ``dispatch``) because a call per decision
     from Python would cost more than the decision itself. Every array is the caller's
@@ -256,18 +252,15 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
     compute_kind, active, pos, req, arrival, ok = borrow(
         (compute_kind, active, pos, req, arrival, ok))
     o_int, o_float, ev, inh_now = borrow((o_int, o_float, ev, inh_now))
-    tr = borrow(tr)
     t_m, t_c = clock[0], clock[1]
     head, tail, used = fl_at[0], fl_at[1], fl_at[2]
-    m, busy_pe, busy_dram = tr.w_i[0], tr.w_f[0], tr.w_f[1]
     nact = 0
     maxft = 0.0
     for t in range(k):
         if active[t]:
             nact += 1
             maxft = max(maxft, mft[t])
-    while nact > 0 and has_room(n, o_int, fl_s, head, tail) and (
-            not tracked or track_room(tr, m, head, tail)):
+    while nact > 0 and has_room(n, o_int, fl_s, head, tail):
         free = buf - used
         if failsafe and nact > 1:  # choose_lw's failsafe branch, without its ~25 arguments
             t = fcfs(k, active, pos, arrival)  # (a call as plain Python costs ~1 us)
@@ -275,22 +268,10 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
             t = choose_lw(k, active, nact, pos, off, arrival, False, failsafe, compute_kind,
                           t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head,
                           tail, bw, ev, ok, inh_now)
-        u = off[t] + pos[t]
-        m0 = m1 = m
-        if tracked and size[u] > 0:  # the fetch's parts, from the in-flight list before it
-            # (each part's bytes go where its decision then goes: the result keeps no bytes)
-            m1 = parts_of(size[u], free, t_m, fl_s, fl_c, head, tail, bw, tr.p_s, tr.p_e,
-                          tr.p_j, m0)
-            for p in range(m0, m1):
-                tr.p_j[p] = n
         head, tail, used, t_m, t_c = dispatch(t, n, o_int, o_float, fl_s, fl_c, fl_f, head,
                                               tail, used, t_m, t_c, free, off, size, comp,
                                               ftime, bw, pos, req, arrival, active, requests,
                                               window, has_window)
-        if tracked:
-            busy_pe, busy_dram = note(tr, t, n, m0, m1, u + 1 == off[t + 1], off, o_int,
-                                      o_float, busy_pe, busy_dram)
-            m = m1 if m1 >= m0 else m0
         n += 1
         if not active[t]:
             nact -= 1
@@ -298,7 +279,6 @@ def run_kernel(k, off, size, comp, ftime, inh, compute_kind, mft, buf, bw, fails
             for v in range(k):
                 if active[v]:
                     maxft = max(maxft, mft[v])
-    tr.w_i[0], tr.w_f[0], tr.w_f[1] = m, busy_pe, busy_dram
     clock[0], clock[1] = t_m, t_c
     fl_at[0], fl_at[1], fl_at[2] = head, tail, used
     return n
@@ -319,21 +299,6 @@ def run_board_arrays(board, failsafe: bool, requests: int | None, window_s: floa
     """``run_board`` as arrays: ``tenant, request, unit, fs, fe, cs, ce`` (one row per
     decision). Without numba (or with ``plain``) the same loop runs as plain Python on lists
     (``as_lists``)."""
-    return _run(board, failsafe, requests, window_s, cap, plain, False)[:7]
-
-
-def run_board_tracked(board, failsafe: bool, requests: int | None, window_s: float | None,
-                      cap: int) -> tuple[np.ndarray, ...] | None:
-    """``run_board_arrays`` and, from the same pass, the run's DMA parts and totals: the
-    seven decision columns followed by the final ``Track``. None without the compiled
-    kernels (as plain Python the separate replay is faster)."""
-    if not jit.compile():
-        return None
-    return _run(board, failsafe, requests, window_s, cap, False, True)
-
-
-def _run(board, failsafe: bool, requests: int | None, window_s: float | None, cap: int,
-         plain: bool, tracked: bool) -> tuple:
     compiled = jit.compile() and not plain
     b = board
     flat = flat_board(b, cap)
@@ -346,12 +311,8 @@ def _run(board, failsafe: bool, requests: int | None, window_s: float | None, ca
               bool(failsafe), flat.active, flat.pos, flat.req, flat.arrival, flat.clock,
               flat.fl_at)
     loop = loop_end(requests, window_s)
-    units = min(len(x) for x in b.size) if b.size else 1
-    tr = track(flat.k, len(flat.size), cap, cap // max(units, 1)) if tracked else track(
-        flat.k, len(flat.size), 0, 0)
-    out = resume(lambda fl, o_int, o_float, n, tr: run(*tables, *fl, *loop, o_int, o_float,
-                                                       n, *work, tracked, tr), flat, cap, tr)
-    return out if tracked else out[:7]
+    return resume(lambda fl, o_int, o_float, n: run(*tables, *fl, *loop, o_int, o_float, n,
+                                                    *work), flat, cap)
 
 
 def as_lists(arrays):
@@ -415,29 +376,24 @@ def loop_end(requests: int | None, window_s: float | None) -> tuple[int, float, 
             0.0 if window_s is None else float(window_s), window_s is not None)
 
 
-def resume(run: Callable[..., int], flat: FlatBoard, cap: int,
-           tr: Track | None = None) -> tuple:
+def resume(run: Callable[..., int], flat: FlatBoard, cap: int) -> tuple[np.ndarray, ...]:
     """Call ``run(fl, o_int, o_float, n)`` (a compiled loop from decision ``n``) until the
     board is done, growing the outputs or the in-flight arrays whenever the loop stops on
     them (``has_room``); return ``tenant, request, unit, fs, fe, cs, ce``. A board of lists
-    (``as_lists``) gets list columns. With ``tr`` (a ``Track``), ``run`` takes it as a fifth
-    argument, grows it too (``track_room``) and the final one follows the columns."""
+    (``as_lists``) gets list columns."""
     o_int, o_float = columns(max(cap, 1), isinstance(flat.active, list))
     fl = flat.fl
     n = 0
     while True:
-        n = run(fl, o_int, o_float, n) if tr is None else run(fl, o_int, o_float, n, tr)
+        n = run(fl, o_int, o_float, n)
         if not any(flat.active):
             break
         if n == len(o_int[0]):  # the decision count was underestimated (time windows)
             o_int, o_float = _wider(o_int), _wider(o_float)
         if flat.fl_at[0] == 0 and flat.fl_at[1] == len(fl[0]):
             fl = tuple(_wider(a) for a in fl)
-        if tr is not None:
-            tr = grown(tr, int(flat.fl_at[1] - flat.fl_at[0]), _wider)
-    cols = (*(_column(c, n, np.int64) for c in o_int),
+    return (*(_column(c, n, np.int64) for c in o_int),
             *(_column(c, n, np.float64) for c in o_float))
-    return cols if tr is None else (*cols, tr)
 
 
 def _column(c, n: int, dtype: type) -> np.ndarray:

@@ -26,7 +26,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from npuweave.errors import ConfigError
-from npuweave.schedule import kernel
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board
 from npuweave.schedule.fetchparts import replay_parts
@@ -34,13 +33,7 @@ from npuweave.schedule.jit import loaded as kernel_loaded
 from npuweave.schedule.plan import choose_path, plan_arrays, start_streams
 from npuweave.schedule.protocol import LayerBase, Policy
 from npuweave.sim.arrival_processes import ClosedLoop
-from npuweave.sim.intervals import (
-    IntervalColumns,
-    Parts,
-    RunWork,
-    interval_columns,
-    work_of_requests,
-)
+from npuweave.sim.intervals import RunWork, interval_columns
 from npuweave.sim.result import RequestColumns, SimResult
 
 #: Environment variable that forces the closed-loop path: ``auto`` (default), ``fast``, ``engine``.
@@ -115,12 +108,14 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     notes = start_streams(board, policy, loop.requests, loop.window_s)
     left = sum(board.excluded) if loop.first() else 0
     how = choose_path("auto", policy, board, loop.requests, loop.window_s)
-    labels = tuple(x.label for x in tenants)
-    intervals = _intervals(tenants, policy, board, how, loop,
-                           _decisions(tenants, dram_bw, loop))
-    if intervals is None:
+    t, r, i, fs, fe, cs, ce = plan_arrays(policy, board, loop.requests, loop.window_s, how)
+    off, flat = board.tables.flat()[:2]
+    parts = replay_parts(t, r, i, off, flat, fs, fe, ce, board.buf, board.bw)
+    if parts is None:
         return None
-    ce = intervals.pe[4]
+    labels = tuple(x.label for x in tenants)
+    intervals = interval_columns(labels, [x.units for x in tenants], (t, r, i, cs, ce),
+                                 parts[:5])
     makespan = float(ce[-1]) if len(ce) else 0.0
     if left:
         notes.append(NEVER_RUN.format(left))
@@ -128,40 +123,11 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     plan_how = (f"the compiled {name} kernel" if how == "kernel" and kernel_loaded()
                 else f"the {name} kernel as plain Python" if how == "kernel"
                 else "the Python policy loop")
-    work = intervals.work()  # per-request ends and the busy totals
+    work = intervals.work()  # one pass: per-request ends and the busy totals
     return SimResult(intervals, _requests(tenants, work), makespan, float(work.busy[0]),
                      float(work.busy[1]), tuple(notes), policy.name,
                      labels, f"closed-loop fast path: planned by {plan_how}, DMA parts "
                      "replayed (a layer-wise policy that only selects)")
-
-
-def _intervals(tenants: Sequence[Tenant], policy: Policy, board: Board, how: str,
-               loop: ClosedLoop, cap: int) -> IntervalColumns | None:
-    """The run's intervals, or None when a replayed fetch does not end at its predicted
-    time. Layerweaver's compiled kernel records the DMA parts and the per-request totals in
-    its own pass (``kernel.run_board_tracked``); other paths plan, then replay the parts
-    (``replay_parts``) and total them on first use (``IntervalColumns.work``)."""
-    labels = tuple(x.label for x in tenants)
-    units = [x.units for x in tenants]
-    if how == "kernel" and getattr(policy, "run_compiled", None) is None:
-        # the kernel path runs Layerweaver's loop here (``plan.compiled_arrays``)
-        out = kernel.run_board_tracked(board, policy.failsafe,  # type: ignore[attr-defined]
-                                       loop.requests, loop.window_s, cap)
-        if out is not None:
-            t, r, i, _, _, cs, ce, tr = out
-            if not tr.w_i[2]:
-                return None
-            m, rows = int(tr.w_i[0]), int(tr.w_i[1])
-            parts = Parts(tr.p_j[:m], tr.p_s[:m], tr.p_e[:m])
-            work = work_of_requests(len(labels), tr.r_i[0][:rows], tr.r_i[1][:rows],
-                                    tr.r_f[:, :rows], tr.w_f)
-            return interval_columns(labels, units, (t, r, i, cs, ce), parts, work)
-    t, r, i, fs, fe, cs, ce = plan_arrays(policy, board, loop.requests, loop.window_s, how)
-    off, flat = board.tables.flat()[:2]
-    parts = replay_parts(t, r, i, off, flat, fs, fe, ce, board.buf, board.bw)
-    if parts is None:
-        return None
-    return interval_columns(labels, units, (t, r, i, cs, ce), parts[:5])
 
 
 def _requests(tenants: Sequence[Tenant], work: RunWork) -> RequestColumns:

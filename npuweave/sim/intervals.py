@@ -38,8 +38,8 @@ class IntervalColumns(Sequence[Interval]):
     ----------
     resources, tenants : names by code (``resource[i]`` indexes ``resources``).
     units : per tenant code, the unit names (``unit[i]`` indexes ``units[tenant[i]]``).
-    pe, dram : the runs: ``(tenant, request, unit, start_s, end_s)`` arrays (``dram`` built
-        on first use when ``interval_columns`` was given ``Parts``).
+    pe, dram : the runs as given to ``interval_columns``: ``(tenant, request, unit, start_s,
+        end_s)`` arrays.
     resource, tenant, request, unit : integer codes; ``request`` is the index within its tenant.
     start_s, end_s : float64 seconds.
 
@@ -61,25 +61,10 @@ class IntervalColumns(Sequence[Interval]):
     tenants: tuple[str, ...]
     units: tuple[tuple[str, ...], ...]
     pe: tuple[np.ndarray, ...]
-    dram_given: tuple[np.ndarray, ...] | Parts
-    work_given: RunWork | None = None
+    dram: tuple[np.ndarray, ...]
     _cols: list[tuple[np.ndarray, ...]] = field(default_factory=list, init=False, repr=False)
-    _dram: list[tuple[np.ndarray, ...]] = field(default_factory=list, init=False, repr=False)
     _work: list[RunWork] = field(default_factory=list, init=False, repr=False)
     _rows: list[tuple[Interval, ...]] = field(default_factory=list, init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        if self.work_given is not None:
-            self._work.append(self.work_given)
-
-    @property
-    def dram(self) -> tuple[np.ndarray, ...]:
-        """The DRAM run as ``(tenant, request, unit, start_s, end_s)`` arrays."""
-        if not self._dram:
-            given = self.dram_given
-            self._dram.append(_gathered(self.pe, given, 0, len(given.row))
-                              if isinstance(given, Parts) else tuple(given))
-        return self._dram[0]
 
     def _merged(self) -> tuple[np.ndarray, ...]:
         """``resource, tenant, request, unit, start_s, end_s``, merged once, then kept."""
@@ -150,7 +135,7 @@ class IntervalColumns(Sequence[Interval]):
             # within its reach; its rows of each run, DRAM first, in a stable sort by start
             # are their merge (as ``_sort_into`` orders runs in order)
             k = tenant * w.span + request
-            runs = (self._dram_within(w.lo[k], w.hi[k]), _within(self.pe, w.lo[k], w.hi[k]))
+            runs = [_within(run, w.lo[k], w.hi[k]) for run in (self.dram, self.pe)]
             picks = [(run[0] == tenant) & (run[1] == request) for run in runs]
             s = np.concatenate([run[3][p] for run, p in zip(runs, picks)])
             e = np.concatenate([run[4][p] for run, p in zip(runs, picks)])
@@ -160,18 +145,8 @@ class IntervalColumns(Sequence[Interval]):
         pick = (ten == tenant) & (req == request)
         return s[pick], e[pick]
 
-    def _dram_within(self, lo: float, hi: float) -> tuple[np.ndarray, ...]:
-        """``_within`` of the DRAM run, gathering only those rows from ``Parts``."""
-        given = self.dram_given
-        if self._dram or not isinstance(given, Parts):
-            return _within(self.dram, lo, hi)
-        a, b = _bounds(given.start_s, lo, hi)
-        return _gathered(self.pe, given, a, b)
-
     def __len__(self) -> int:
-        given = self.dram_given
-        n_dram = len(given.row) if isinstance(given, Parts) else len(given[3])
-        return int(self.pe[3].shape[0] + n_dram)
+        return int(self.pe[3].shape[0] + self.dram[3].shape[0])
 
     @overload
     def __getitem__(self, i: int) -> Interval: ...
@@ -212,19 +187,8 @@ class IntervalColumns(Sequence[Interval]):
         return names[res], tenants[ten], req, unit, start, end
 
 
-class Parts(NamedTuple):
-    """A DRAM run given by the PE row each part belongs to (a closed loop's PE rows are its
-    decisions, and every part moves one decision's weights): the part's tenant, request and
-    unit are that row's, read on first use."""
-
-    row: np.ndarray
-    start_s: np.ndarray
-    end_s: np.ndarray
-
-
 def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
-                     pe: Sequence[np.ndarray], dram: Sequence[np.ndarray] | Parts,
-                     work: RunWork | None = None) -> IntervalColumns:
+                     pe: Sequence[np.ndarray], dram: Sequence[np.ndarray]) -> IntervalColumns:
     """Columns of a single-NPU run, in the order the engine's result lists them.
 
     ``pe`` and ``dram`` are ``(tenant, request, unit, start_s, end_s)`` arrays, the PE rows in
@@ -232,8 +196,6 @@ def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
     The rows are sorted by start, DRAM before PE at the same start, then by end; ties keep
     that input order (a stable sort, as the engine's result does). The sort is done on first
     use: the closed-loop metrics read the per-request totals (``request_work``) instead.
-    ``dram`` may be ``Parts``; ``work``, when given, is the runs' ``RunWork`` (computed by
-    whoever made the runs, as ``IntervalColumns.work`` would).
 
     Examples
     --------
@@ -244,7 +206,7 @@ def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
     [('DRAM', 0.0), ('PE', 1.0)]
     """
     return IntervalColumns(RESOURCES, tuple(tenants), tuple(tuple(u) for u in units),
-                           tuple(pe), dram if isinstance(dram, Parts) else tuple(dram), work)
+                           tuple(pe), tuple(dram))
 
 
 def _merge_runs(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
@@ -264,35 +226,9 @@ def _merge_runs(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray]) -> tuple[n
 
 def _within(run: Sequence[np.ndarray], lo: float, hi: float) -> tuple[np.ndarray, ...]:
     """The rows of a run sorted by start that start in ``[lo, hi]`` (views)."""
-    a, b = _bounds(run[3], lo, hi)
+    a = int(np.searchsorted(run[3], lo, "left"))
+    b = int(np.searchsorted(run[3], hi, "right"))
     return tuple(x[a:b] for x in run)
-
-
-def _bounds(start: np.ndarray, lo: float, hi: float) -> tuple[int, int]:
-    """The rows ``a:b`` of a sorted ``start`` column that lie in ``[lo, hi]``."""
-    return int(np.searchsorted(start, lo, "left")), int(np.searchsorted(start, hi, "right"))
-
-
-def _gathered(pe: Sequence[np.ndarray], parts: Parts, a: int, b: int) -> tuple[np.ndarray, ...]:
-    """Rows ``a:b`` of the DRAM run given as ``parts`` of the PE rows ``pe``."""
-    row = parts.row[a:b]
-    return (pe[0][row], pe[1][row], pe[2][row], parts.start_s[a:b], parts.end_s[a:b])
-
-
-def work_of_requests(n_tenants: int, tenant: np.ndarray, request: np.ndarray,
-                     values: np.ndarray, busy: np.ndarray) -> RunWork:
-    """The ``RunWork`` of runs whose totals were taken per request as they ran (the
-    closed-loop kernel, ``npuweave.schedule.kernel.Track``): one row per request,
-    ``values`` = ``start_s, finish_s, total, lo, hi`` rows; slots without a request as
-    ``IntervalColumns.work`` leaves them (no interval)."""
-    span = int(request.max()) + 1 if request.size else 1
-    n = n_tenants * span
-    slot = tenant * span + request
-    out = (np.zeros(n), np.full(n, np.inf), np.full(n, -np.inf), np.full(n, np.nan),
-           np.full(n, np.nan))
-    for col, row in zip(out, (2, 3, 4, 0, 1)):
-        col[slot] = values[row]
-    return RunWork(span, *out, busy, True)
 
 
 class RunWork(NamedTuple):
