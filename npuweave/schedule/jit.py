@@ -17,7 +17,11 @@ True
 
 from __future__ import annotations
 
+import builtins
+import functools
 import importlib.util
+import linecache
+import logging
 import os
 import sys
 import types
@@ -32,6 +36,9 @@ _COMPILED: list[bool] = []  # empty: not tried yet; [True] or [False] afterwards
 _JITTED: dict[str, Any] = {}
 _PY: dict[str, Callable[..., Any]] = {}
 _FORMS: dict[str, Callable[[], Any]] = {}  # a compiled form other than numba's jit of the source
+_SOURCES: dict[str, str] = {}  # the generated source of each function run inlined
+_NOT_INLINED: dict[str, str] = {}  # why a function that calls inline kernels runs as it is
+_log = logging.getLogger(__name__)
 
 
 def _jitter(inline: bool) -> Callable[[F], F]:
@@ -49,6 +56,8 @@ def kernel(fn: F | None = None, *, inline: bool = False) -> Any:
             _INLINE.add(name)
         if _COMPILED == [True]:  # a module imported after the others were compiled
             return _jitter(inline)(f)
+        if _COMPILED == [False] and not inline and _calls_inline(f):
+            return _deferred(name)
         return f
 
     return register(fn) if fn is not None else register
@@ -61,17 +70,23 @@ def compile() -> bool:
             import numba  # noqa: F401
         except Exception:  # ImportError, or a numba that fails against this NumPy
             _COMPILED.append(False)
+            _swap({id(f): _deferred(name) for name, f in _PLAIN.items()
+                   if name not in _INLINE and _calls_inline(f)})
         else:
             _JITTED.update((name, _FORMS[name]() if name in _FORMS else
                             _jitter(name in _INLINE)(f)) for name, f in _PLAIN.items())
-            jitted = {id(_PLAIN[name]): j for name, j in _JITTED.items()}
-            for mod in {f.__module__ for f in _PLAIN.values()}:
-                space = vars(sys.modules[mod])
-                for key, value in list(space.items()):
-                    if callable(value) and id(value) in jitted:
-                        space[key] = jitted[id(value)]
+            _swap({id(_PLAIN[name]): j for name, j in _JITTED.items()})
             _COMPILED.append(True)
     return _COMPILED[0]
+
+
+def _swap(new: dict[int, Any]) -> None:
+    """Rebind every registered module's global whose value's id is a key of ``new``."""
+    for mod in {f.__module__ for f in _PLAIN.values()}:
+        space = vars(sys.modules[mod])
+        for key, value in list(space.items()):
+            if callable(value) and id(value) in new:
+                space[key] = new[id(value)]
 
 
 def borrow(arrays: tuple) -> tuple:
@@ -148,14 +163,107 @@ def python(qualname: str) -> Callable[..., Any]:
         return _PY[qualname]
     f = _PLAIN[qualname]
     space = dict(f.__globals__)
-    clone = types.FunctionType(f.__code__, space, f.__name__, f.__defaults__, f.__closure__)
+    clone = _inlined(qualname, f, space) or types.FunctionType(
+        f.__code__, space, f.__name__, f.__defaults__, f.__closure__)
     _PY[qualname] = clone
-    known = {id(v): q for q, v in _PLAIN.items()} | {id(v): q for q, v in _JITTED.items()}
-    for key, value in list(space.items()):
-        q = known.get(id(value))
+    known = _known()
+    for key in _names(clone.__code__) & set(space):  # only what it reads: no import-time work
+        q = known.get(id(space[key]))
         if q is not None:
             space[key] = python(q)
     return clone
+
+
+def _names(code: types.CodeType) -> set[str]:
+    """The global (and attribute) names ``code`` and the code nested in it read."""
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _names(c)
+    return out
+
+
+def _known() -> dict[int, str]:
+    """Every form of every registered function, by id: its qualified name."""
+    return ({id(v): q for q, v in _PLAIN.items()} | {id(v): q for q, v in _JITTED.items()}
+            | {id(v): q for q, v in _PY.items()})
+
+
+def _calls_inline(f: Callable[..., Any]) -> bool:
+    """Whether ``f`` names an inline kernel among its globals (a call to copy in)."""
+    space = f.__globals__  # type: ignore[attr-defined]
+    inline = {id(_PLAIN[q]) for q in _INLINE}
+    return any(id(space.get(n)) in inline for n in f.__code__.co_names)  # type: ignore
+
+
+def _deferred(qualname: str) -> Callable[..., Any]:
+    """A stand-in that, on its first call, builds ``python(qualname)`` (the inlined loop),
+    puts it in its own place in every registered module and calls it."""
+    f = _PLAIN[qualname]
+
+    @functools.wraps(f)
+    def first_call(*args: Any, **kwargs: Any) -> Any:
+        fast = python(qualname)
+        _swap({id(first_call): fast})
+        return fast(*args, **kwargs)
+
+    return first_call
+
+
+def _inlined(qualname: str, f: Callable[..., Any], space: dict) -> Any:
+    """``f`` with its calls of inline kernels copied in (``npuweave.schedule.inliner``),
+    defined in ``space``; None when it makes none, when ``NPUWEAVE_INLINE=0``, or when the
+    inliner refuses (the reason logged at debug level and kept for ``inlined_source``)."""
+    if os.environ.get("NPUWEAVE_INLINE") == "0" or not _calls_inline(f):
+        return None
+    from npuweave.schedule import inliner
+
+    known = _known()
+
+    def inline_kernel(obj: Any) -> Any:  # the plain function of an inline kernel's any form
+        q = known.get(id(obj))
+        return _PLAIN[q] if q in _INLINE else None
+
+    try:
+        src, aliases = inliner.inline_source(f, inline_kernel)  # type: ignore[arg-type]
+    except Exception as err:  # NotInlinable, or a bug: the function runs as it is
+        _NOT_INLINED[qualname] = f"{type(err).__name__}: {err}"
+        (_log.debug if isinstance(err, inliner.NotInlinable) else _log.warning)(
+            "%s runs without inlining: %s", qualname, _NOT_INLINED[qualname])
+        return None
+    space.update(aliases)
+    filename = f"<inlined {qualname}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    made: dict[str, Any] = {}
+    exec(builtins.compile(src, filename, "exec"), space, made)  # noqa: S102 (our own functions)
+    g = made[f.__name__]
+    g.__defaults__, g.__doc__, g.__qualname__ = f.__defaults__, f.__doc__, f.__qualname__
+    _SOURCES[qualname] = src
+    return g
+
+
+def inlined_source(fn: Callable[..., Any] | str) -> str:
+    """The source that runs as ``fn`` (a registered function, any form of it, or its
+    ``module.name``) in plain Python: calls of ``inline=True`` kernels replaced by their
+    bodies. Tracebacks through it name the file ``<inlined module.name>``.
+    Raises ``LookupError`` saying why when there is none (not registered, no inline call,
+    ``NPUWEAVE_INLINE=0``, or the inliner refused it).
+
+    Examples
+    --------
+    >>> src = inlined_source("npuweave.schedule.kernel.choose_lw")
+    >>> "fcfs(" in src, "'inlined fcfs'" in src
+    (False, True)
+    """
+    q = fn if isinstance(fn, str) else _known().get(id(fn))
+    if q is None or q not in _PLAIN:
+        raise LookupError(f"{fn!r} is not a registered kernel")
+    python(q)
+    if q in _SOURCES:
+        return _SOURCES[q]
+    why = _NOT_INLINED.get(q) or ("NPUWEAVE_INLINE=0" if _calls_inline(_PLAIN[q])
+                                  else "it calls no inline kernel")
+    raise LookupError(f"{q} runs as written: {why}")
 
 
 def cached(qualname: str) -> bool:
