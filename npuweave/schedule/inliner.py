@@ -186,6 +186,20 @@ class _Expander:
         rename = _Rename(names)
         return [rename.visit(copy.deepcopy(s)) for s in stmts] if names else stmts
 
+    def expression(self, fn: FunctionType, node: ast.Call,
+                   args: list[ast.expr]) -> ast.expr | None:
+        """The call as one expression when ``fn`` is ``return <expression>`` of its
+        parameters and every argument is a name or a constant; else None."""
+        fdef, local, body = self.body(fn)
+        params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
+        if not (len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value
+                and local == set(params)):
+            return None
+        bound = self._bind(fn, params, node, args)
+        if not all(isinstance(a, (ast.Name, ast.Constant)) for a in bound):
+            return None
+        return _Rename(dict(zip(params, bound))).visit(body[0].value)
+
     def call(self, fn: FunctionType, node: ast.Call, args: list[ast.expr],
              target: ast.expr | None, discard: bool) -> tuple[list[ast.stmt], ast.expr | None]:
         """Statements computing the call ``node`` of ``fn`` (arguments already evaluated as
@@ -200,8 +214,13 @@ class _Expander:
                   if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
         names: dict[str, ast.expr] = {}
         pre: list[ast.stmt] = []
+        # a parameter the callee assigns may work on the caller's own variable when the call
+        # assigns that variable anyway (``head = step(head)``) and passes it only once
+        overwritten = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target else set()
+        once = [a.id for a in bound if isinstance(a, ast.Name)]
         for p, arg in zip(params, bound):
-            if isinstance(arg, (ast.Name, ast.Constant)) and p not in stored:
+            if isinstance(arg, (ast.Name, ast.Constant)) and p not in stored or isinstance(
+                    arg, ast.Name) and arg.id in overwritten and once.count(arg.id) == 1:
                 names[p] = arg
             else:
                 names[p] = _name(self.fresh(p, where))
@@ -243,6 +262,25 @@ class _Expander:
         return got  # type: ignore[return-value]
 
 
+def _assignments(target: ast.expr, value: ast.expr) -> list[ast.stmt]:
+    """``target = value``; a tuple of names from a tuple one by one where no name is read
+    after it is assigned (no tuple built), leaving out ``x = x``."""
+    if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple)
+            and len(target.elts) == len(value.elts)
+            and all(isinstance(t, ast.Name) for t in target.elts)
+            and not any(isinstance(v, ast.Starred) for v in value.elts)):
+        return [_assign(copy.deepcopy(target), value)]
+    out: list[ast.stmt] = []
+    done: set[str] = set()
+    for t, v in zip(target.elts, value.elts):
+        if done & {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}:
+            return [_assign(copy.deepcopy(target), value)]
+        if not (isinstance(v, ast.Name) and v.id == t.id):  # type: ignore[attr-defined]
+            out.append(_assign(_name(t.id, True), v))  # type: ignore[attr-defined]
+        done.add(t.id)  # type: ignore[attr-defined]
+    return out
+
+
 class _Exits:
     """``return`` rewritten as an assignment to ``out`` and a single exit."""
 
@@ -270,7 +308,7 @@ class _Exits:
         value = node.value if node.value is not None else ast.Constant(None)
         out: list[ast.stmt] = []
         if self.out is not None:
-            out.append(_assign(copy.deepcopy(self.out), value))
+            out.extend(_assignments(self.out, value))
         elif not isinstance(value, (ast.Name, ast.Constant)):  # evaluated, result dropped
             out.append(ast.Expr(value))
         if self.flag is not None:
@@ -356,11 +394,11 @@ class _Statements:
             return pre + [loop]
         if isinstance(s, ast.While):
             body, orelse = self.block(s.body), self.block(s.orelse)
-            if not self.has(s.test):
-                return [ast.While(s.test, body, orelse)]
+            pre, test = self.expr(s.test)
+            if not pre:
+                return [ast.While(test, body, orelse)]
             if orelse:
                 raise NotInlinable("an inlined call in the test of a while with else")
-            pre, test = self.expr(s.test)
             stop = ast.If(ast.UnaryOp(ast.Not(), test), [ast.Break()], [])
             return [ast.While(ast.Constant(True), pre + [stop] + body, [])]
         if not self.has(s):
@@ -395,6 +433,13 @@ class _Statements:
         call = copy.copy(node)
         call.keywords = [ast.keyword(k.arg, v)
                          for k, v in zip(node.keywords, values[len(node.args):])]
+        flat = self.ex.expression(fn, call, values[:len(node.args)])
+        if flat is not None:  # no statement needed: ``return <expression>``
+            if discard:
+                return pre + [ast.Expr(flat)], None
+            if target is not None:
+                return pre + _assignments(target, flat), None
+            return pre, flat
         stmts, out = self.ex.call(fn, call, values[:len(node.args)], target, discard)
         return pre + stmts, out
 
@@ -430,8 +475,10 @@ class _Statements:
             return self.boolop(e)
         if isinstance(e, ast.IfExp):
             pre, test = self.expr(e.test)
-            r = self.ex.fresh("v", self.where)
             (pb, b), (po, o) = self.expr(e.body), self.expr(e.orelse)
+            if not pb and not po:
+                return pre, ast.IfExp(test, b, o)
+            r = self.ex.fresh("v", self.where)
             return pre + [ast.If(test, pb + [_assign(_name(r, True), b)],
                                  po + [_assign(_name(r, True), o)])], _name(r)
         if isinstance(e, ast.Compare) and len(e.ops) > 1 and self.has(
@@ -465,17 +512,17 @@ class _Statements:
         return pre, new
 
     def boolop(self, e: ast.BoolOp) -> tuple[list[ast.stmt], ast.expr]:
-        first = next(i for i, v in enumerate(e.values) if self.has(v))
+        parts = [self.expr(v) for v in e.values]
+        if not any(p for p, _ in parts[1:]):  # every inlined operand an expression
+            return parts[0][0], ast.BoolOp(e.op, [x for _, x in parts])
+        first = next(i for i, (p, _) in enumerate(parts) if p)
         r = self.ex.fresh("v", self.where)
-        head = e.values[0] if first <= 1 else ast.BoolOp(e.op, e.values[:first])
-        if first == 0:
-            pre, head = self.expr(head)
-        else:
-            pre = []
-        code: list[ast.stmt] = pre + [_assign(_name(r, True), head)]
+        values = [x for _, x in parts]
+        head = values[0] if first <= 1 else ast.BoolOp(e.op, values[:first])
+        code: list[ast.stmt] = [*(parts[0][0] if first == 0 else []), _assign(_name(r, True),
+                                                                             head)]
         inner: list[ast.stmt] = code
-        for v in e.values[max(first, 1):]:
-            p, x = self.expr(v)
+        for p, x in parts[max(first, 1):]:
             test: ast.expr = _name(r)
             if isinstance(e.op, ast.Or):
                 test = ast.UnaryOp(ast.Not(), test)
