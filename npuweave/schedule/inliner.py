@@ -407,8 +407,11 @@ class _Statements:
 
     def simple(self, s: ast.stmt) -> list[ast.stmt]:
         fn = self.ex.callee(getattr(s, "value", None), self.glob, self.local)
-        if isinstance(s, ast.Expr) and fn is not None:
-            return self.inline(fn, s.value, None, discard=True)[0]
+        if isinstance(s, ast.Expr):
+            if fn is not None:
+                return self.inline(fn, s.value, None, discard=True)[0]
+            pre, value = self.expr(s.value)
+            return pre + [ast.Expr(value)]
         if isinstance(s, ast.Assign) and not any(self.has(t) for t in s.targets):
             target = s.targets[0]
             if fn is not None and len(s.targets) == 1 and all(
