@@ -31,9 +31,8 @@ Examples
 >>> print(src)
 def f(a):
     x_twice1 = a + 1
-    'inlined twice'
-    r_twice1 = 2 * x_twice1
-    return r_twice1 - 1
+    r_twice2 = 2 * x_twice1
+    return r_twice2 - 1
 """
 
 from __future__ import annotations
@@ -544,5 +543,8 @@ def inline_source(fn: FunctionType, resolve: Callable[[Any], Any]) -> tuple[str,
     """
     ex = _Expander(fn, resolve)
     fdef, _, body = ex.body(fn)
+    if ast.get_docstring(fdef) is None and isinstance(body[0], ast.Expr) and isinstance(
+            body[0].value, ast.Constant) and str(body[0].value.value).startswith("inlined "):
+        body = body[1:] or [ast.Pass()]  # a marker would read as the docstring
     new = ast.FunctionDef(fdef.name, fdef.args, body, [], fdef.returns, lineno=1)
     return ast.unparse(ast.fix_missing_locations(ast.Module([new], []))), ex.aliases

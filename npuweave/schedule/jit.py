@@ -36,6 +36,7 @@ _COMPILED: list[bool] = []  # empty: not tried yet; [True] or [False] afterwards
 _JITTED: dict[str, Any] = {}
 _PY: dict[str, Callable[..., Any]] = {}
 _FORMS: dict[str, Callable[[], Any]] = {}  # a compiled form other than numba's jit of the source
+_PY_AS_WRITTEN: dict[str, Callable[..., Any]] = {}  # python() with NPUWEAVE_INLINE=0
 _SOURCES: dict[str, str] = {}  # the generated source of each function run inlined
 _NOT_INLINED: dict[str, str] = {}  # why a function that calls inline kernels runs as it is
 _log = logging.getLogger(__name__)
@@ -152,6 +153,8 @@ def plain(qualname: str) -> Callable[..., Any]:
 def python(qualname: str) -> Callable[..., Any]:
     """A registered function as plain Python whose registered callees stay plain Python too,
     before and after ``compile`` (for Python callers that pass lists, such as the ``Board``).
+    Calls of ``inline=True`` kernels in it are copied in (``inlined_source``), unless the
+    environment says ``NPUWEAVE_INLINE=0`` at the call (then the function as written).
 
     Examples
     --------
@@ -159,13 +162,15 @@ def python(qualname: str) -> Callable[..., Any]:
     >>> window([5], [2.0], [0.5], 0, 1, 0, 10.0, 0.0, 3.0)  # 5 bytes free at 2 s, in by 2.5 s
     5.0
     """
-    if qualname in _PY:
-        return _PY[qualname]
+    inline = os.environ.get("NPUWEAVE_INLINE") != "0"
+    cache = _PY if inline else _PY_AS_WRITTEN
+    if qualname in cache:
+        return cache[qualname]
     f = _PLAIN[qualname]
     space = dict(f.__globals__)
-    clone = _inlined(qualname, f, space) or types.FunctionType(
+    clone = inline and _inlined(qualname, f, space) or types.FunctionType(
         f.__code__, space, f.__name__, f.__defaults__, f.__closure__)
-    _PY[qualname] = clone
+    cache[qualname] = clone
     known = _known()
     for key in _names(clone.__code__) & set(space):  # only what it reads: no import-time work
         q = known.get(id(space[key]))
@@ -186,7 +191,8 @@ def _names(code: types.CodeType) -> set[str]:
 def _known() -> dict[int, str]:
     """Every form of every registered function, by id: its qualified name."""
     return ({id(v): q for q, v in _PLAIN.items()} | {id(v): q for q, v in _JITTED.items()}
-            | {id(v): q for q, v in _PY.items()})
+            | {id(v): q for q, v in _PY.items()}
+            | {id(v): q for q, v in _PY_AS_WRITTEN.items()})
 
 
 def _calls_inline(f: Callable[..., Any]) -> bool:
@@ -197,17 +203,16 @@ def _calls_inline(f: Callable[..., Any]) -> bool:
 
 
 def _deferred(qualname: str) -> Callable[..., Any]:
-    """A stand-in that, on its first call, builds ``python(qualname)`` (the inlined loop),
-    puts it in its own place in every registered module and calls it."""
+    """What the modules call for a loop kernel without numba: ``python(qualname)`` (the
+    inlined loop, built on the first call), looked up at each call (a loop is called once a
+    run, and ``NPUWEAVE_INLINE`` is then read at the call, as ``python`` reads it)."""
     f = _PLAIN[qualname]
 
     @functools.wraps(f)
-    def first_call(*args: Any, **kwargs: Any) -> Any:
-        fast = python(qualname)
-        _swap({id(first_call): fast})
-        return fast(*args, **kwargs)
+    def plain_loop(*args: Any, **kwargs: Any) -> Any:
+        return python(qualname)(*args, **kwargs)
 
-    return first_call
+    return plain_loop
 
 
 def _inlined(qualname: str, f: Callable[..., Any], space: dict) -> Any:
@@ -255,10 +260,12 @@ def inlined_source(fn: Callable[..., Any] | str) -> str:
     >>> "fcfs(" in src, "'inlined fcfs'" in src
     (False, True)
     """
-    q = fn if isinstance(fn, str) else _known().get(id(fn))
+    q = fn if isinstance(fn, str) else _known().get(id(fn), getattr(fn, "__wrapped__", None)
+                                                    and _known().get(id(fn.__wrapped__)))
     if q is None or q not in _PLAIN:
         raise LookupError(f"{fn!r} is not a registered kernel")
-    python(q)
+    if os.environ.get("NPUWEAVE_INLINE") != "0":
+        python(q)
     if q in _SOURCES:
         return _SOURCES[q]
     why = _NOT_INLINED.get(q) or ("NPUWEAVE_INLINE=0" if _calls_inline(_PLAIN[q])
