@@ -121,7 +121,7 @@ class _Expander:
         (or is a root local there) bound to a fresh alias; inline calls' names kept."""
         names: dict[str, ast.expr] = {}
         skip = {id(n.func) for n in ast.walk(ast.Module(stmts, []))
-                if self.callee(n, glob, local) is not None}
+                if isinstance(n, ast.Call) and self.callee(n, glob, local) is not None}
         for node in ast.walk(ast.Module(stmts, [])):
             if not isinstance(node, ast.Name) or node.id in local or id(node) in skip:
                 continue

@@ -58,7 +58,7 @@ def kernel(fn: F | None = None, *, inline: bool = False) -> Any:
         if _COMPILED == [True]:  # a module imported after the others were compiled
             return _jitter(inline)(f)
         if _COMPILED == [False] and not inline and _calls_inline(f):
-            return _deferred(name)
+            return _deferred(name)  # type: ignore[return-value]
         return f
 
     return register(fn) if fn is not None else register
@@ -197,22 +197,28 @@ def _known() -> dict[int, str]:
 
 def _calls_inline(f: Callable[..., Any]) -> bool:
     """Whether ``f`` names an inline kernel among its globals (a call to copy in)."""
-    space = f.__globals__  # type: ignore[attr-defined]
+    space = f.__globals__
     inline = {id(_PLAIN[q]) for q in _INLINE}
-    return any(id(space.get(n)) in inline for n in f.__code__.co_names)  # type: ignore
+    return any(id(space.get(n)) in inline for n in f.__code__.co_names)
 
 
 def _deferred(qualname: str) -> Callable[..., Any]:
     """What the modules call for a loop kernel without numba: ``python(qualname)`` (the
     inlined loop, built on the first call), looked up at each call (a loop is called once a
     run, and ``NPUWEAVE_INLINE`` is then read at the call, as ``python`` reads it)."""
-    f = _PLAIN[qualname]
+    return _PlainLoop(qualname)
 
-    @functools.wraps(f)
-    def plain_loop(*args: Any, **kwargs: Any) -> Any:
-        return python(qualname)(*args, **kwargs)
 
-    return plain_loop
+class _PlainLoop:
+    """``_deferred``'s stand-in (an object, not a function: code that clones the functions
+    it finds in a module's namespace leaves it alone)."""
+
+    def __init__(self, qualname: str) -> None:
+        self.qualname = qualname
+        functools.update_wrapper(self, _PLAIN[qualname])
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return python(self.qualname)(*args, **kwargs)
 
 
 def _inlined(qualname: str, f: Callable[..., Any], space: dict) -> Any:
@@ -260,8 +266,9 @@ def inlined_source(fn: Callable[..., Any] | str) -> str:
     >>> "fcfs(" in src, "'inlined fcfs'" in src
     (False, True)
     """
-    q = fn if isinstance(fn, str) else _known().get(id(fn), getattr(fn, "__wrapped__", None)
-                                                    and _known().get(id(fn.__wrapped__)))
+    known = _known()
+    q = fn if isinstance(fn, str) else known.get(id(fn), known.get(id(getattr(
+        fn, "__wrapped__", None))))
     if q is None or q not in _PLAIN:
         raise LookupError(f"{fn!r} is not a registered kernel")
     if os.environ.get("NPUWEAVE_INLINE") != "0":
