@@ -4,8 +4,8 @@ as written (``NPUWEAVE_INLINE=0``), and the closed loop against its plain-Python
 This script blocks ``import numba`` for itself (``sys.modules['numba'] = None``, as
 ``bench_anchors`` does for its no-numba columns), so it measures what a user without the
 ``fast`` extra runs. Every row times its variants alternately in this one process, CPU time
-(``time.process_time``), median of ``--repeats``, after one warm-up call each (which builds
-the inlined loop once per process); each variant's output must equal the other's (checked
+(``time.process_time``), median of ``--repeats``, after two warm-up calls each (the first
+builds the inlined loop, once per process); each variant's output must equal the other's (checked
 before timing).
 
 Rows:
@@ -61,10 +61,11 @@ def alternate(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, f
     """Median CPU seconds of each ``fns`` entry, timed in turn ``repeats`` times; a name in
     ``VARIANTS`` runs with that inlining setting. Raises when two outputs differ."""
     out = {}
-    for name, fn in fns.items():
-        if name in VARIANTS:
-            _as(name)
-        out[name] = fn()
+    for _ in range(2):  # warm-up: the first calls build the loops and fill set-up caches
+        for name, fn in fns.items():
+            if name in VARIANTS:
+                _as(name)
+            out[name] = fn()
     ref = next(iter(out.values()))
     for name, got in out.items():
         if name in VARIANTS and not _equal(got, ref):
