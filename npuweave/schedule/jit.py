@@ -37,6 +37,7 @@ _JITTED: dict[str, Any] = {}
 _PY: dict[str, Callable[..., Any]] = {}
 _FORMS: dict[str, Callable[[], Any]] = {}  # a compiled form other than numba's jit of the source
 _PY_AS_WRITTEN: dict[str, Callable[..., Any]] = {}  # python() with NPUWEAVE_INLINE=0
+_STANDINS: dict[str, Any] = {}  # a loop kernel's stand-in in its module without numba
 _SOURCES: dict[str, str] = {}  # the generated source of each function run inlined
 _NOT_INLINED: dict[str, str] = {}  # why a function that calls inline kernels runs as it is
 _log = logging.getLogger(__name__)
@@ -192,7 +193,8 @@ def _known() -> dict[int, str]:
     """Every form of every registered function, by id: its qualified name."""
     return ({id(v): q for q, v in _PLAIN.items()} | {id(v): q for q, v in _JITTED.items()}
             | {id(v): q for q, v in _PY.items()}
-            | {id(v): q for q, v in _PY_AS_WRITTEN.items()})
+            | {id(v): q for q, v in _PY_AS_WRITTEN.items()}
+            | {id(v): q for q, v in _STANDINS.items()})
 
 
 def _calls_inline(f: Callable[..., Any]) -> bool:
@@ -206,7 +208,7 @@ def _deferred(qualname: str) -> Callable[..., Any]:
     """What the modules call for a loop kernel without numba: ``python(qualname)`` (the
     inlined loop, built on the first call), looked up at each call (a loop is called once a
     run, and ``NPUWEAVE_INLINE`` is then read at the call, as ``python`` reads it)."""
-    return _PlainLoop(qualname)
+    return _STANDINS.setdefault(qualname, _PlainLoop(qualname))
 
 
 class _PlainLoop:
