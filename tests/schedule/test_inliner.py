@@ -181,3 +181,18 @@ def test_closed_loop_inlined_equals_as_written(case, monkeypatch):
     assert len(fast[0]) > 100
     for a, b in zip(fast, slow):
         assert a.dtype == b.dtype and np.array_equal(a.view(np.int64), b.view(np.int64))
+
+
+def test_inlined_loop_calls_its_callees_plain_form_not_the_stand_in(monkeypatch):
+    """Without numba a loop kernel's module holds a stand-in that looks the plain form up
+    at each call; a loop built after that must call the plain form itself."""
+    from npuweave.sim import engine_kernel
+
+    pull = "npuweave.sim.engine_kernel._pull"
+    standin = jit._deferred(pull)
+    monkeypatch.setattr(engine_kernel, "_pull", standin)
+    monkeypatch.setattr(jit, "_PY", {})
+    loop = jit.python("npuweave.sim.engine_kernel.run_stretch")
+    assert "_pull(" in jit.inlined_source(loop)
+    assert loop.__globals__["_pull"] is jit.python(pull)
+    assert jit.inlined_source(standin) == jit.inlined_source(pull)
