@@ -8,6 +8,12 @@ module's globals, under their own names and under any alias a module imported th
 jitted callers find jitted callees when numba resolves their globals. ``inline=True`` asks
 numba to copy a small function into each caller (no call in the hot loop).
 
+Without numba the same copying is done in Python: ``python`` (and, once ``compile`` finds no
+numba, each module's loop kernels) runs a version of the loop generated once per process
+from its own source with the calls of ``inline=True`` kernels replaced by their bodies
+(``npuweave.schedule.inliner``; ``inlined_source`` shows it, ``NPUWEAVE_INLINE=0`` turns it
+off). A Python call with twenty arguments costs about a microsecond, more than a decision.
+
 Examples
 --------
 >>> from npuweave.schedule import jit
