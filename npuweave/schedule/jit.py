@@ -204,10 +204,10 @@ def _known() -> dict[int, str]:
 
 
 def _calls_inline(f: Callable[..., Any]) -> bool:
-    """Whether ``f`` names an inline kernel among its globals (a call to copy in)."""
+    """Whether ``f`` names an inline kernel (any form of it) among its globals."""
     space = f.__globals__
-    inline = {id(_PLAIN[q]) for q in _INLINE}
-    return any(id(space.get(n)) in inline for n in f.__code__.co_names)
+    known = _known()
+    return any(known.get(id(space.get(n))) in _INLINE for n in f.__code__.co_names)
 
 
 def _deferred(qualname: str) -> Callable[..., Any]:
