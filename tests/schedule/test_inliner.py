@@ -191,6 +191,8 @@ def test_inlined_loop_calls_its_callees_plain_form_not_the_stand_in(monkeypatch)
 
 def test_a_loop_built_after_compile_is_inlined(monkeypatch):
     """After ``compile`` the modules hold numba's forms (or stand-ins): still recognised."""
+    import npuweave.sim.engine_kernel  # noqa: F401 (registers the loop)
+
     jit.compile()
     monkeypatch.setattr(jit, "_PY", {})
     loop = jit.python("npuweave.sim.engine_kernel.run_stretch")
