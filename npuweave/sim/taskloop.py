@@ -42,7 +42,6 @@ from npuweave.sim.engine_kernel import (
     I_PD_H,
     I_PD_T,
     I_PE_BUSY,
-    I_PE_R,
     I_PE_U,
     I_POS,
     I_PULL,
@@ -60,6 +59,7 @@ from npuweave.sim.taskpreempt import (
     MT_OFFS,
     MT_UNITS,
     checkpoint,
+    computing,
     dispatched,
     enqueue,
     kill,
@@ -116,7 +116,7 @@ def _last_started(si, ut, mt, rc, r):
     units = mt[rc[r, R_MODEL], MT_UNITS]
     if rc[r, R_PROG] == units:
         return True
-    return si[I_PE_BUSY] and si[I_PE_R] == r and ut[si[I_PE_U], 3] == units - 1
+    return computing(si, r) and ut[si[I_PE_U], 3] == units - 1
 
 
 @kernel

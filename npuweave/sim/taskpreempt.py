@@ -107,6 +107,12 @@ def enqueue(ti, mt, rem, rc, rx, hq, key, r, state):
 
 
 @kernel
+def computing(si, r):
+    """Whether the PE is computing a job of request ``r``."""
+    return si[I_PE_BUSY] != 0 and si[I_PE_R] == r
+
+
+@kernel
 def dispatched(si, rc, r):
     """Units of request ``r`` handed to the engine in its current pass."""
     return si[I_DSP] if r == si[I_SRID] else rc[r, R_DSP]
@@ -241,7 +247,7 @@ def checkpoint(eng, req, tab, out, key, r, now):
     mt, mf, flat, offs, rem, wsum, ckr = tab
     sg, sgf, ef, eff, dl, dlf, need = out
     pu = si[I_PE_U]
-    on_pe = si[I_PE_BUSY] and si[I_PE_R] == r and ut[pu, 3] >= 0
+    on_pe = computing(si, r) and ut[pu, 3] >= 0
     first = ut[pu, 3] + 1 if on_pe else rc[r, R_PROG]
     flush(si, ti, mt, flat, offs, rc, pd)
     take_back(si, sf, ut, us, rq, pd, fr, r, first, now)
@@ -259,7 +265,7 @@ def checkpoint(eng, req, tab, out, key, r, now):
 @kernel
 def _cut(si, sf, ut, us, rq, fr, r, now):
     """``Engine.cut(r)``: the seconds its computation running now had run (0.0: none)."""
-    if not si[I_PE_BUSY] or si[I_PE_R] != r:
+    if not computing(si, r):
         return 0.0
     begun = sf[F_PE_START]
     sf[F_PE_END] = INF
@@ -279,7 +285,7 @@ def kill(eng, req, tab, out, key, r, now):
     ti, tf, rc, rx, hq = req
     mt, mf, flat, offs, rem, wsum, ckr = tab
     sg, sgf, ef, eff, dl, dlf, need = out
-    if si[I_PE_BUSY] and si[I_PE_R] == r and sf[F_PE_START] < now:
+    if computing(si, r) and sf[F_PE_START] < now:
         ran(ti, rx, sg, sgf, r, sf[F_PE_START], now)
     flush(si, ti, mt, flat, offs, rc, pd)
     p = rc[r, R_PROG]
