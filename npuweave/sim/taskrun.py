@@ -5,9 +5,9 @@ hpf-p, sjf, sjf-p, or any other, ``npuweave.sim.taskrules``) on open-loop arriva
 engine logs: it lays the run out in arrays (the engine's state, the requests, the models' job
 tables), calls ``run_tasks`` with the policy's rule until it finishes (growing an array or
 reporting progress when it stops for that), and leaves the results where the Python path
-leaves them: the engine's totals and the loop's clock and event count, ``Simulator.requests`` (built on demand from the columns, ``RequestRows``),
-``columns`` (the per-request arrays, for tables), ``segments``, ``effects`` and, when kept,
-``decisions``. ``plan`` says whether it applies; which path ran is in the run's notes.
+leaves them: the engine's totals and the loop's clock and event count, ``Simulator.requests``
+(built on demand from the columns, ``RequestRows``), ``columns`` (the per-request arrays, for
+tables), ``segments``, ``effects`` and, when kept, ``decisions``. ``plan`` says whether it applies; which path ran is in the run's notes.
 
 ``ArrivalRows`` lets a caller hand the simulator its arrivals as arrays (``serve``'s 1M-request
 runs) instead of a list of tuples.
