@@ -7,7 +7,8 @@ tables), calls ``run_tasks`` with the policy's rule until it finishes (growing a
 reporting progress when it stops for that), and leaves the results where the Python path
 leaves them: the engine's totals and the loop's clock and event count, ``Simulator.requests``
 (built on demand from the columns, ``RequestRows``), ``columns`` (the per-request arrays, for
-tables), ``segments``, ``effects`` and, when kept, ``decisions``. ``plan`` says whether it applies; which path ran is in the run's notes.
+tables), ``segments``, ``effects`` and, when kept, ``decisions``. ``plan`` says whether it
+applies; which path ran is in the run's notes.
 
 ``ArrivalRows`` lets a caller hand the simulator its arrivals as arrays (``serve``'s 1M-request
 runs) instead of a list of tuples.
