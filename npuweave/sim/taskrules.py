@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from npuweave.errors import ConfigError
 from npuweave.schedule import jit
 from npuweave.schedule.task import Key, Ruled, Wins
 
@@ -70,11 +71,20 @@ def compiled(rule: Rule) -> tuple[Any, Any]:
 
 
 def _cfunc(fn: Any, signature: str) -> Any:
+    """``fn`` as a numba C function of ``signature``; a ConfigError names it when numba cannot
+    compile it (a rule must be a function on numbers, ``npuweave.schedule.task``)."""
     from numba import cfunc  # only on a compiled run (``npuweave.schedule.jit``)
+    from numba.core.errors import NumbaError
 
     try:
-        return cfunc(signature, cache=True)(fn)
-    except RuntimeError as exc:  # no file to cache it beside (a function made at run time)
-        if "cannot cache" not in str(exc):
-            raise
-        return cfunc(signature)(fn)
+        try:
+            return cfunc(signature, cache=True)(fn)
+        except RuntimeError as exc:  # no file to cache it beside (a function made at run time)
+            if "cannot cache" not in str(exc):
+                raise
+            return cfunc(signature)(fn)
+    except NumbaError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(f"{fn.__module__}.{fn.__qualname__}: numba cannot compile this rule "
+                          f"function as {signature} ({first}); write it on numbers only "
+                          "(npuweave.schedule.task), or run with stretch='off'") from None

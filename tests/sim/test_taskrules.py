@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_taskloop import _run, _task_case
 
+from npuweave.errors import ConfigError
 from npuweave.schedule import jit, registry
 from npuweave.schedule.protocol import IDLE
 from npuweave.schedule.task import Ruled
@@ -104,3 +105,23 @@ def test_rule_of_takes_only_a_policy_deciding_by_registered_functions():
     assert taskrules.rule_of(OwnDecide()) is None
     assert taskrules.rule_of(Unregistered()) is None
     assert taskrules.rule_of(registry.get_scheduler("rr")) is None
+
+
+@jit.kernel(inline=True)
+def _worded(arrival_s, priority, remaining_s):
+    return "late", 0.0
+
+
+class Worded(Ruled, key=_worded):
+    """A rule numba cannot compile (its key is a string)."""
+
+    name = "worded"
+
+
+@pytest.mark.skipif(not jit.available(), reason="numba is not installed")
+def test_a_rule_numba_cannot_compile_is_a_one_line_config_error():
+    jit.compile()
+    with pytest.raises(ConfigError) as err:
+        taskrules.compiled(taskrules.rule_of(Worded()))
+    msg = str(err.value)
+    assert "_worded: numba cannot compile this rule function" in msg and "\n" not in msg
