@@ -25,10 +25,7 @@ def wins(best_k0, best_k1, best_id, run_k0, run_k1, run_id):
     return best_k0 < run_k0 or best_k0 == run_k0 and best_id < run_id
 
 
-class FCFS(Ruled):
+class FCFS(Ruled, key=key, wins=wins):
     """First come, first served at request granularity."""
 
     name = "fcfs"
-    rule = "fcfs"
-    key = staticmethod(key)
-    wins = staticmethod(wins)

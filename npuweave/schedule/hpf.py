@@ -1,8 +1,9 @@
 """HPF: the request with the highest priority gets the NPU (ties: first arrived).
 
 Task-level. Non-preemptive by default; ``hpf-p`` (``preemptive=True``) preempts the running
-request when one of strictly higher priority arrives. The rule (``key``, ``wins``) is stated
-once here, for the Python decision and the compiled task loop alike (``npuweave.schedule.task``).
+request when one of strictly higher priority arrives (``Ruled``'s default ``wins``: strictly
+ahead on the first key, which is the priority). The rule (``key``) is stated once here, for
+the Python decision and the compiled task loop alike (``npuweave.schedule.task``).
 """
 
 from __future__ import annotations
@@ -17,17 +18,8 @@ def key(arrival_s, priority, remaining_s):
     return -float(priority), arrival_s
 
 
-@jit.kernel(inline=True)
-def wins(best_k0, best_k1, best_id, run_k0, run_k1, run_id):
-    """Preemptive: the best queued request has a strictly higher priority."""
-    return best_k0 < run_k0
-
-
-class HPF(Ruled):
+class HPF(Ruled, key=key):
     """Highest priority first."""
 
     name = "hpf"
-    rule = "hpf"
     preemptive_name = "hpf-p"
-    key = staticmethod(key)
-    wins = staticmethod(wins)

@@ -3,9 +3,9 @@
 Task-level. Work left is estimated from the cost model (``View.remaining_s``: the sum of
 ``max(compute, fetch)`` over the units still to run), the estimate PREMA's prediction uses.
 Non-preemptive by default; ``sjf-p`` (``preemptive=True``) is shortest remaining time first:
-an arriving request with less work left than the running one preempts it. The rule (``key``,
-``wins``) is stated once here, for the Python decision and the compiled task loop alike
-(``npuweave.schedule.task``).
+an arriving request with strictly less work left than the running one preempts it
+(``Ruled``'s default ``wins``). The rule (``key``) is stated once here, for the Python
+decision and the compiled task loop alike (``npuweave.schedule.task``).
 """
 
 from __future__ import annotations
@@ -20,17 +20,8 @@ def key(arrival_s, priority, remaining_s):
     return remaining_s, 0.0
 
 
-@jit.kernel(inline=True)
-def wins(best_k0, best_k1, best_id, run_k0, run_k1, run_id):
-    """Preemptive: the best queued request has strictly less work left than the running one."""
-    return best_k0 < run_k0
-
-
-class SJF(Ruled):
+class SJF(Ruled, key=key):
     """Shortest job first (preemptive: shortest remaining time first)."""
 
     name = "sjf"
-    rule = "sjf"
     preemptive_name = "sjf-p"
-    key = staticmethod(key)
-    wins = staticmethod(wins)

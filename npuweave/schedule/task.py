@@ -1,16 +1,21 @@
 """Helpers shared by the task-level policies (FCFS, SJF, HPF, round robin), and ``Ruled``:
 the base of the policies whose whole choice is one order over requests.
 
-A ``Ruled`` policy states its rule once, in its own module, as two small functions on numbers
+A ``Ruled`` policy states its rule once, in its own module, as small functions on numbers
 (registered with ``npuweave.schedule.jit``, so numba compiles them when installed):
 
 * ``key(arrival_s, priority, remaining_s) -> (k0, k1)``: the request with the least
   ``(k0, k1, id)`` gets the NPU;
 * ``wins(best_k0, best_k1, best_id, run_k0, run_k1, run_id) -> bool``: a preemptive policy
-  preempts the running request for the best queued one when this holds.
+  preempts the running request for the best queued one when this holds; by default
+  (``ahead``) when the best one's ``k0`` is strictly less (a tie never preempts).
 
-``Ruled.decide`` (the reference, in Python) calls them, and so does the serving simulator's
-compiled task loop (``npuweave.sim.taskloop``): one statement of the rule, two callers.
+The class names them: ``class HPF(Ruled, key=key)`` (and ``wins=...`` where the default does
+not hold). ``Ruled.decide`` (the reference, in Python) calls them, and so does the serving
+simulator's compiled task loop (``npuweave.sim.taskloop``, handed them by
+``npuweave.sim.taskrules``): one statement of the rule, two callers. A new policy of this kind
+is its module and one registry entry (``npuweave.schedule.registry``); it runs in the
+compiled loop as it is.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from npuweave.errors import ConfigError
+from npuweave.schedule import jit
 from npuweave.schedule.protocol import (
     IDLE,
     Decision,
@@ -58,18 +64,30 @@ Key = Callable[[float, int, float], tuple[float, float]]
 Wins = Callable[[float, float, int, float, float, int], bool]
 
 
+@jit.kernel(inline=True)
+def ahead(best_k0, best_k1, best_id, run_k0, run_k1, run_id):
+    """``wins`` by default: the best queued request's ``k0`` is strictly less."""
+    return best_k0 < run_k0
+
+
 class Ruled(TaskBase):
     """A task-level policy decided by its ``key`` and ``wins`` rule (see the module).
 
-    Subclasses set ``rule`` (the name the compiled loop knows it by, ``npuweave.sim.taskrules``)
-    and ``key``/``wins`` (``staticmethod`` of their module's functions: a class attribute keeps
-    the plain Python function when numba swaps the module's globals).
+    A subclass passes its module's functions as class arguments (``class P(Ruled, key=key,
+    wins=wins)``; ``wins`` defaults to ``ahead``); they are kept as static methods, so the
+    class holds the plain Python functions when numba swaps the module's globals.
     """
 
-    rule: ClassVar[str]
     preemptive_name: ClassVar[str | None] = None  # the name of the preemptive variant
     key: ClassVar[Key]
-    wins: ClassVar[Wins]
+    wins: ClassVar[Wins] = staticmethod(ahead)
+
+    def __init_subclass__(cls, key: Key | None = None, wins: Wins | None = None,
+                          **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, fn in (("key", key), ("wins", wins)):
+            if fn is not None:
+                setattr(cls, name, staticmethod(fn))
 
     def __init__(self, preemptive: bool = False, mechanism: str = "checkpoint",
                  seed: int = 0) -> None:

@@ -1,9 +1,10 @@
 """A whole open-loop serving run of a rule-stated task-level policy in one compiled call.
 
-``Simulator.run`` with ``fcfs``, ``hpf``, ``hpf-p``, ``sjf`` or ``sjf-p`` (``Ruled`` policies,
-``npuweave.schedule.task``; any mechanism) runs here when numba is installed: the arrivals,
-the queue of waiting requests, the policy's decisions (its ``key`` and ``wins``, through
-``npuweave.sim.taskrules``), preemption and the engine's hardware rules
+``Simulator.run`` with ``fcfs``, ``hpf``, ``hpf-p``, ``sjf``, ``sjf-p`` or any other ``Ruled``
+policy (``npuweave.schedule.task``; any mechanism) runs here when numba is installed: the
+arrivals, the queue of waiting requests, the policy's decisions (its ``key`` and ``wins``,
+passed in as compiled functions by ``npuweave.sim.taskrules``: one compiled loop for every
+rule), preemption and the engine's hardware rules
 (``npuweave.sim.engine_kernel.run_stretch``) all live in arrays, so nothing returns to Python
 between events. ``run_tasks`` stops only to let Python grow an array (``GROW``), report
 progress (``TICK``), or at the end (``FINISHED``) or the event budget (``BUDGET``); the glue
@@ -16,10 +17,10 @@ outside events: priority 3, after the engine's at one instant, then in the order
 scheduled) and the same float operations. The Python simulator stays the reference:
 ``tests/sim/test_taskloop.py`` holds whole runs equal, float for float.
 
-Arguments are four tuples of arrays: ``eng`` (the engine's, ``engine_kernel``), ``req`` (the
-loop's scalars and the requests, ``npuweave.sim.taskqueue``), ``tab`` (the models' tables,
-``npuweave.sim.taskpreempt``) and ``out`` (segments, preemption effects, decisions, and
-``need``: the sizes asked for with ``GROW``).
+Arguments are four tuples of arrays, then the rule: ``eng`` (the engine's, ``engine_kernel``),
+``req`` (the loop's scalars and the requests, ``npuweave.sim.taskqueue``), ``tab`` (the models'
+tables, ``npuweave.sim.taskpreempt``), ``out`` (segments, preemption effects, decisions, and
+``need``: the sizes asked for with ``GROW``), ``key`` and ``wins``.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from npuweave.sim.engine_kernel import (
     I_PD_H,
     I_PD_T,
     I_PE_BUSY,
-    I_PE_R,
     I_PE_U,
     I_POS,
     I_PULL,
@@ -59,6 +59,7 @@ from npuweave.sim.taskpreempt import (
     MT_OFFS,
     MT_UNITS,
     checkpoint,
+    computing,
     dispatched,
     enqueue,
     kill,
@@ -93,7 +94,6 @@ from npuweave.sim.taskqueue import (
     T_NEXT,
     T_NSEG,
     T_PREEMPTIVE,
-    T_RULE,
     T_SEQ,
     T_SMODEL,
     T_THEN,
@@ -104,7 +104,6 @@ from npuweave.sim.taskqueue import (
     X_K1,
     rekey,
 )
-from npuweave.sim.taskrules import rule_key, rule_wins
 
 FINISHED, GROW, TICK, BUDGET = range(4)
 IDLE, RUN, PREEMPT = range(3)  # decisions (the log's kinds)
@@ -117,12 +116,13 @@ def _last_started(si, ut, mt, rc, r):
     units = mt[rc[r, R_MODEL], MT_UNITS]
     if rc[r, R_PROG] == units:
         return True
-    return si[I_PE_BUSY] and si[I_PE_R] == r and ut[si[I_PE_U], 3] == units - 1
+    return computing(si, r) and ut[si[I_PE_U], 3] == units - 1
 
 
 @kernel
-def _decide(si, ut, ti, rc, rx, hq, mt, rem):
-    """``Dispatcher._decide`` with ``Ruled.decide``: (kind, request, then)."""
+def _decide(si, ut, ti, rc, rx, hq, mt, rem, key, wins):
+    """``Dispatcher._decide`` with ``Ruled.decide`` (its ``key`` and ``wins``): (kind, request,
+    then)."""
     run = si[I_RID]
     if run >= 0 and dispatched(si, rc, run) == mt[rc[run, R_MODEL], MT_UNITS] and \
             _last_started(si, ut, mt, rc, run):
@@ -136,8 +136,8 @@ def _decide(si, ut, ti, rc, rx, hq, mt, rem):
         return RUN, best, -1
     if not ti[T_PREEMPTIVE]:
         return IDLE, -1, -1
-    r0, r1 = rule_key(ti[T_RULE], rx[run, X_ARR], rc[run, R_PRIO], remaining(mt, rem, rc, run))
-    if rule_wins(ti[T_RULE], rx[best, X_K0], rx[best, X_K1], best, r0, r1, run):
+    r0, r1 = key(rx[run, X_ARR], rc[run, R_PRIO], remaining(mt, rem, rc, run))
+    if wins(rx[best, X_K0], rx[best, X_K1], best, r0, r1, run):
         return PREEMPT, run, best
     return IDLE, -1, -1
 
@@ -150,13 +150,13 @@ def _kick(si):
 
 
 @kernel
-def _consult(eng, req, tab, out, now):
+def _consult(eng, req, tab, out, key, wins, now):
     """``Dispatcher._consult``: decide, then carry the decision out (``_apply``)."""
     si, sf, ut, us, rq, pd, fr, ri, rf = eng
     ti, tf, rc, rx, hq = req
     mt, mf, flat, offs, rem, wsum, ckr = tab
     sg, sgf, ef, eff, dl, dlf, need = out
-    kind, r, then = _decide(si, ut, ti, rc, rx, hq, mt, rem)
+    kind, r, then = _decide(si, ut, ti, rc, rx, hq, mt, rem, key, wins)
     if ti[T_KEEPDEC]:
         n = ti[T_NDEC]
         dl[n, 0], dl[n, 1], dl[n, 2] = kind, r, then
@@ -176,14 +176,14 @@ def _consult(eng, req, tab, out, now):
         else:
             si[I_RID] = -1
             if ti[T_MECH] == CHECKPOINT:
-                checkpoint(eng, req, tab, out, r, now)
+                checkpoint(eng, req, tab, out, key, r, now)
             else:
-                kill(eng, req, tab, out, r, now)
+                kill(eng, req, tab, out, key, r, now)
         _kick(si)
 
 
 @kernel
-def _next_task(eng, req, tab, out, now):
+def _next_task(eng, req, tab, out, key, wins, now):
     """``Dispatcher._next_task``: whether the DMA has a job (in ``pd`` or the stream)."""
     si, sf, ut, us, rq, pd, fr, ri, rf = eng
     ti, tf, rc, rx, hq = req
@@ -202,18 +202,18 @@ def _next_task(eng, req, tab, out, now):
         ti[T_THEN] = -1
         start(si, sf, ut, pd, ti, rc, rx, hq, mt, mf, flat, offs, r)
     elif ti[T_HN]:
-        _consult(eng, req, tab, out, now)
+        _consult(eng, req, tab, out, key, wins, now)
     return si[I_PD_H] < si[I_PD_T] or si[I_RID] >= 0
 
 
 @kernel
-def _ask(eng, req, tab, out):
+def _ask(eng, req, tab, out, key, wins):
     """The DMA asked for a job its queue and stream do not have: the rest of its pull."""
     si, sf, ut, us, rq, pd, fr, ri, rf = eng
     ti = req[0]
     mt, mf, flat, offs, rem, wsum, ckr = tab
     while True:
-        if not _next_task(eng, req, tab, out, sf[F_NOW]):
+        if not _next_task(eng, req, tab, out, key, wins, sf[F_NOW]):
             si[I_DMA_IDLE] = 1
             return
         m = ti[T_SMODEL]
@@ -224,7 +224,7 @@ def _ask(eng, req, tab, out):
 
 
 @kernel
-def _replay(si, ut, ti, rc, rx, hq, mt, rem, ri, rf, sg, sgf):
+def _replay(si, ut, ti, rc, rx, hq, mt, rem, ri, rf, sg, sgf, key):
     """``Simulator._on_end``'s bookkeeping for the stretch's runs (``engine_kernel``)."""
     for k in range(si[I_NRUNS]):
         r, count = ri[k, 0], ri[k, 1]
@@ -236,7 +236,7 @@ def _replay(si, ut, ti, rc, rx, hq, mt, rem, ri, rf, sg, sgf):
                 rc[r, R_STATE] = DONE
                 rx[r, X_FINISH] = rf[k, 1]
             elif rc[r, R_HPOS] >= 0:  # a checkpointed request's last computation ended
-                rekeyed(ti, mt, rem, rc, rx, r)
+                rekeyed(key, mt, rem, rc, rx, r)
                 rekey(hq, ti, rc, rx, r)
     si[I_NRUNS] = 0
 
@@ -290,7 +290,7 @@ def _more(si, ti):
 
 
 @kernel
-def run_tasks(eng, req, tab, out):
+def run_tasks(eng, req, tab, out, key, wins):
     """Run until the end, the budget, a progress tick, or an array too small (see the
     module); returns ``FINISHED``, ``BUDGET``, ``TICK`` or ``GROW``. Every array is the
     caller's and borrowed (``jit.borrow``: no reference counts at each call below)."""
@@ -323,9 +323,9 @@ def run_tasks(eng, req, tab, out):
             st = flat[mt[m, MT_FLAT]:mt[m, MT_FLAT] + mt[m, MT_NFLAT]]
             so = offs[mt[m, MT_OFFS]:mt[m, MT_OFFS] + mt[m, MT_UNITS] + 1]
             status = run_stretch(si, sf, ut, us, rq, pd, fr, st, so, ri, rf)
-            _replay(si, ut, ti, rc, rx, hq, mt, rem, ri, rf, sg, sgf)
+            _replay(si, ut, ti, rc, rx, hq, mt, rem, ri, rf, sg, sgf, key)
             if status == ASK:
-                _ask(eng, req, tab, out)
+                _ask(eng, req, tab, out, key, wins)
             continue
         if si[I_FIRED] >= si[I_BUDGET]:
             return BUDGET
@@ -340,7 +340,7 @@ def run_tasks(eng, req, tab, out):
             tf[G_TICK] = INF
             continue
         ti[T_NEXT] = nxt + 1
-        enqueue(ti, mt, rem, rc, rx, hq, nxt, QUEUED)
-        _consult(eng, req, tab, out, ht)
+        enqueue(ti, mt, rem, rc, rx, hq, key, nxt, QUEUED)
+        _consult(eng, req, tab, out, key, wins, ht)
         ti[T_ASEQ] = ti[T_SEQ]
         ti[T_SEQ] += 1

@@ -69,7 +69,6 @@ from npuweave.sim.taskqueue import (
     T_KEEPSEG,
     T_NEF,
     T_NSEG,
-    T_RULE,
     T_SMODEL,
     X_ARR,
     X_K0,
@@ -80,7 +79,6 @@ from npuweave.sim.taskqueue import (
     push,
     remove,
 )
-from npuweave.sim.taskrules import rule_key
 
 MT_UNITS, MT_FLAT, MT_NFLAT, MT_OFFS, MT_REM, MT_CK = range(6)
 N_MT = 6
@@ -93,19 +91,25 @@ def remaining(mt, rem, rc, r):
 
 
 @kernel
-def rekeyed(ti, mt, rem, rc, rx, r):
+def rekeyed(key, mt, rem, rc, rx, r):
     """Write request ``r``'s queue key (the policy's ``key``) into ``rx``."""
-    k0, k1 = rule_key(ti[T_RULE], rx[r, X_ARR], rc[r, R_PRIO], remaining(mt, rem, rc, r))
+    k0, k1 = key(rx[r, X_ARR], rc[r, R_PRIO], remaining(mt, rem, rc, r))
     rx[r, X_K0] = k0
     rx[r, X_K1] = k1
 
 
 @kernel
-def enqueue(ti, mt, rem, rc, rx, hq, r, state):
+def enqueue(ti, mt, rem, rc, rx, hq, key, r, state):
     """Request ``r`` joins the queue in ``state`` (arrived, or preempted)."""
     rc[r, R_STATE] = state
-    rekeyed(ti, mt, rem, rc, rx, r)
+    rekeyed(key, mt, rem, rc, rx, r)
     push(hq, ti, rc, rx, r)
+
+
+@kernel
+def computing(si, r):
+    """Whether the PE is computing a job of request ``r``."""
+    return si[I_PE_BUSY] != 0 and si[I_PE_R] == r
 
 
 @kernel
@@ -235,7 +239,7 @@ def take_back(si, sf, ut, us, rq, pd, fr, r, first, now):
 
 
 @kernel
-def checkpoint(eng, req, tab, out, r, now):
+def checkpoint(eng, req, tab, out, key, r, now):
     """``preempt``'s checkpoint of the running request ``r``: its jobs not started come back
     (``_take_back``), a store of its live state is queued, it waits to resume."""
     si, sf, ut, us, rq, pd, fr, ri, rf = eng
@@ -243,7 +247,7 @@ def checkpoint(eng, req, tab, out, r, now):
     mt, mf, flat, offs, rem, wsum, ckr = tab
     sg, sgf, ef, eff, dl, dlf, need = out
     pu = si[I_PE_U]
-    on_pe = si[I_PE_BUSY] and si[I_PE_R] == r and ut[pu, 3] >= 0
+    on_pe = computing(si, r) and ut[pu, 3] >= 0
     first = ut[pu, 3] + 1 if on_pe else rc[r, R_PROG]
     flush(si, ti, mt, flat, offs, rc, pd)
     take_back(si, sf, ut, us, rq, pd, fr, r, first, now)
@@ -251,7 +255,7 @@ def checkpoint(eng, req, tab, out, r, now):
     _effect(ti, ef, eff, r, now, sf[F_PE_START] + us[pu] if on_pe else now)
     m = rc[r, R_MODEL]
     row = ckr[mt[m, MT_CK] + first - 1, 0] if first else -1
-    enqueue(ti, mt, rem, rc, rx, hq, r, PREEMPTED)
+    enqueue(ti, mt, rem, rc, rx, hq, key, r, PREEMPTED)
     if row >= 0:
         _queue_job(si, pd, row, r)
         rx[r, X_OVER] += _transfer_s(sf, ut, mf, m, row)
@@ -261,7 +265,7 @@ def checkpoint(eng, req, tab, out, r, now):
 @kernel
 def _cut(si, sf, ut, us, rq, fr, r, now):
     """``Engine.cut(r)``: the seconds its computation running now had run (0.0: none)."""
-    if not si[I_PE_BUSY] or si[I_PE_R] != r:
+    if not computing(si, r):
         return 0.0
     begun = sf[F_PE_START]
     sf[F_PE_END] = INF
@@ -272,7 +276,7 @@ def _cut(si, sf, ut, us, rq, fr, r, now):
 
 
 @kernel
-def kill(eng, req, tab, out, r, now):
+def kill(eng, req, tab, out, key, r, now):
     """``preempt``'s kill of the running request ``r`` (``_cut``, then ``_kill`` with a
     restart): its computation running now is cut off, its pass is wasted, it waits to start
     over. (``_cut`` also moves earlier checkpoints' effects; a run has one mechanism, so there
@@ -281,7 +285,7 @@ def kill(eng, req, tab, out, r, now):
     ti, tf, rc, rx, hq = req
     mt, mf, flat, offs, rem, wsum, ckr = tab
     sg, sgf, ef, eff, dl, dlf, need = out
-    if si[I_PE_BUSY] and si[I_PE_R] == r and sf[F_PE_START] < now:
+    if computing(si, r) and sf[F_PE_START] < now:
         ran(ti, rx, sg, sgf, r, sf[F_PE_START], now)
     flush(si, ti, mt, flat, offs, rc, pd)
     p = rc[r, R_PROG]
@@ -293,4 +297,4 @@ def kill(eng, req, tab, out, r, now):
     rc[r, R_DSP] = 0
     rc[r, R_RESTORE] = -1
     rc[r, R_RESTART] += 1
-    enqueue(ti, mt, rem, rc, rx, hq, r, PREEMPTED)
+    enqueue(ti, mt, rem, rc, rx, hq, key, r, PREEMPTED)

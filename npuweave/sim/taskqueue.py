@@ -38,13 +38,13 @@ N_RX = 7
 # request states (``npuweave.sim.requests.State``, in this order: ``STATES``)
 QUEUED, RUNNING, PREEMPTED, DONE, KILLED = range(5)
 STATES = ("queued", "running", "preempted", "done", "killed")
-# the loop's int scalars: next arrival, arrivals, request to run next (-1), draining, rule,
+# the loop's int scalars: next arrival, arrivals, request to run next (-1), draining,
 # preemptive, mechanism, heap size, segments kept (flag, count), effects, decisions (flag,
 # count), event sequence counter, the arrival's and the progress tick's sequence numbers,
 # the model whose jobs the engine's stream holds, the most jobs of one request
-(T_NEXT, T_N, T_THEN, T_DRAIN, T_RULE, T_PREEMPTIVE, T_MECH, T_HN, T_KEEPSEG, T_NSEG, T_NEF,
- T_KEEPDEC, T_NDEC, T_SEQ, T_ASEQ, T_TSEQ, T_SMODEL, T_MAXFLAT) = range(18)
-N_TI = 18
+(T_NEXT, T_N, T_THEN, T_DRAIN, T_PREEMPTIVE, T_MECH, T_HN, T_KEEPSEG, T_NSEG, T_NEF,
+ T_KEEPDEC, T_NDEC, T_SEQ, T_ASEQ, T_TSEQ, T_SMODEL, T_MAXFLAT) = range(17)
+N_TI = 17
 # the loop's float scalars: the progress tick's next time (inf: none) and period
 G_TICK, G_STEP = range(2)
 N_TF = 2
@@ -64,35 +64,21 @@ def _less(rx, a, b):
 
 
 @kernel
-def _up(hq, rc, rx, i):
-    r = hq[i]
-    while i > 0:
-        p = (i - 1) >> 1
-        q = hq[p]
-        if not _less(rx, r, q):
-            break
-        hq[i] = q
-        rc[q, R_HPOS] = i
-        i = p
-    hq[i] = r
-    rc[r, R_HPOS] = i
-
-
-@kernel
-def _down(hq, n, rc, rx, i):
+def _sift(hq, n, rc, rx, i):
+    """The request at heap slot ``i`` (of ``n``) moves to its place: up past the parents it
+    comes before, else down past the lesser child while that comes before it."""
     r = hq[i]
     while True:
-        c = 2 * i + 1
-        if c >= n:
-            break
-        if c + 1 < n and _less(rx, hq[c + 1], hq[c]):
-            c += 1
-        q = hq[c]
-        if not _less(rx, q, r):
-            break
-        hq[i] = q
-        rc[q, R_HPOS] = i
-        i = c
+        j = (i - 1) >> 1
+        if i == 0 or not _less(rx, r, hq[j]):
+            j = 2 * i + 1
+            if j + 1 < n and _less(rx, hq[j + 1], hq[j]):
+                j += 1
+            if j >= n or not _less(rx, hq[j], r):
+                break
+        hq[i] = hq[j]
+        rc[hq[i], R_HPOS] = i
+        i = j
     hq[i] = r
     rc[r, R_HPOS] = i
 
@@ -103,7 +89,7 @@ def push(hq, ti, rc, rx, r):
     n = ti[T_HN]
     hq[n] = r
     ti[T_HN] = n + 1
-    _up(hq, rc, rx, n)
+    _sift(hq, n + 1, rc, rx, n)
 
 
 @kernel
@@ -113,18 +99,12 @@ def remove(hq, ti, rc, rx, r):
     n = ti[T_HN] - 1
     ti[T_HN] = n
     rc[r, R_HPOS] = -1
-    if i == n:
-        return
-    m = hq[n]
-    hq[i] = m
-    rc[m, R_HPOS] = i
-    _down(hq, n, rc, rx, i)
-    _up(hq, rc, rx, rc[m, R_HPOS])
+    if i < n:  # the last one takes its slot, then its place
+        hq[i] = hq[n]
+        _sift(hq, n, rc, rx, i)
 
 
 @kernel
 def rekey(hq, ti, rc, rx, r):
     """Request ``r``'s key changed (in ``rx``): its place in the queue follows."""
-    i = rc[r, R_HPOS]
-    _down(hq, ti[T_HN], rc, rx, i)
-    _up(hq, rc, rx, rc[r, R_HPOS])
+    _sift(hq, ti[T_HN], rc, rx, rc[r, R_HPOS])

@@ -1,64 +1,116 @@
-"""The task-level rules the compiled task loop knows (``npuweave.sim.taskloop``).
+"""A task-level policy's rule as the compiled task loop (``npuweave.sim.taskloop``) takes it:
+its two functions, handed to the loop as arguments.
 
-Each rule is stated once, in its policy's module (``npuweave.schedule.fcfs``, ``hpf``,
-``sjf``: ``key`` and ``wins``, see ``npuweave.schedule.task.Ruled``); this module only numbers
-them and forwards to them, so that one compiled loop serves every rule (numba does not cache
-a function that takes another function as an argument). A new ``Ruled`` policy joins by its
-two functions and one line in each forwarder.
+Each rule is stated once, in its policy's module: ``key`` and ``wins`` of a ``Ruled`` policy
+(``npuweave.schedule.task``; ``fcfs``, ``hpf``, ``sjf`` and any other registered with
+``npuweave.schedule.registry``). This module names none of them. Compiled, each function is
+built on its own as a C function (``numba.cfunc``, cached on disk beside its module like the
+kernels) and the loop receives the two function pointers: numba types an argument of that
+kind by its signature alone, so one compiled loop, cached once, serves every rule, and a new
+policy compiles its two small functions (a fraction of a second), never the loop. (A loop
+taking the jitted functions themselves is compiled, and misses numba's cache, once per rule;
+one that picks a rule by number must name every rule, and numba's cache of the loop does not
+notice when that list changes.) Uncompiled (``loop-python``), the loop calls the plain
+functions.
 
 Examples
 --------
 >>> from npuweave.schedule.registry import get_scheduler
->>> rule_code(get_scheduler("hpf-p")), rule_code(get_scheduler("rr"))
-(1, -1)
->>> rule_key(1, 0.5, 9, 0.0)
-(-9.0, 0.5)
+>>> key, wins = rule_of(get_scheduler("hpf-p"))
+>>> key(0.5, 9, 0.0), rule_of(get_scheduler("rr"))
+((-9.0, 0.5), None)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from npuweave.schedule.fcfs import key as fcfs_key
-from npuweave.schedule.fcfs import wins as fcfs_wins
-from npuweave.schedule.hpf import key as hpf_key
-from npuweave.schedule.hpf import wins as hpf_wins
-from npuweave.schedule.jit import kernel, plain
-from npuweave.schedule.sjf import key as sjf_key
-from npuweave.schedule.sjf import wins as sjf_wins
-from npuweave.schedule.task import Ruled
+from npuweave.errors import ConfigError
+from npuweave.schedule import jit
+from npuweave.schedule.task import Key, Ruled, Wins
 
-#: rule names by code (``Ruled.rule``)
-RULES = ("fcfs", "hpf", "sjf")
+#: the C signatures of ``key`` and ``wins`` (numba's notation): the types the loop's
+#: arrays hold (``npuweave.sim.taskqueue``: times and keys float64, priorities and ids int64)
+KEY_SIGNATURE = "UniTuple(float64, 2)(float64, int64, float64)"
+WINS_SIGNATURE = "boolean(float64, float64, int64, float64, float64, int64)"
+
+Rule = tuple[Key, Wins]
+_BUILT: dict[Rule, tuple[Any, Any]] = {}
 
 
-def rule_code(policy: Any) -> int:
-    """The code of ``policy``'s rule; -1 when it is not a ``Ruled`` policy deciding by it
-    alone (a subclass that writes its own ``decide``, or a rule this module does not know)."""
+def _registered(fn: Any) -> Any:
+    """The plain function behind ``fn`` when it is registered with ``npuweave.schedule.jit``
+    (a ``kernel`` declared after ``jit.compile`` is the jitted one); else None."""
+    fn = getattr(fn, "py_func", fn)
+    try:
+        return fn if jit.plain(f"{fn.__module__}.{fn.__qualname__}") is fn else None
+    except (KeyError, AttributeError):
+        return None
+
+
+def rule_of(policy: Any) -> Rule | None:
+    """``policy``'s ``(key, wins)`` as plain functions, when it decides by them alone: a
+    ``Ruled`` policy that keeps ``Ruled.decide`` and whose two functions are registered
+    kernels (so numba can compile them). None otherwise (the engine decides by its
+    ``decide``)."""
     if not isinstance(policy, Ruled) or type(policy).decide is not Ruled.decide:
-        return -1
-    name = type(policy).rule
-    if name not in RULES or type(policy).key is not plain(f"npuweave.schedule.{name}.key"):
-        return -1
-    return RULES.index(name)
+        return None
+    key, wins = _registered(type(policy).key), _registered(type(policy).wins)
+    return None if key is None or wins is None else (key, wins)
 
 
-@kernel(inline=True)
-def rule_key(rule, arrival_s, priority, remaining_s):
-    """``key`` of rule ``rule`` (``RULES``)."""
-    if rule == 0:
-        return fcfs_key(arrival_s, priority, remaining_s)
-    if rule == 1:
-        return hpf_key(arrival_s, priority, remaining_s)
-    return sjf_key(arrival_s, priority, remaining_s)
+def compiled(rule: Rule) -> tuple[Any, Any]:
+    """``rule``'s functions as numba C functions, for the compiled loop (built once per
+    process, cached on disk where the module's folder, or numba's user cache, is writable).
+    Call ``jit.compile`` first: the functions' callees are then compiled ones."""
+    built = _BUILT.get(rule)
+    if built is None:
+        built = _BUILT[rule] = (_pointer(_cfunc(rule[0], KEY_SIGNATURE), KEY_SIGNATURE),
+                                _pointer(_cfunc(rule[1], WINS_SIGNATURE), WINS_SIGNATURE))
+    return built
 
 
-@kernel(inline=True)
-def rule_wins(rule, best_k0, best_k1, best_id, run_k0, run_k1, run_id):
-    """``wins`` of rule ``rule`` (``RULES``)."""
-    if rule == 0:
-        return fcfs_wins(best_k0, best_k1, best_id, run_k0, run_k1, run_id)
-    if rule == 1:
-        return hpf_wins(best_k0, best_k1, best_id, run_k0, run_k1, run_id)
-    return sjf_wins(best_k0, best_k1, best_id, run_k0, run_k1, run_id)
+def _pointer(cfunc: Any, signature: str) -> Any:
+    """``cfunc`` as the loop's argument: an object numba types by reading ``_numba_type_``
+    (the dispatcher's fast path: about 8 us a call with both functions) and calls through
+    ``__wrapper_address__``. (A ``CFunc`` itself is typed by a Python call that builds its
+    type anew, about 0.3 ms per argument per call of the loop.)"""
+    from numba.core import sigutils
+    from numba.core.types import FunctionType, WrapperAddressProtocol
+    from numba.core.typing import signature as make
 
+    args, ret = sigutils.normalize_signature(signature)
+    sig = make(ret, *args)
+    address = int(cfunc.address)
+
+    class Pointer(WrapperAddressProtocol):
+        _numba_type_ = FunctionType(sig)
+        compiled = cfunc  # kept alive with the pointer
+
+        def __wrapper_address__(self) -> int:
+            return address
+
+        def signature(self) -> Any:
+            return sig
+
+    return Pointer()
+
+
+def _cfunc(fn: Any, signature: str) -> Any:
+    """``fn`` as a numba C function of ``signature``; a ConfigError names it when numba cannot
+    compile it (a rule must be a function on numbers, ``npuweave.schedule.task``)."""
+    from numba import cfunc  # only on a compiled run (``npuweave.schedule.jit``)
+    from numba.core.errors import NumbaError
+
+    try:
+        try:
+            return cfunc(signature, cache=True)(fn)
+        except RuntimeError as exc:  # no file to cache it beside (a function made at run time)
+            if "cannot cache" not in str(exc):
+                raise
+            return cfunc(signature)(fn)
+    except NumbaError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(f"{fn.__module__}.{fn.__qualname__}: numba cannot compile this rule "
+                          f"function as {signature} ({first}); write it on numbers only "
+                          "(npuweave.schedule.task), or run with stretch='off'") from None

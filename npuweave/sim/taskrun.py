@@ -1,13 +1,14 @@
 """Running a ``Simulator`` whole in the compiled task loop (``npuweave.sim.taskloop``).
 
 ``TaskRun`` is ``Simulator.run`` for a rule-stated task-level policy (``Ruled``: fcfs, hpf,
-hpf-p, sjf, sjf-p) on open-loop arrivals, without engine logs: it lays the run out in arrays
-(the engine's state, the requests, the models' job tables), calls ``run_tasks`` until it
-finishes (growing an array or reporting progress when it stops for that), and leaves the
-results where the Python path leaves them: the engine's totals and the loop's clock and
-event count, ``Simulator.requests`` (built on demand from the columns, ``RequestRows``),
-``columns`` (the per-request arrays, for tables), ``segments``, ``effects`` and, when kept,
-``decisions``. ``plan`` says whether it applies; which path ran is in the run's notes.
+hpf-p, sjf, sjf-p, or any other, ``npuweave.sim.taskrules``) on open-loop arrivals, without
+engine logs: it lays the run out in arrays (the engine's state, the requests, the models' job
+tables), calls ``run_tasks`` with the policy's rule until it finishes (growing an array or
+reporting progress when it stops for that), and leaves the results where the Python path
+leaves them: the engine's totals and the loop's clock and event count, ``Simulator.requests``
+(built on demand from the columns, ``RequestRows``), ``columns`` (the per-request arrays, for
+tables), ``segments``, ``effects`` and, when kept, ``decisions``. ``plan`` says whether it
+applies; which path ran is in the run's notes.
 
 ``ArrivalRows`` lets a caller hand the simulator its arrivals as arrays (``serve``'s 1M-request
 runs) instead of a list of tuples.
@@ -30,11 +31,11 @@ from npuweave.sim import engine_kernel as K
 from npuweave.sim import taskloop as L
 from npuweave.sim import taskpreempt as P
 from npuweave.sim import taskqueue as Q
+from npuweave.sim import taskrules
 from npuweave.sim.engine import Kind, Unit
 from npuweave.sim.events import EventBudgetError
 from npuweave.sim.requests import Request, State
 from npuweave.sim.stretch import _table
-from npuweave.sim.taskrules import rule_code
 
 if TYPE_CHECKING:
     from npuweave.sim.serve import Simulator
@@ -124,14 +125,13 @@ class RequestRows(Sequence[Request]):
 def plan(sim: Simulator, mode: str) -> TaskRun | None:
     """The whole-run loop for ``sim`` under stretch mode ``mode``, or None where it does not
     apply (the caller has checked: task-level, open loop, no engine logs, plain Simulator)."""
-    if mode not in ("auto", "loop", "loop-python") or rule_code(sim.policy) < 0:
-        return None
-    if getattr(sim.policy, "period_s", None) or sim.at_units:
+    rule = taskrules.rule_of(sim.policy) if mode in ("auto", "loop", "loop-python") else None
+    if rule is None or getattr(sim.policy, "period_s", None) or sim.at_units:
         return None
     if mode == "loop-python":
-        return TaskRun(sim, jit.python("npuweave.sim.taskloop.run_tasks"), NOTE_PY)
+        return TaskRun(sim, jit.python("npuweave.sim.taskloop.run_tasks"), rule, NOTE_PY)
     if jit.compile():
-        return TaskRun(sim, L.run_tasks, NOTE)
+        return TaskRun(sim, L.run_tasks, rule, NOTE)
     return None
 
 
@@ -146,20 +146,24 @@ def _wasted_before(t: Tenant) -> tuple[float, ...]:
 
 
 class TaskRun:
-    """One ``Simulator.run`` through ``fn`` (``run_tasks``, compiled or plain)."""
+    """One ``Simulator.run`` through ``fn`` (``run_tasks``, compiled or plain) with the
+    policy's ``rule`` (``taskrules.rule_of``: plain functions, compiled here for a compiled
+    ``fn``)."""
 
-    def __init__(self, sim: Simulator, fn: Any, note: str) -> None:
-        self.sim, self.fn, self.note = sim, fn, note
+    def __init__(self, sim: Simulator, fn: Any, rule: taskrules.Rule, note: str) -> None:
+        self.sim, self.fn, self.rule, self.note = sim, fn, rule, note
         self.grown = 0  # times an array was grown
 
     def run(self) -> None:
         sim = self.sim
         sim.notes = [*sim.policy.start(sim.view), self.note]
         eng, req, tab, out = self._lay_out()
+        key, wins = self.rule
         if self.fn is L.run_tasks:
             jit.announce("npuweave.sim.taskloop.run_tasks", "the whole-run serving loop", 45)
+            key, wins = taskrules.compiled(self.rule)
         while True:
-            status = self.fn(eng, req, tab, out)
+            status = self.fn(eng, req, tab, out, key, wins)
             if status == L.GROW:
                 eng, out = self._grow(eng, out)
                 self.grown += 1
@@ -278,8 +282,7 @@ class TaskRun:
         time_s = rx[:n, Q.X_ARR]
         ti, tf = np.zeros(Q.N_TI, np.int64), np.zeros(Q.N_TF, np.float64)
         pol = sim.policy
-        ti[[Q.T_N, Q.T_RULE, Q.T_PREEMPTIVE, Q.T_MECH]] = (
-            n, rule_code(pol), pol.preemptive, _MECH[pol.mechanism.value])
+        ti[[Q.T_N, Q.T_PREEMPTIVE, Q.T_MECH]] = n, pol.preemptive, _MECH[pol.mechanism.value]
         ti[Q.T_THEN] = -1
         ti[Q.T_KEEPSEG] = sim.segments is not None
         ti[Q.T_KEEPDEC] = sim.decisions is not None

@@ -18,6 +18,7 @@ arrival that comes before the engine's events at one instant) must be caught.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import random
 import re
@@ -140,7 +141,11 @@ def _mutant(old: str, new: str, module=taskloop):
     src = re.sub(r"from npuweave\.schedule\.jit import [\w, ]+\n", plain, src.replace(old, new))
     mod = types.ModuleType(f"mutant_{module.__name__.rsplit('.', 1)[-1]}")
     exec(compile(src, mod.__name__, "exec"), mod.__dict__)  # noqa: S102
-    if module is taskloop:
+    if module is taskloop:  # its callees elsewhere plain too (the rule is plain Python)
+        for k, v in list(vars(mod).items()):
+            f = getattr(v, "py_func", v)
+            with contextlib.suppress(KeyError, AttributeError):
+                vars(mod)[k] = jit.python(f"{f.__module__}.{f.__name__}")
         return mod.run_tasks
     patched = jit.python("npuweave.sim.taskloop.run_tasks")
     clone = types.FunctionType(patched.__code__, dict(patched.__globals__))
