@@ -1,7 +1,17 @@
 import os
 
+from hypothesis import settings
+
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # tables are drawn 160 columns wide whatever the terminal (or xdist worker) says, so tests that
 # read a table's cells do not depend on where they run
 os.environ["COLUMNS"] = "160"
+
+# Hypothesis: no per-example deadline. Its default (200 ms, one slow example fails the test as
+# "Flaky"/DeadlineExceeded) is a wall-time assertion: a host that pauses the worker for 0.4 s
+# fails a test that costs microseconds. The too_slow health check follows (it allows 5 x the
+# deadline, at least 1 s, of drawing). print_blob: a CI failure prints the line that replays it.
+# Tests that set their own settings still inherit these unless they say otherwise.
+settings.register_profile("npuweave", deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("NPUWEAVE_HYPOTHESIS_PROFILE", "npuweave"))
