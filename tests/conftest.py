@@ -12,6 +12,7 @@ os.environ["COLUMNS"] = "160"
 # "Flaky"/DeadlineExceeded) is a wall-time assertion: a host that pauses the worker for 0.4 s
 # fails a test that costs microseconds. The too_slow health check follows (it allows 5 x the
 # deadline, at least 1 s, of drawing). print_blob: a CI failure prints the line that replays it.
-# Tests that set their own settings still inherit these unless they say otherwise.
-settings.register_profile("npuweave", deadline=None, print_blob=True)
+# Tests that set their own settings still inherit these unless they say otherwise. The parent
+# is the profile hypothesis chose (its "ci" one, derandomized, where it detects a CI service).
+settings.register_profile("npuweave", parent=settings.default, deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("NPUWEAVE_HYPOTHESIS_PROFILE", "npuweave"))
