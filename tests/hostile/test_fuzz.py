@@ -203,3 +203,36 @@ def test_number_config_text_parses_or_raises(lines):
         return
     for fmt in cfg.values():
         assert fmt.bits >= 1
+
+
+def test_every_error_escapes_line_breaks_quoted_from_the_input():
+    """Any NpuweaveError stays one line, whatever it quotes: the sweep reader named an axis
+    as written, so a YAML key holding a newline gave a two-line error (found by fuzzing sweep
+    specs); every character ``str.splitlines`` breaks at is escaped as Python writes it."""
+    import pytest
+
+    from npuweave.errors import ConfigError
+    from npuweave.experiments.sweep.spec import sweep_from_dict
+
+    err = ConfigError("a\nb\rc\x0bd\x1ce\x85f\u2028g\u2029h\ti\x7fj")
+    assert str(err).splitlines() == [str(err)]
+    assert str(err) == r"a\nb\rc\x0bd\x1ce\x85f\u2028g\u2029h\ti\x7fj"
+    with pytest.raises(NpuweaveError) as got:
+        sweep_from_dict({"kind": "profile", "fixed": {"models": "ncf"}, "axes": {"a\nb": None}},
+                        "fuzz.yaml")
+    assert str(got.value).splitlines() == [str(got.value)]
+    assert "fuzz.yaml" in str(got.value) and r"axes.a\nb" in str(got.value)
+
+
+def test_cli_prints_a_quoted_newline_on_one_line(tmp_path, capsys, monkeypatch):
+    import pytest
+
+    from npuweave.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "e.yaml").write_text('kind: profile\nfixed: {models: ncf}\naxes: {"a\\nb": 3}\n')
+    with pytest.raises(SystemExit) as done:
+        main(["sweep", "e.yaml", "--out", "r.csv"])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and len(err.splitlines()) == 1 and err.startswith("error: ")
+    assert r"axes.a\nb" in err and not (tmp_path / "r.csv").exists()
