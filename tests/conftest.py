@@ -7,6 +7,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # tables are drawn 160 columns wide whatever the terminal (or xdist worker) says, so tests that
 # read a table's cells do not depend on where they run
 os.environ["COLUMNS"] = "160"
+# captured output is not a terminal, whatever the CI service asks for: FORCE_COLOR=1 (set by
+# many CI setups for coloured logs) or TTY_COMPATIBLE=1 made rich draw spinners and colour codes
+# into the stdout/stderr tests read (and subprocesses inherit this environment)
+for _name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+    os.environ.pop(_name, None)
 
 # Hypothesis: no per-example deadline. Its default (200 ms, one slow example fails the test as
 # "Flaky"/DeadlineExceeded) is a wall-time assertion: a host that pauses the worker for 0.4 s
