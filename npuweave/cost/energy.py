@@ -74,7 +74,7 @@ class LayerEnergy(CostRecord):
 
     @property
     def total_j(self) -> float:
-        return self.compute_j + self.sram_j + self.dram_j + self.static_j
+        return self.dynamic_j + self.static_j
 
     @property
     def dynamic_j(self) -> float:

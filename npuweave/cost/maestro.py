@@ -43,8 +43,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from math import isqrt
 
-from npuweave.cost.systolic import vector_cycles
-from npuweave.cost.traffic import assemble, cdiv
+from npuweave.cost.systolic import serial_cost
+from npuweave.cost.traffic import cdiv
 from npuweave.cost.types import LayerCost
 from npuweave.hardware.npu import NPU
 from npuweave.workload.layer import Layer, LayerKind
@@ -265,12 +265,10 @@ def maestro(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
     >>> round(maestro(fc, preset("prema"), 1, 16).compute_s * 1e9, 2)  # 5 cycles at 700 MHz
     7.14
     """
-    cycles = maestro_gemm_cycles(layer, npu, batch) + vector_cycles(layer, npu, batch)
-    return assemble(layer, npu, batch, weight_bits, cycles)
+    return serial_cost(layer, npu, batch, weight_bits, maestro_gemm_cycles(layer, npu, batch))
 
 
 def maestro_pooled(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
     """``maestro`` with every array pooled into one MAESTRO array (the former reading)."""
-    cycles = maestro_gemm_cycles(layer, npu, batch, pooled=True) + vector_cycles(layer, npu,
-                                                                                 batch)
-    return assemble(layer, npu, batch, weight_bits, cycles)
+    return serial_cost(layer, npu, batch, weight_bits,
+                       maestro_gemm_cycles(layer, npu, batch, pooled=True))

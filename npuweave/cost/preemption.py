@@ -80,9 +80,16 @@ def live_bytes(out_elems: int, in_elems: int, batch: int, element_bytes: int,
     return in_elems * batch * element_bytes + out_elems * batch * ACCUMULATOR_BYTES
 
 
-def transfer_s(nbytes: int, npu: NPU) -> float:
-    """One DMA stream of ``nbytes``: DRAM latency plus bytes over bandwidth (0 for 0 bytes)."""
-    return npu.dram_latency_s + nbytes / npu.dram_bw if nbytes > 0 else 0.0
+def transfer_s(nbytes: int, latency_s: float, bw: float) -> float:
+    """One DMA stream of ``nbytes``: ``latency_s`` plus bytes over ``bw`` bytes/s (0 for 0
+    bytes). The serving simulator charges its checkpoints with it too (``TenantUnits``).
+
+    Examples
+    --------
+    >>> transfer_s(4000, 100e-9, 1e9), transfer_s(0, 100e-9, 1e9)
+    (4.1e-06, 0.0)
+    """
+    return latency_s + nbytes / bw if nbytes > 0 else 0.0
 
 
 def preemption_cost(mechanism: str, state_bytes: int, npu: NPU,
@@ -106,7 +113,7 @@ def preemption_cost(mechanism: str, state_bytes: int, npu: NPU,
         raise ConfigError(f"preemption state must be a whole number of bytes >= 0, got "
                           f"{state_bytes!r}")
     if mechanism == "checkpoint":
-        t = transfer_s(state_bytes, npu)
+        t = transfer_s(state_bytes, npu.dram_latency_s, npu.dram_bw)
         return PreemptionCost(mechanism, state_bytes, t, state_bytes, t)
     if mechanism == "kill":
         return PreemptionCost(mechanism, lost_s=float(done_compute_s))

@@ -28,8 +28,8 @@ Choices (documented in ``docs/COST_MODEL.md``):
 
 from __future__ import annotations
 
-from npuweave.cost.systolic import batched_gemm, vector_cycles
-from npuweave.cost.traffic import assemble, cdiv
+from npuweave.cost.systolic import batched_gemm, serial_cost
+from npuweave.cost.traffic import cdiv
 from npuweave.cost.types import LayerCost
 from npuweave.hardware.npu import NPU
 from npuweave.workload.layer import Layer
@@ -93,5 +93,5 @@ def prema(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
     >>> round(prema(fc, preset("prema"), 1, 16).compute_s * 1e9)  # 770 cycles at 700 MHz
     1100
     """
-    cycles = prema_cycles(layer, npu, batch, weight_bits) + vector_cycles(layer, npu, batch)
-    return assemble(layer, npu, batch, weight_bits, cycles)
+    return serial_cost(layer, npu, batch, weight_bits,
+                       prema_cycles(layer, npu, batch, weight_bits))

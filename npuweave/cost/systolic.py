@@ -148,6 +148,25 @@ def vector_cycles(layer: Layer, npu: NPU, batch: int = 1) -> int:
     return cdiv(batch * layer.vector_ops, npu.lanes)
 
 
+def serial_cost(layer: Layer, npu: NPU, batch: int, weight_bits: int,
+                array_cycles: float) -> LayerCost:
+    """The ``LayerCost`` of a layer whose GEMMs take ``array_cycles`` on the PE array, with its
+    ``vector_cycles`` after them, not overlapped (the module docstring's rule). Every registered
+    model but ``roofline`` ends here, and ``idle_pe_cycles`` in ``npuweave.cost.energy``
+    subtracts the vector cycles again to find the array's.
+
+    Examples
+    --------
+    >>> from npuweave.hardware import preset
+    >>> from npuweave.workload.layer import Layer, LayerKind
+    >>> pool = Layer("pool", LayerKind.VECTOR, ("MaxPool",), None, 0, 1000, 0, 4000, 1000)
+    >>> round(serial_cost(pool, preset("prema"), 1, 16, 0).compute_s * 1e9)  # 8 cycles at 700 MHz
+    11
+    """
+    return assemble(layer, npu, batch, weight_bits,
+                    array_cycles + vector_cycles(layer, npu, batch))
+
+
 def systolic_ws(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
     """Cost of ``layer`` on a weight-stationary ``npu``: SCALE-Sim array cycles plus vector cycles.
 
@@ -159,11 +178,9 @@ def systolic_ws(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCo
     >>> round(systolic_ws(fc, preset("prema"), 1, 16).compute_s * 1e9)  # 765 cycles at 700 MHz
     1093
     """
-    cycles = gemm_cycles(layer, npu, batch) + vector_cycles(layer, npu, batch)
-    return assemble(layer, npu, batch, weight_bits, cycles)
+    return serial_cost(layer, npu, batch, weight_bits, gemm_cycles(layer, npu, batch))
 
 
 def systolic_ws_db(layer: Layer, npu: NPU, batch: int, weight_bits: int) -> LayerCost:
     """Like ``systolic_ws`` but with double-buffered weights (see ``gemm_cycles_db``)."""
-    cycles = gemm_cycles_db(layer, npu, batch) + vector_cycles(layer, npu, batch)
-    return assemble(layer, npu, batch, weight_bits, cycles)
+    return serial_cost(layer, npu, batch, weight_bits, gemm_cycles_db(layer, npu, batch))

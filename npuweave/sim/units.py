@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from npuweave.cost.preemption import transfer_s
 from npuweave.schedule.base import Tenant
 from npuweave.sim.engine import Kind, Unit
 
@@ -48,7 +49,7 @@ class TenantUnits:
 
     def transfer_s(self, nbytes: int) -> float:
         """Seconds one DMA stream of ``nbytes`` takes (latency included)."""
-        return self.latency_s + nbytes / self.bw if nbytes > 0 else 0.0
+        return transfer_s(nbytes, self.latency_s, self.bw)
 
 
 def tenant_units(tenant: Tenant, k: int, foot: Footprint | None, traffic: bool,
