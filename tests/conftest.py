@@ -15,8 +15,9 @@ for _name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
 
 # Hypothesis: no per-example deadline. Its default (200 ms, one slow example fails the test as
 # "Flaky"/DeadlineExceeded) is a wall-time assertion: a host that pauses the worker for 0.4 s
-# fails a test that costs microseconds. The too_slow health check follows (it allows 5 x the
-# deadline, at least 1 s, of drawing). print_blob: a CI failure prints the line that replays it.
+# fails a test that costs microseconds. The too_slow health check scales with it (5 x the
+# deadline, at least 1 s, of drawing; 30 s without one). print_blob: a CI failure prints the
+# line that replays it.
 # Tests that set their own settings still inherit these unless they say otherwise. The parent
 # is the profile hypothesis chose (its "ci" one, derandomized, where it detects a CI service).
 settings.register_profile("npuweave", parent=settings.default, deadline=None, print_blob=True)
