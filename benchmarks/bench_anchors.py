@@ -13,7 +13,8 @@
   child process with ``NPUWEAVE_NO_NUMBA=1``-style blocking of the import (a quarter of the
   requests), beside ``anchors/lwgreedy.py``, the C loop ported to plain Python on lists
   (``py port``, same requests: the rate npuweave without numba should reach; its decisions
-  and compute ends must equal npuweave's, second ``same``).
+  and compute ends must equal npuweave's, second ``same``). ``plain kernel`` and ``py port``
+  are timed alternately in that child (``bench_inline.closed_rates``: the inlined loop).
 * **SimPy** (the ``bench`` extra; skipped when ``simpy`` does not import): the same Poisson
   FCFS serving of RN+BB on the memory-centric NPU as one resource and one timeout per layer,
   the layer times taken from npuweave's own isolated run of each model. Mean latencies are
@@ -233,7 +234,9 @@ def _no_numba_rates(requests: int, repeats: int) -> dict[str, dict[str, float]]:
     """The npuweave rows in a child process where ``import numba`` fails."""
     code = ("import sys, json; sys.modules['numba'] = None; "
             f"sys.path.insert(0, {str(ROOT)!r}); import benchmarks.bench_anchors as b; "
-            f"print(json.dumps({{c: b.npu_rates(c, {requests}, {repeats}) for c in b.CLOSED}}))")
+            "import benchmarks.bench_inline as i; "
+            f"print(json.dumps({{c: {{**b.npu_rates(c, {requests}, {repeats}), "
+            f"**i.closed_rates(c, {requests}, {repeats})}} for c in b.CLOSED}}))")
     import json
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -265,10 +268,11 @@ def main() -> None:
                 n, c, same = 0, float("nan"), False
             else:
                 n, c, same = c_rate(exe, tmp, case, args.requests, max(args.repeats, 5) * 4)
-            port, port_same = py_rate(case, max(args.requests // 4, 10), args.repeats)
+            port_same = py_rate(case, max(args.requests // 4, 10), 1)[1]
+            port = plain[case]["py port"]
             print(f"{case:<10} {n:>9} {c:>8.2f} {str(same):>5} {rates['kernel']:>8.3f} "
                   f"{rates['run_streams+metrics']:>8.3f} {rates['kernel'] / c:>6.3f} "
-                  f"{rates['run_streams+metrics'] / c:>7.3f} {plain[case]['kernel']:>12.3f} "
+                  f"{rates['run_streams+metrics'] / c:>7.3f} {plain[case]['inlined']:>12.3f} "
                   f"{plain[case]['run_streams+metrics']:>10.3f} {port:>8.3f} "
                   f"{str(port_same):>5} {rates['faults']:>6.0f}")
         if exe is None:

@@ -43,7 +43,7 @@ from npuweave.metrics.common import (
     standalone_of,
 )
 from npuweave.metrics.index import IntervalIndex, as_index
-from npuweave.metrics.request_index import RequestIndex, as_requests
+from npuweave.metrics.request_index import RequestIndex, as_requests, first_seen
 
 Intervals = Iterable[IntervalLike] | IntervalIndex | None
 
@@ -78,26 +78,33 @@ def progress(
 def _shares(req: RequestIndex, t0: float, t1: float, index: IntervalIndex | None) -> np.ndarray:
     """Each request's share of its work inside ``[t0, t1]`` (see ``progress``), in record
     order; only requests straddling the window read their intervals."""
-    start, finish = req.start_s, req.finish_s
-    span = finish - start
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(span <= 0, ((t0 <= finish) & (finish <= t1)).astype(np.float64),
-                         np.maximum(0.0, np.minimum(finish, t1) - np.maximum(start, t0)) / span)
     if index is None:
-        return share
+        return _span_shares(req.start_s, req.finish_s, t0, t1)
     total, lo, hi = index.work_of(req.tenants, req.tenant, req.request)
     # a request whose busy spans all lie inside counts whole (its clipped sum / total is
-    # exactly 1), one whose spans all lie outside counts 0 (every clipped term is 0)
+    # exactly 1), one whose spans all lie outside counts 0 (every clipped term is 0); one
+    # without busy time by its span
     known = (total > 0) & (lo <= hi)
     whole = known & (t0 <= lo) & (hi <= t1)
     out = known & ((hi <= t0) | (lo >= t1))
-    share[whole] = 1.0
-    share[out] = 0.0
+    share = (whole & ~out).astype(np.float64)  # outside wins where both hold (a point)
+    idle = np.flatnonzero(~(total > 0))
+    if idle.size:
+        share[idle] = _span_shares(req.start_s[idle], req.finish_s[idle], t0, t1)
     names, tenant, request = req.tenants, req.tenant, req.request
     for j in np.flatnonzero((total > 0) & ~whole & ~out).tolist():
         inside = index.work_inside(names[tenant[j]], int(request[j]), t0, t1)
         share[j] = inside / total[j]
     return share
+
+
+def _span_shares(start: np.ndarray, finish: np.ndarray, t0: float, t1: float) -> np.ndarray:
+    """The share of each ``[start, finish]`` inside ``[t0, t1]`` (a point span: 1 when it
+    lies inside, else 0)."""
+    span = finish - start
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(span <= 0, ((t0 <= finish) & (finish <= t1)).astype(np.float64),
+                        np.maximum(0.0, np.minimum(finish, t1) - np.maximum(start, t0)) / span)
 
 
 def _progress(req: RequestIndex, t0: float, t1: float,
@@ -156,8 +163,8 @@ def stp_per_tenant(
     single = standalone_of(standalone)
     index = as_index(intervals) if intervals is not None else None
     done = _progress(req, t0, t1, index)
-    return {tenant: done[k] * single(_first(req, k)) / (t1 - t0)
-            for k, tenant in enumerate(req.tenants)}
+    first = req.first_singles(single)
+    return {tenant: done[k] * first[k] / (t1 - t0) for k, tenant in enumerate(req.tenants)}
 
 
 def stp(
@@ -203,12 +210,11 @@ def ntt_per_tenant(
     req = as_requests(requests)
     t0, t1 = resolve_window(window, req)
     inside = (t0 <= req.arrival_s) & (req.arrival_s < t1)
-    # tenants in the order their first request inside the window appears
-    codes, first = np.unique(req.tenant[inside], return_index=True)
+    single = standalone_of(standalone)  # one function: its lookups are kept per index
     out = {}
-    for k in codes[np.argsort(first)].tolist():
+    for k in first_seen(req.tenant[inside]):  # in the order of their first request inside
         rows = req.rows(k)
-        out[req.tenants[k]] = core.antt(_ntts(req, standalone, rows[inside[rows]]))
+        out[req.tenants[k]] = core.antt(_ntts(req, single, rows[inside[rows]]))
     return out
 
 

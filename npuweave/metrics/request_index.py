@@ -108,6 +108,8 @@ class RequestIndex(Sequence[Any]):
                 f = finish.tolist()
                 order = np.array([i for per in rows for i in sorted(per, key=f.__getitem__)],
                                  np.int64)
+            elif _in_order(tenant, finish):  # a closed loop's records, by tenant and request
+                order = np.arange(tenant.size)
             else:
                 order = np.lexsort((finish, tenant))  # stable: ties keep record order
             bounds = np.searchsorted(tenant[order], np.arange(len(self.tenants) + 1))
@@ -135,9 +137,16 @@ class RequestIndex(Sequence[Any]):
         request of a tenant is the same work (``uniform``), else once per record."""
         if not self.uniform:
             return np.array([single(self.records[i]) for i in rows.tolist()], np.float64)
-        per = np.array([single(self.records[int(self.rows(k)[0])]) if self.rows(k).size
-                        else np.nan for k in range(len(self.tenants))], np.float64)
-        return per[self.tenant[rows]]
+        return np.array(self.first_singles(single), np.float64)[self.tenant[rows]]
+
+    def first_singles(self, single: Callable[[Any], float]) -> list[Any]:
+        """``single`` of each tenant's first record in finishing order, as it returns them,
+        looked up once per function for this index."""
+        def make() -> list[Any]:
+            return [single(self.records[int(self.rows(k)[0])])
+                    for k in range(len(self.tenants))]
+
+        return self.memo(("first_singles", single), make)
 
     def memo(self, key: Any, make: Callable[[], Any]) -> Any:
         """``make()``, computed once per ``key`` for this index (shared by the metrics)."""
@@ -165,11 +174,33 @@ class RequestIndex(Sequence[Any]):
 def _present(codes: np.ndarray, names: Sequence[Any]) -> tuple[tuple[Any, ...], np.ndarray]:
     """The tenants that have records, in first-seen order, and each record's code among
     them (a column source names every tenant of the run, some maybe without a record)."""
-    present, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
-    rank = np.argsort(first)
-    code = np.empty(rank.size, np.int64)
-    code[rank] = np.arange(rank.size)
-    return tuple(names[c] for c in present[rank].tolist()), code[inverse.reshape(-1)]
+    order = first_seen(codes)
+    remap = np.empty(len(names), np.int64)
+    remap[order] = np.arange(len(order))
+    return tuple(names[c] for c in order), remap[codes]
+
+
+def first_seen(codes: np.ndarray) -> list[int]:
+    """The distinct non-negative ``codes`` in the order they first appear (ascending when
+    the codes never decrease, as a run's records by tenant; counted, not sorted, then).
+
+    Examples
+    --------
+    >>> first_seen(np.array([2, 0, 2, 1])), first_seen(np.array([0, 0, 3]))
+    ([2, 0, 1], [0, 3])
+    """
+    if not codes.size:
+        return []
+    if (codes[1:] >= codes[:-1]).all():
+        return np.flatnonzero(np.bincount(codes)).tolist()
+    present, first = np.unique(codes, return_index=True)
+    return present[np.argsort(first)].tolist()
+
+
+def _in_order(tenant: np.ndarray, finish: np.ndarray) -> bool:
+    """Whether rows are already by tenant code, then finish (a stable sort keeps them)."""
+    same = tenant[1:] == tenant[:-1]
+    return bool(((tenant[1:] > tenant[:-1]) | (same & (finish[1:] >= finish[:-1]))).all())
 
 
 def as_requests(requests: Any) -> RequestIndex:

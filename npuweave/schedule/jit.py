@@ -8,6 +8,12 @@ module's globals, under their own names and under any alias a module imported th
 jitted callers find jitted callees when numba resolves their globals. ``inline=True`` asks
 numba to copy a small function into each caller (no call in the hot loop).
 
+Without numba the same copying is done in Python: ``python`` (and, once ``compile`` finds no
+numba, each module's loop kernels) runs a version of the loop generated once per process
+from its own source with the calls of ``inline=True`` kernels replaced by their bodies
+(``npuweave.schedule.inliner``; ``inlined_source`` shows it, ``NPUWEAVE_INLINE=0`` turns it
+off). A Python call with twenty arguments costs about a microsecond, more than a decision.
+
 Examples
 --------
 >>> from npuweave.schedule import jit
@@ -17,7 +23,11 @@ True
 
 from __future__ import annotations
 
+import builtins
+import functools
 import importlib.util
+import linecache
+import logging
 import os
 import sys
 import types
@@ -32,6 +42,11 @@ _COMPILED: list[bool] = []  # empty: not tried yet; [True] or [False] afterwards
 _JITTED: dict[str, Any] = {}
 _PY: dict[str, Callable[..., Any]] = {}
 _FORMS: dict[str, Callable[[], Any]] = {}  # a compiled form other than numba's jit of the source
+_PY_AS_WRITTEN: dict[str, Callable[..., Any]] = {}  # python() with NPUWEAVE_INLINE=0
+_STANDINS: dict[str, Any] = {}  # a loop kernel's stand-in in its module without numba
+_SOURCES: dict[str, str] = {}  # the generated source of each function run inlined
+_NOT_INLINED: dict[str, str] = {}  # why a function that calls inline kernels runs as it is
+_log = logging.getLogger(__name__)
 
 
 def _jitter(inline: bool) -> Callable[[F], F]:
@@ -49,6 +64,8 @@ def kernel(fn: F | None = None, *, inline: bool = False) -> Any:
             _INLINE.add(name)
         if _COMPILED == [True]:  # a module imported after the others were compiled
             return _jitter(inline)(f)
+        if _COMPILED == [False] and not inline and _calls_inline(f):
+            return _deferred(name)  # type: ignore[return-value]
         return f
 
     return register(fn) if fn is not None else register
@@ -61,17 +78,23 @@ def compile() -> bool:
             import numba  # noqa: F401
         except Exception:  # ImportError, or a numba that fails against this NumPy
             _COMPILED.append(False)
+            _swap({id(f): _deferred(name) for name, f in _PLAIN.items()
+                   if name not in _INLINE and _calls_inline(f)})
         else:
             _JITTED.update((name, _FORMS[name]() if name in _FORMS else
                             _jitter(name in _INLINE)(f)) for name, f in _PLAIN.items())
-            jitted = {id(_PLAIN[name]): j for name, j in _JITTED.items()}
-            for mod in {f.__module__ for f in _PLAIN.values()}:
-                space = vars(sys.modules[mod])
-                for key, value in list(space.items()):
-                    if callable(value) and id(value) in jitted:
-                        space[key] = jitted[id(value)]
+            _swap({id(_PLAIN[name]): j for name, j in _JITTED.items()})
             _COMPILED.append(True)
     return _COMPILED[0]
+
+
+def _swap(new: dict[int, Any]) -> None:
+    """Rebind every registered module's global whose value's id is a key of ``new``."""
+    for mod in {f.__module__ for f in _PLAIN.values()}:
+        space = vars(sys.modules[mod])
+        for key, value in list(space.items()):
+            if callable(value) and id(value) in new:
+                space[key] = new[id(value)]
 
 
 def borrow(arrays: tuple) -> tuple:
@@ -137,6 +160,8 @@ def plain(qualname: str) -> Callable[..., Any]:
 def python(qualname: str) -> Callable[..., Any]:
     """A registered function as plain Python whose registered callees stay plain Python too,
     before and after ``compile`` (for Python callers that pass lists, such as the ``Board``).
+    Calls of ``inline=True`` kernels in it are copied in (``inlined_source``), unless the
+    environment says ``NPUWEAVE_INLINE=0`` at the call (then the function as written).
 
     Examples
     --------
@@ -144,18 +169,123 @@ def python(qualname: str) -> Callable[..., Any]:
     >>> window([5], [2.0], [0.5], 0, 1, 0, 10.0, 0.0, 3.0)  # 5 bytes free at 2 s, in by 2.5 s
     5.0
     """
-    if qualname in _PY:
-        return _PY[qualname]
+    inline = os.environ.get("NPUWEAVE_INLINE") != "0"
+    cache = _PY if inline else _PY_AS_WRITTEN
+    if qualname in cache:
+        return cache[qualname]
     f = _PLAIN[qualname]
     space = dict(f.__globals__)
-    clone = types.FunctionType(f.__code__, space, f.__name__, f.__defaults__, f.__closure__)
-    _PY[qualname] = clone
-    known = {id(v): q for q, v in _PLAIN.items()} | {id(v): q for q, v in _JITTED.items()}
-    for key, value in list(space.items()):
-        q = known.get(id(value))
+    clone = inline and _inlined(qualname, f, space) or types.FunctionType(
+        f.__code__, space, f.__name__, f.__defaults__, f.__closure__)
+    cache[qualname] = clone
+    known = _known()
+    for key in _names(clone.__code__) & set(space):  # only what it reads: no import-time work
+        q = known.get(id(space[key]))
         if q is not None:
             space[key] = python(q)
     return clone
+
+
+def _names(code: types.CodeType) -> set[str]:
+    """The global (and attribute) names ``code`` and the code nested in it read."""
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _names(c)
+    return out
+
+
+def _known() -> dict[int, str]:
+    """Every form of every registered function, by id: its qualified name."""
+    return ({id(v): q for q, v in _PLAIN.items()} | {id(v): q for q, v in _JITTED.items()}
+            | {id(v): q for q, v in _PY.items()}
+            | {id(v): q for q, v in _PY_AS_WRITTEN.items()}
+            | {id(v): q for q, v in _STANDINS.items()})
+
+
+def _calls_inline(f: Callable[..., Any]) -> bool:
+    """Whether ``f`` names an inline kernel (any form of it) among its globals."""
+    space = f.__globals__
+    known = _known()
+    return any(known.get(id(space.get(n))) in _INLINE for n in f.__code__.co_names)
+
+
+def _deferred(qualname: str) -> Callable[..., Any]:
+    """What the modules call for a loop kernel without numba: ``python(qualname)`` (the
+    inlined loop, built on the first call), looked up at each call (a loop is called once a
+    run, and ``NPUWEAVE_INLINE`` is then read at the call, as ``python`` reads it)."""
+    return _STANDINS.setdefault(qualname, _PlainLoop(qualname))
+
+
+class _PlainLoop:
+    """``_deferred``'s stand-in (an object, not a function: code that clones the functions
+    it finds in a module's namespace leaves it alone)."""
+
+    def __init__(self, qualname: str) -> None:
+        self.qualname = qualname
+        functools.update_wrapper(self, _PLAIN[qualname])
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return python(self.qualname)(*args, **kwargs)
+
+
+def _inlined(qualname: str, f: Callable[..., Any], space: dict) -> Any:
+    """``f`` with its calls of inline kernels copied in (``npuweave.schedule.inliner``),
+    defined in ``space``; None when it makes none, when ``NPUWEAVE_INLINE=0``, or when the
+    inliner refuses (the reason logged at debug level and kept for ``inlined_source``)."""
+    if os.environ.get("NPUWEAVE_INLINE") == "0" or not _calls_inline(f):
+        return None
+    from npuweave.schedule import inliner
+
+    known = _known()
+
+    def inline_kernel(obj: Any) -> Any:  # the plain function of an inline kernel's any form
+        q = known.get(id(obj))
+        return _PLAIN[q] if q in _INLINE else None
+
+    try:
+        src, aliases = inliner.inline_source(f, inline_kernel)  # type: ignore[arg-type]
+    except Exception as err:  # NotInlinable, or a bug: the function runs as it is
+        _NOT_INLINED[qualname] = f"{type(err).__name__}: {err}"
+        (_log.debug if isinstance(err, inliner.NotInlinable) else _log.warning)(
+            "%s runs without inlining: %s", qualname, _NOT_INLINED[qualname])
+        return None
+    space.update(aliases)
+    filename = f"<inlined {qualname}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    made: dict[str, Any] = {}
+    exec(builtins.compile(src, filename, "exec"), space, made)  # noqa: S102 (our own functions)
+    g = made[f.__name__]
+    g.__defaults__, g.__doc__, g.__qualname__ = f.__defaults__, f.__doc__, f.__qualname__
+    _SOURCES[qualname] = src
+    return g
+
+
+def inlined_source(fn: Callable[..., Any] | str) -> str:
+    """The source that runs as ``fn`` (a registered function, any form of it, or its
+    ``module.name``) in plain Python: calls of ``inline=True`` kernels replaced by their
+    bodies. Tracebacks through it name the file ``<inlined module.name>``.
+    Raises ``LookupError`` saying why when there is none (not registered, no inline call,
+    ``NPUWEAVE_INLINE=0``, or the inliner refused it).
+
+    Examples
+    --------
+    >>> src = inlined_source("npuweave.schedule.kernel.choose_lw")
+    >>> "fcfs(" in src, "'inlined fcfs'" in src
+    (False, True)
+    """
+    known = _known()
+    q = fn if isinstance(fn, str) else known.get(id(fn), known.get(id(getattr(
+        fn, "__wrapped__", None))))
+    if q is None or q not in _PLAIN:
+        raise LookupError(f"{fn!r} is not a registered kernel")
+    if os.environ.get("NPUWEAVE_INLINE") != "0":
+        python(q)
+    if q in _SOURCES:
+        return _SOURCES[q]
+    why = _NOT_INLINED.get(q) or ("NPUWEAVE_INLINE=0" if _calls_inline(_PLAIN[q])
+                                  else "it calls no inline kernel")
+    raise LookupError(f"{q} runs as written: {why}")
 
 
 def cached(qualname: str) -> bool:

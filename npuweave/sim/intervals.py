@@ -130,15 +130,18 @@ class IntervalColumns(Sequence[Interval]):
     def request_spans(self, tenant: int, request: int) -> tuple[np.ndarray, np.ndarray]:
         """``(start_s, end_s)`` of one request's intervals, in interval order."""
         w = self.work()
-        pe, dram = self.pe, self.dram
         if w.in_order and not self._cols and 0 <= request < w.span:
             # each run sorted by start: the request's rows lie among the rows that start
-            # within its reach; merge those alone
+            # within its reach; its rows of each run, DRAM first, in a stable sort by start
+            # are their merge (as ``_sort_into`` orders runs in order)
             k = tenant * w.span + request
-            pe, dram = (_within(run, w.lo[k], w.hi[k]) for run in (pe, dram))
-            _, ten, req, _, s, e = _merge_runs(pe, dram)
-        else:
-            _, ten, req, _, s, e = self._merged()
+            runs = [_within(run, w.lo[k], w.hi[k]) for run in (self.dram, self.pe)]
+            picks = [(run[0] == tenant) & (run[1] == request) for run in runs]
+            s = np.concatenate([run[3][p] for run, p in zip(runs, picks)])
+            e = np.concatenate([run[4][p] for run, p in zip(runs, picks)])
+            order = np.argsort(s, kind="stable")
+            return s[order], e[order]
+        _, ten, req, _, s, e = self._merged()
         pick = (ten == tenant) & (req == request)
         return s[pick], e[pick]
 
