@@ -12,9 +12,36 @@ import importlib
 from collections.abc import Iterable
 from types import ModuleType
 
+#: DEL and the characters besides the C0 controls that end a line for ``str.splitlines``
+_LINE_BREAKS = frozenset("\x7f\x85\u2028\u2029")
+
+
+def one_line(text: str) -> str:
+    """``text`` with control and line-break characters escaped as Python writes them
+    (``\\n``, ``\\x85``), so a message quoting user input (a YAML key, a file name) stays
+    one line.
+
+    Examples
+    --------
+    >>> one_line("field 'a\\nb': bad")
+    "field 'a\\\\nb': bad"
+    """
+    if not any(c < " " or c in _LINE_BREAKS for c in text):
+        return text
+    return "".join(repr(c)[1:-1] if c < " " or c in _LINE_BREAKS else c for c in text)
+
 
 class NpuweaveError(Exception):
-    """Base class of every user-facing npuweave error."""
+    """Base class of every user-facing npuweave error.
+
+    The message is kept on one line: control characters quoted from the input (a name read
+    from a file, a YAML key) are escaped (``one_line``).
+    """
+
+    def __init__(self, message: object = "", *rest: object) -> None:
+        if isinstance(message, str):
+            message = one_line(message)
+        super().__init__(message, *rest)
 
 
 class ConfigError(NpuweaveError):
@@ -22,16 +49,7 @@ class ConfigError(NpuweaveError):
 
 
 class ModelImportError(NpuweaveError):
-    """A model file cannot be imported (not ONNX, unsupported ops, missing shapes).
-
-    Names quoted from the file may hold any character; control characters in the message
-    are escaped (``\\n``) so that it stays one line.
-    """
-
-    def __init__(self, message: str = "", *rest: object) -> None:
-        if isinstance(message, str) and any(c < " " for c in message):
-            message = "".join(repr(c)[1:-1] if c < " " else c for c in message)
-        super().__init__(message, *rest)
+    """A model file cannot be imported (not ONNX, unsupported ops, missing shapes)."""
 
 
 class UnknownNameError(NpuweaveError):

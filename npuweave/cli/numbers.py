@@ -195,11 +195,11 @@ def demo(margins: tuple[float, ...], network: str, seed: int, out_dir: Path | No
     from npuweave.numbers import write_config
     from npuweave.numbers.demo import NETWORKS, require_sklearn, run_demo
 
-    require_sklearn()
-    for m in margins:
+    for m in margins:  # before scikit-learn's import, which alone takes seconds
         if not 0 <= m < 1:
             raise ConfigError(f"--margin {m} must lie in [0, 1) (a relative accuracy loss, "
                               "e.g. --margin 0.07 for 7%)")
+    require_sklearn()
     for name in NETWORKS if network == "all" else [network]:
         model = NETWORKS[name](seed)
         with _progress() as (bar, task):

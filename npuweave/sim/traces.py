@@ -79,7 +79,7 @@ def _header(path: Path, fields: list[str]) -> list[str]:
         if c is None:
             raise ConfigError(f"{path}: header: unknown column {f!r}; use time, model, "
                               "priority, deadline")
-    for c in set(canon):
+    for c in dict.fromkeys(canon):  # in column order: the same message every run
         same = [f for f, k in zip(fields, canon, strict=True) if k == c]
         if len(same) > 1:
             raise ConfigError(f"{path}: header: columns {', '.join(map(repr, same))} all give "

@@ -41,7 +41,11 @@ def test_notebook_runs_in_a_real_kernel_and_shows_figures_inline(tmp_path, monke
     # Agg, not the inline backend: the image must come from the figure itself, no magic
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = as_notebook(NOTEBOOK.read_text())
-    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+    # nbclient gives a kernel 60 s to start and, after a cell's reply, 4 s for the rest of its
+    # output, then goes on without it (a missing figure, a hidden error): a busy CI host can
+    # take longer. Wait as long as for the cell, and fail loudly if output never comes.
+    nbclient.NotebookClient(nb, timeout=600, startup_timeout=600, iopub_timeout=600,
+                            raise_on_iopub_timeout=True, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}}).execute()
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(not any(o.output_type == "error" for o in c.outputs) for c in code)

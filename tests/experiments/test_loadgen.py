@@ -51,11 +51,14 @@ def test_bad_settings_are_one_error(change, needle):
 
 def test_single_stream_run_is_valid_and_counts_match(tmp_path):
     pytest.importorskip("mlperf_loadgen")
+    # VALID needs LoadGen's early-stopping minimum of 64 queries (p90 at 99% confidence); ask
+    # for them, as the README does: a count left to the minimum duration (1 s real, ~15 ms a
+    # query) came to 63 on a loaded machine and the run was INVALID
     spec = LoadgenSpec("SingleStream", ("resnet50",), NPU, "layerweaver", time_scale=10.0,
-                       min_duration_s=0.1, min_queries=40, target_latency_s=0.002)
+                       min_duration_s=0.1, min_queries=64, target_latency_s=0.002)
     r = run_loadgen(spec, tmp_path)
     assert r.valid, r.summary
-    assert r.queries == r.samples >= 40  # every LoadGen query became one simulated request
+    assert r.queries == r.samples >= 64  # every LoadGen query became one simulated request
     assert (tmp_path / "mlperf_log_summary.txt").is_file()
     # SingleStream: one request at a time, so the NPU latency is the isolated time; LoadGen's
     # minimum can only add the device thread's wake-up delay to it.

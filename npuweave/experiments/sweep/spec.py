@@ -172,17 +172,18 @@ def _check_settings(kind: str, fixed: dict[str, Any], axes: dict[str, list[Any]]
             check_params(kind, {name: v}, f"axes.{name}", problems, required=False)
     for i, p in enumerate(extra, 1):
         check_params(kind, {**fixed, **p}, f"points[{i}]", problems)
-    combo = KINDS[kind].combo
-    if not problems and _count(axes, "product", len(extra)) <= 100_000:
-        for c in [{**fixed, **c} for c in _expand(axes, "product")] + extra:
-            msg = combo({**fixed, **c})
-            if msg:
-                problems.append(msg)
-                break
     if axes or not extra:
         have = set(fixed) | set(axes)
         problems.extend(f"missing setting {k!r} (put it in 'fixed' or 'axes')"
                         for k in KINDS[kind].required if k not in have)
+    combo = KINDS[kind].combo  # it may read every required setting: only once all are there
+    if not problems and _count(axes, "product", len(extra)) <= 100_000:
+        grid = _expand(axes, "product") if axes or not extra else []  # as the points are made
+        for c in [*grid, *extra]:
+            msg = combo({**fixed, **c})
+            if msg:
+                problems.append(msg)
+                break
 
 
 def load_sweep(path: str | Path) -> SweepSpec:
