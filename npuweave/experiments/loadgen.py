@@ -25,7 +25,6 @@ loadgen-server`` (the same schedule, in virtual time).
 from __future__ import annotations
 
 import math
-import re
 import threading
 import time
 from collections.abc import Sequence
@@ -36,6 +35,12 @@ from typing import Any
 import numpy as np
 
 from npuweave.errors import ConfigError
+from npuweave.experiments.loadgen_logs import (
+    detail_value,
+    invalid_reasons,
+    latencies_s,
+    parse_summary,
+)
 from npuweave.hardware.npu import NPU
 
 SCENARIOS = ("Server", "SingleStream", "MultiStream", "Offline")
@@ -281,31 +286,6 @@ class LoadgenResult:
     host_stall_s: float = 0.0  # longest host stall seen by the device thread (real seconds)
 
 
-def invalid_reasons(path: Path) -> tuple[str, ...]:
-    """Why a LoadGen summary says INVALID: its unmet checks and its advice, one line each.
-
-    The ``... satisfied : NO`` lines, then the bullets under ``Recommendations:`` and
-    ``Early Stopping Result:`` (which also holds the counts of a run that met it).
-    """
-    if not path.is_file():
-        return ()
-    out: list[str] = []
-    section = ""
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        text = line.strip()
-        key, sep, value = text.partition(":")
-        key = key.strip()
-        if sep and key.endswith("satisfied") and value.strip().upper() == "NO":
-            out.append(f"{key}: NO")
-        elif text in ("Recommendations:", "Early Stopping Result:"):
-            section = text
-        elif text.startswith("* ") and section:
-            out.append(text[2:])
-        elif not text or text.startswith("="):
-            section = ""
-    return tuple(out)
-
-
 def run_loadgen(spec: LoadgenSpec, out_dir: str | Path) -> LoadgenResult:
     """Run LoadGen against the simulated NPU; LoadGen's logs and ours go to ``out_dir``."""
     check_spec(spec)
@@ -342,52 +322,6 @@ def run_loadgen(spec: LoadgenSpec, out_dir: str | Path) -> LoadgenResult:
     return LoadgenResult(valid, summary, latencies_s(summary, spec.time_scale),
                          _npu_rows(device, spec), len(device.sim.requests), str(out),
                          int(queries or 0), reasons, sut_impl.host_stall_s)
-
-
-def detail_value(path: Path, key: str) -> float | None:
-    """A numeric value LoadGen logged under ``key`` in ``mlperf_log_detail.txt``."""
-    import json
-
-    if not path.is_file():
-        return None
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        if f'"key": "{key}"' in line:
-            try:
-                value = json.loads(line[line.index("{"):])["value"]
-                return float(value)
-            except (ValueError, KeyError, TypeError):
-                return None
-    return None
-
-
-def parse_summary(path: Path) -> dict[str, str]:
-    """``key : value`` lines of LoadGen's ``mlperf_log_summary.txt``."""
-    if not path.is_file():
-        raise ConfigError(f"{path}: LoadGen wrote no summary; see mlperf_log_detail.txt")
-    out: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        key, sep, value = line.partition(":")
-        if sep and key.strip() and value.strip():
-            out.setdefault(key.strip(), value.strip())
-    return out
-
-
-_PCT = re.compile(r"^(\d+(?:\.\d+)?) percentile latency \(ns\)$")
-
-
-def latencies_s(summary: dict[str, str], time_scale: float) -> dict[str, float]:
-    """LoadGen's latency lines (ns, real time) as NPU seconds: ``p50``, ``p99``, ``mean``..."""
-    out: dict[str, float] = {}
-    for key, value in summary.items():
-        m = _PCT.match(key)
-        name = (f"p{float(m[1]):g}" if m else {"Min latency (ns)": "min",
-                "Max latency (ns)": "max", "Mean latency (ns)": "mean"}.get(key))
-        if name:
-            try:
-                out[name] = float(value) / 1e9 / time_scale
-            except ValueError:
-                continue
-    return out
 
 
 def _npu_rows(device: OnlineNPU, spec: LoadgenSpec) -> list[dict[str, Any]]:

@@ -231,9 +231,10 @@ class _PlainLoop:
 
 def _inlined(qualname: str, f: Callable[..., Any], space: dict) -> Any:
     """``f`` with its calls of inline kernels copied in (``npuweave.schedule.inliner``),
-    defined in ``space``; None when it makes none, when ``NPUWEAVE_INLINE=0``, or when the
-    inliner refuses (the reason logged at debug level and kept for ``inlined_source``)."""
-    if os.environ.get("NPUWEAVE_INLINE") == "0" or not _calls_inline(f):
+    defined in ``space``; None when it makes none, or when the inliner refuses (the reason
+    logged at debug level and kept for ``inlined_source``). ``python`` calls it only when
+    ``NPUWEAVE_INLINE`` allows."""
+    if not _calls_inline(f):
         return None
     from npuweave.schedule import inliner
 

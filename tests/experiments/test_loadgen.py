@@ -11,11 +11,10 @@ from npuweave.experiments.loadgen import (
     check_spec,
     compare_with_replay,
     expected_latency_s,
-    invalid_reasons,
-    latencies_s,
     run_loadgen,
     sample_models,
 )
+from npuweave.experiments.loadgen_logs import invalid_reasons, latencies_s
 from npuweave.hardware import preset
 
 NPU = preset("memory-centric")
