@@ -6,13 +6,14 @@ groupings once per run instead of once per metric and tenant is what makes them 
 (``docs/ARRIVALS_METRICS.md``). The index iterates and measures like the sequence it was built
 from, so code that only knows sequences of intervals still works when handed one.
 
-Everything is built on first use. Progress needs, per request, its busy seconds, earliest
-start and latest end (``work_of``); a source that offers ``request_work()``
-(``npuweave.sim.IntervalColumns``: computed from the simulator's runs in one compiled pass)
-answers without its rows being sorted or read. The arithmetic is element-wise in NumPy and
-every per-request total is its values added one at a time in interval order (``np.bincount``
-does so, as Python's ``sum``), so the numbers are the very floats the record-by-record code
-gives.
+Everything is built on first use. Progress needs, per request, whether it did any work, its
+earliest start and latest end (``reach_of``), and only for a request that straddles the window
+its busy seconds inside and in all (``work_split``, from its own spans); a source that offers
+``request_reach()`` and ``request_spans()`` (``npuweave.sim.IntervalColumns``: read from the
+simulator's runs as they are) answers without its rows being sorted. The arithmetic is
+element-wise in NumPy and every per-request total is its values added one at a time in
+interval order (``np.bincount`` does so, as Python's ``sum``), so the numbers are the very
+floats the record-by-record code gives.
 """
 
 from __future__ import annotations
@@ -40,15 +41,17 @@ class Columns(NamedTuple):
 
 
 class Work(NamedTuple):
-    """Per request (``slot``): busy seconds in interval order, earliest start, latest end."""
+    """Per request (``slot``): some busy time, earliest start, latest end, and the busy
+    seconds in interval order (None: asked of the source on first use)."""
 
     tenants: dict[Any, int]  # tenant name -> code
     span: int  # slot = code * span + request - offset (or its rank in ``keys``)
     offset: int
     keys: np.ndarray | None  # sorted keys of a sparse index, None when slots are dense
-    total: np.ndarray
+    worked: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
+    total: np.ndarray | None
 
 
 class IntervalIndex:
@@ -64,12 +67,13 @@ class IntervalIndex:
     (4.0, 3.0, 2)
     """
 
-    __slots__ = ("records", "_cols", "_work", "_groups", "_merged")
+    __slots__ = ("records", "_cols", "_work", "_total", "_groups", "_merged")
 
     def __init__(self, records: Sequence[Any]) -> None:
         self.records = records
         self._cols: Columns | None = None
         self._work: Work | None = None
+        self._total: np.ndarray | None = None
         self._groups: _Slices | None = None
         self._merged: dict[str, Spans] = {}
 
@@ -79,8 +83,9 @@ class IntervalIndex:
 
         A sequence that also offers ``columns()`` (``npuweave.sim.IntervalColumns``: resource
         codes and names, tenant codes and names, request, start_s, end_s arrays) is indexed
-        from its arrays, without reading one record; one that offers ``request_work()`` and
-        ``request_spans()`` too gives the per-request work without its columns.
+        from its arrays, without reading one record; one that offers ``request_reach()``,
+        ``request_spans()`` and ``request_totals()`` too gives the per-request work without
+        its columns.
         """
         return cls(intervals if isinstance(intervals, Sequence) else tuple(intervals))
 
@@ -106,17 +111,25 @@ class IntervalIndex:
         return self.columns().end_s
 
     def work(self) -> Work:
-        """Per-request busy seconds, reach and the slot table (``Work``)."""
+        """Per-request reach and the slot table (``Work``)."""
         if self._work is None:
-            hook = getattr(self.records, "request_work", None)
+            hook = getattr(self.records, "request_reach", None)
             if callable(hook):
-                span, total, lo, hi = hook()
+                span, worked, lo, hi = hook()
                 names = self.records.tenants  # type: ignore[attr-defined]
-                self._work = Work({t: k for k, t in enumerate(names)}, span, 0, None, total,
-                                  lo, hi)
+                self._work = Work({t: k for k, t in enumerate(names)}, span, 0, None, worked,
+                                  lo, hi, None)
             else:
                 self._work = _work(self.columns())
         return self._work
+
+    def _totals(self) -> np.ndarray:
+        """Each slot's busy seconds in interval order (the source's, on first use)."""
+        if self._total is None:
+            total = self.work().total
+            self._total = total if total is not None else np.asarray(
+                self.records.request_totals())  # type: ignore[attr-defined]
+        return self._total
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.records)
@@ -131,33 +144,40 @@ class IntervalIndex:
         return float(end.max()) if end.size else 0.0
 
     # -- per request ------------------------------------------------------------------------
-    def work_of(self, tenants: Sequence[Any], tenant: np.ndarray,
-                request: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(total, lo, hi)`` per request: busy seconds (0.0 without intervals), earliest
-        start and latest end (``inf``, ``-inf`` without intervals) of request ``request[i]`` of
-        tenant ``tenants[tenant[i]]``."""
+    def reach_of(self, tenants: Sequence[Any], tenant: np.ndarray,
+                 request: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(worked, lo, hi)`` per request: whether its busy seconds are > 0 (False without
+        intervals), earliest start and latest end (``inf``, ``-inf`` without intervals) of
+        request ``request[i]`` of tenant ``tenants[tenant[i]]``."""
         w = self.work()
         codes = np.array([w.tenants.get(t, -1) for t in tenants], np.int64)[tenant]
         slot, found = _slots(w, codes, np.asarray(request, np.int64))
-        return (np.where(found, w.total[slot], 0.0), np.where(found, w.lo[slot], np.inf),
+        return (found & w.worked[slot], np.where(found, w.lo[slot], np.inf),
                 np.where(found, w.hi[slot], -np.inf))
 
     def work_total(self, tenant: Any, request: int) -> float:
         """Busy seconds of one request (PE and DRAM together; 0.0 when it has none)."""
-        w = self.work()
-        k = _slot(w, tenant, request)
-        return float(w.total[k]) if k >= 0 else 0.0
+        k = _slot(self.work(), tenant, request)
+        return float(self._totals()[k]) if k >= 0 else 0.0
 
     def work_inside(self, tenant: Any, request: int, t0: float, t1: float) -> float:
         """Busy seconds of one request clipped to ``[t0, t1]``."""
+        return self.work_split(tenant, request, t0, t1)[0]
+
+    def work_split(self, tenant: Any, request: int, t0: float,
+                   t1: float) -> tuple[float, float]:
+        """``(inside, total)``: busy seconds of one request clipped to ``[t0, t1]``, and in
+        all, each added in interval order from its own spans (the same floats as
+        ``work_total``); ``(0.0, 0.0)`` when it has no interval."""
         w = self.work()
         k = _slot(w, tenant, request)
         if k < 0:
-            return 0.0
-        if t0 <= w.lo[k] and w.hi[k] <= t1:
-            return float(w.total[k])  # every span inside: the clipped sum is the same sum
+            return 0.0, 0.0
         s, e = self.spans(tenant, request)
-        return sum(np.maximum(0.0, np.minimum(e, t1) - np.maximum(s, t0)).tolist())
+        total = float(sum((e - s).tolist()))
+        if t0 <= w.lo[k] and w.hi[k] <= t1:
+            return total, total  # every span inside: the clipped sum is the same sum
+        return float(sum(np.maximum(0.0, np.minimum(e, t1) - np.maximum(s, t0)).tolist())), total
 
     def spans(self, tenant: Any, request: int) -> Spans:
         """``(start_s, end_s)`` of one request's intervals, in interval order."""
@@ -232,7 +252,8 @@ def _work(c: Columns) -> Work:
     lo, hi = np.full(n, np.inf), np.full(n, -np.inf)
     np.minimum.at(lo, key, c.start_s)
     np.maximum.at(hi, key, c.end_s)
-    return Work({t: k for k, t in enumerate(c.tenants)}, span, offset, keys, total, lo, hi)
+    return Work({t: k for k, t in enumerate(c.tenants)}, span, offset, keys, total > 0, lo, hi,
+                total)
 
 
 def _slots(w: Work, codes: np.ndarray, request: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -80,21 +80,21 @@ def _shares(req: RequestIndex, t0: float, t1: float, index: IntervalIndex | None
     order; only requests straddling the window read their intervals."""
     if index is None:
         return _span_shares(req.start_s, req.finish_s, t0, t1)
-    total, lo, hi = index.work_of(req.tenants, req.tenant, req.request)
+    worked, lo, hi = index.reach_of(req.tenants, req.tenant, req.request)
     # a request whose busy spans all lie inside counts whole (its clipped sum / total is
     # exactly 1), one whose spans all lie outside counts 0 (every clipped term is 0); one
     # without busy time by its span
-    known = (total > 0) & (lo <= hi)
+    known = worked & (lo <= hi)
     whole = known & (t0 <= lo) & (hi <= t1)
     out = known & ((hi <= t0) | (lo >= t1))
     share = (whole & ~out).astype(np.float64)  # outside wins where both hold (a point)
-    idle = np.flatnonzero(~(total > 0))
+    idle = np.flatnonzero(~worked)
     if idle.size:
         share[idle] = _span_shares(req.start_s[idle], req.finish_s[idle], t0, t1)
     names, tenant, request = req.tenants, req.tenant, req.request
-    for j in np.flatnonzero((total > 0) & ~whole & ~out).tolist():
-        inside = index.work_inside(names[tenant[j]], int(request[j]), t0, t1)
-        share[j] = inside / total[j]
+    for j in np.flatnonzero(worked & ~whole & ~out).tolist():
+        inside, total = index.work_split(names[tenant[j]], int(request[j]), t0, t1)
+        share[j] = inside / total
     return share
 
 

@@ -33,8 +33,9 @@ from npuweave.schedule.jit import loaded as kernel_loaded
 from npuweave.schedule.plan import choose_path, plan_arrays, start_streams
 from npuweave.schedule.protocol import LayerBase, Policy
 from npuweave.sim.arrival_processes import ClosedLoop
-from npuweave.sim.intervals import RunWork, interval_columns
+from npuweave.sim.intervals import interval_columns
 from npuweave.sim.result import RequestColumns, SimResult
+from npuweave.sim.runwork import RunWork
 
 #: Environment variable that forces the closed-loop path: ``auto`` (default), ``fast``, ``engine``.
 ENV = "NPUWEAVE_CLOSED_LOOP"

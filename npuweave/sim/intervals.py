@@ -4,7 +4,8 @@ A closed-loop run of a few hundred requests has tens of thousands of busy interv
 one frozen ``Interval`` object per interval costs more than simulating it. The closed-loop
 paths (``npuweave.sim.streams`` and its compiled fast path ``npuweave.sim.fastloop``) keep
 the PE and DRAM runs as NumPy arrays (codes into small name tables). The closed-loop metrics
-read per-request totals computed from the runs (``request_work``, one compiled pass), the
+read each request's reach from the runs as they are (``request_reach``: ``npuweave.sim.runwork``)
+and the spans of the few requests that straddle their window (``request_spans``); the
 other metrics index the merged columns (``npuweave.metrics.index``), merged on first use;
 everything else sees an ordinary read-only sequence of ``Interval`` records, built on first
 use (iteration, indexing) and then kept.
@@ -17,13 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, overload
+from typing import overload
 
 import numpy as np
 
 from npuweave.schedule.jit import borrow, loaded
 from npuweave.schedule.jit import kernel as _jit
 from npuweave.sim.records import Interval
+from npuweave.sim.runwork import RunWork, _next, in_order, run_totals, run_work
 
 #: Resource names of the single-NPU engine, by code.
 RESOURCES = ("PE", "DRAM")
@@ -52,9 +54,9 @@ class IntervalColumns(Sequence[Interval]):
     >>> cols = interval_columns(("a",), (("x", "y"),), pe, dram)
     >>> len(cols), [(iv.resource, iv.unit, iv.request, iv.duration_s) for iv in cols]
     (3, [('DRAM', 'y', 1, 2.0), ('PE', 'x', 0, 1.0), ('PE', 'y', 1, 0.5)])
-    >>> span, total, lo, hi = cols.request_work()
-    >>> total.tolist(), cols.request_spans(0, 1)
-    ([1.0, 2.5], (array([0., 4.]), array([2. , 4.5])))
+    >>> span, worked, lo, hi = cols.request_reach()
+    >>> worked.tolist(), hi.tolist(), cols.request_totals().tolist(), cols.request_spans(0, 1)
+    ([True, True], [3.0, 4.5], [1.0, 2.5], (array([0., 4.]), array([2. , 4.5])))
     """
 
     resources: tuple[str, ...]
@@ -64,6 +66,7 @@ class IntervalColumns(Sequence[Interval]):
     dram: tuple[np.ndarray, ...]
     _cols: list[tuple[np.ndarray, ...]] = field(default_factory=list, init=False, repr=False)
     _work: list[RunWork] = field(default_factory=list, init=False, repr=False)
+    _totals: list[np.ndarray] = field(default_factory=list, init=False, repr=False)
     _rows: list[tuple[Interval, ...]] = field(default_factory=list, init=False, repr=False)
 
     def _merged(self) -> tuple[np.ndarray, ...]:
@@ -114,18 +117,28 @@ class IntervalColumns(Sequence[Interval]):
         return r, self.resources, t, self.tenants, q, s, e
 
     def work(self) -> RunWork:
-        """Per request and per resource totals (``RunWork``), from one compiled pass over the
-        two runs when the compiled kernels are loaded (the columns stay unmerged), else from
-        the merged columns. Computed once, then kept."""
+        """Per request reach and per resource busy seconds (``RunWork``), read from the two
+        runs as they are (the columns stay unmerged). Computed once, then kept."""
         if not self._work:
-            self._work.append(_run_work(self))
+            last = np.array([len(u) - 1 for u in self.units], np.int64)
+            self._work.append(run_work(self.pe, self.dram, last, len(self.tenants),
+                                       self.request_totals))
         return self._work[0]
 
-    def request_work(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-        """``(span, total, lo, hi)`` of ``work``: what ``npuweave.metrics.IntervalIndex``
+    def request_totals(self) -> np.ndarray:
+        """Each request slot's busy seconds (``RunWork``'s slots), PE and DRAM, added in
+        interval order (``runwork.run_totals``; what ``npuweave.metrics.IntervalIndex`` reads
+        for ``work_total``). Computed once, then kept."""
+        if not self._totals:
+            self._totals.append(run_totals(self.pe, self.dram, len(self.tenants),
+                                           self._merged))
+        return self._totals[0]
+
+    def request_reach(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """``(span, worked, lo, hi)`` of ``work``: what ``npuweave.metrics.IntervalIndex``
         reads for progress (STP, fairness) without the columns."""
         w = self.work()
-        return w.span, w.total, w.lo, w.hi
+        return w.span, w.worked, w.lo, w.hi
 
     def request_spans(self, tenant: int, request: int) -> tuple[np.ndarray, np.ndarray]:
         """``(start_s, end_s)`` of one request's intervals, in interval order."""
@@ -195,7 +208,7 @@ def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
     completion order and the DRAM rows (one per transferred part) in the order they started.
     The rows are sorted by start, DRAM before PE at the same start, then by end; ties keep
     that input order (a stable sort, as the engine's result does). The sort is done on first
-    use: the closed-loop metrics read the per-request totals (``request_work``) instead.
+    use: the closed-loop metrics read the per-request reach (``request_reach``) instead.
 
     Examples
     --------
@@ -231,104 +244,6 @@ def _within(run: Sequence[np.ndarray], lo: float, hi: float) -> tuple[np.ndarray
     return tuple(x[a:b] for x in run)
 
 
-class RunWork(NamedTuple):
-    """Totals of a run, per request slot ``tenant code * span + request`` and per resource.
-
-    ``total``: busy seconds (PE and DRAM) added in interval order; ``lo``, ``hi``: earliest
-    start and latest end (``inf``, ``-inf`` without intervals); ``start_s``, ``finish_s``:
-    start of its first unit's and end of its last unit's computation (NaN without);
-    ``busy``: PE and DRAM seconds, each run's spans added in run order (as the engine adds
-    them); ``in_order``: both runs were in (start, end) order.
-    """
-
-    span: int
-    total: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    start_s: np.ndarray
-    finish_s: np.ndarray
-    busy: np.ndarray
-    in_order: bool
-
-
-def _run_work(cols: IntervalColumns) -> RunWork:
-    """``IntervalColumns.work``: the compiled ``_walk``, else NumPy over the merged columns
-    (``np.bincount`` adds each slot's weights one at a time in row order, as ``_walk`` does)."""
-    pe, dram = cols.pe, cols.dram
-    span = max(int(pe[1].max()) + 1 if pe[1].size else 1,
-               int(dram[1].max()) + 1 if dram[1].size else 1)
-    n = len(cols.tenants) * span
-    last = np.array([len(u) - 1 for u in cols.units], np.int64)
-    out = (np.zeros(n), np.full(n, np.inf), np.full(n, -np.inf), np.full(n, np.nan),
-           np.full(n, np.nan), np.zeros(2))
-    if loaded() and _walk(*pe, *dram[:2], *dram[3:], last, span, *out):
-        return RunWork(span, *out, True)
-    start_s, finish_s = np.full(n, np.nan), np.full(n, np.nan)
-    _, t, q, _, s, e = cols._merged()
-    key = t.astype(np.int64) * span + q
-    total = np.bincount(key, weights=e - s, minlength=n)
-    lo, hi = np.full(n, np.inf), np.full(n, -np.inf)
-    np.minimum.at(lo, key, s)
-    np.maximum.at(hi, key, e)
-    p_key = pe[0] * span + pe[1]
-    start_s[p_key[pe[2] == 0]] = pe[3][pe[2] == 0]
-    ends = pe[2] == last[pe[0]]
-    finish_s[p_key[ends]] = pe[4][ends]
-    busy = np.array([float(np.cumsum(r[4] - r[3])[-1]) if r[3].size else 0.0
-                     for r in (pe, dram)])
-    return RunWork(span, total, lo, hi, start_s, finish_s, busy, False)
-
-
-@_jit(inline=True)
-def _next(a, b, p_s, p_e, d_s, d_e):
-    """The merge's next row: 1 for DRAM row ``b``, 0 for PE row ``a`` (by start, DRAM first
-    at the same start); -1 when that row is out of (start, end) order in its run."""
-    if b < len(d_s) and (a >= len(p_s) or d_s[b] <= p_s[a]):
-        if b > 0 and (d_s[b] < d_s[b - 1] or (d_s[b] == d_s[b - 1] and d_e[b] < d_e[b - 1])):
-            return -1
-        return 1
-    if a > 0 and (p_s[a] < p_s[a - 1] or (p_s[a] == p_s[a - 1] and p_e[a] < p_e[a - 1])):
-        return -1
-    return 0
-
-
-@_jit
-def _walk(p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_s, d_e, last, span, total, lo, hi, start_s,
-          finish_s, busy):
-    """``RunWork`` in one pass over the two runs in merged order (``_next``); False (the
-    outputs half filled) when a run is out of order. Every array is the caller's, borrowed
-    (``jit.borrow``: no reference counting in the inlined ``_next``)."""
-    p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_s, d_e = borrow((p_t, p_r, p_u, p_s, p_e, d_t, d_r,
-                                                          d_s, d_e))
-    last, total, lo, hi, start_s, finish_s, busy = borrow((last, total, lo, hi, start_s,
-                                                          finish_s, busy))
-    a = 0
-    b = 0
-    for _ in range(len(p_s) + len(d_s)):
-        w = _next(a, b, p_s, p_e, d_s, d_e)
-        if w < 0:
-            return False
-        if w == 1:
-            t, q, s, e = d_t[b], d_r[b], d_s[b], d_e[b]
-            k = t * span + q
-            b += 1
-        else:
-            t, q, s, e = p_t[a], p_r[a], p_s[a], p_e[a]
-            k = t * span + q
-            if p_u[a] == 0:
-                start_s[k] = s
-            if p_u[a] == last[t]:
-                finish_s[k] = e
-            a += 1
-        total[k] += e - s
-        busy[w] += e - s
-        if s < lo[k]:
-            lo[k] = s
-        if e > hi[k]:
-            hi[k] = e
-    return True
-
-
 @_jit
 def _merge(p_t, p_r, p_u, p_s, p_e, d_t, d_r, d_u, d_s, d_e, res, ten, req, unit, start, end):
     """Merge PE rows ``p_*`` and DRAM rows ``d_*`` (each in (start, end) order) into the
@@ -359,7 +274,7 @@ def _sort_into(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray], resource: n
     """Fill the columns by a stable sort of all rows (NumPy; no compiled kernels)."""
     n_pe, n_dram = len(pe[3]), len(dram[3])
     n = n_pe + n_dram
-    if _in_order(pe[3], pe[4]) and _in_order(dram[3], dram[4]):
+    if in_order(pe[3], pe[4]) and in_order(dram[3], dram[4]):
         # each run in (start, end) order: a stable sort by start alone of DRAM rows then PE
         # rows puts DRAM first at the same start and keeps each resource's order
         order = np.argsort(np.concatenate((dram[3], pe[3])), kind="stable")
@@ -378,11 +293,3 @@ def _sort_into(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray], resource: n
         out[to_dram] = dram[k]
     resource[to_pe] = 0
     resource[to_dram] = 1
-
-
-def _in_order(start: np.ndarray, end: np.ndarray) -> bool:
-    """Whether rows are sorted by (start, end), so a stable sort would keep them in place."""
-    if start.size < 2:
-        return True
-    ds = start[1:] - start[:-1]
-    return bool(np.all((ds > 0) | ((ds == 0) & (end[1:] >= end[:-1]))))

@@ -1,10 +1,12 @@
-"""A closed loop's columns: the compiled walk (``IntervalColumns.work``) against NumPy and records.
+"""A closed loop's columns: the compiled passes (``IntervalColumns.work``, ``request_totals``)
+against NumPy and records.
 
-On random closed-loop runs (fast path, kernels loaded): the per-request totals, reach, first
-computation start and last unit end, and the per-resource busy totals of the compiled walk
-equal, float for float, those NumPy computes from the merged columns, and the totals and spans
-equal what ``IntervalIndex`` finds in the same intervals given as plain records (Python's
-``sum`` order, checked bit for bit in ``tests/metrics``).
+On random closed-loop runs (fast path, kernels loaded): each request's reach (some busy time,
+earliest start, latest end), first computation start and last unit end, and the per-resource
+busy totals of the compiled pass over each run equal, float for float, those NumPy computes;
+the per-request totals of the compiled merge equal NumPy's over the merged columns; and the
+totals and spans equal what ``IntervalIndex`` finds in the same intervals given as plain
+records (Python's ``sum`` order, checked bit for bit in ``tests/metrics``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from hypothesis import strategies as st
 
 from npuweave.metrics.index import IntervalIndex
 from npuweave.schedule import kernel, make_tenant
-from npuweave.sim import intervals
+from npuweave.sim import intervals, runwork
 from npuweave.sim.result import RequestColumns
 from npuweave.sim.streams import run_tenants
 
@@ -47,21 +49,27 @@ def test_compiled_walk_equals_numpy_and_the_records(inst):
     cols = result.intervals
     assert isinstance(cols, intervals.IntervalColumns)
     assert isinstance(result.requests, RequestColumns)
-    walked = cols.work()  # the fast path walked the runs (compiled)
+    walked = cols.work()  # the fast path read each run once (compiled)
+    totals = cols.request_totals()  # the compiled merge
     assert walked.in_order
     fresh = intervals.interval_columns(cols.tenants, cols.units, cols.pe, cols.dram)
-    with mock.patch.object(intervals, "loaded", lambda: False):
-        numpy = fresh.work()  # merged by the sort, summed by np.bincount
-    assert not numpy.in_order and walked.span == numpy.span
-    for field in ("total", "lo", "hi", "start_s", "finish_s", "busy"):
+    with mock.patch.object(runwork, "loaded", lambda: False):
+        numpy = fresh.work()  # NumPy over each run
+        numpy_totals = fresh.request_totals()  # merged by the sort, summed by np.bincount
+    assert numpy.in_order and walked.span == numpy.span
+    for field in ("lo", "hi", "start_s", "finish_s", "busy"):
         assert hexes(getattr(walked, field)) == hexes(getattr(numpy, field)), field
+    assert hexes(totals) == hexes(numpy_totals)
+    assert walked.worked.tolist() == numpy.worked.tolist() == (totals > 0).tolist()
     records = IntervalIndex.build(tuple(cols))
     indexed = IntervalIndex.build(cols)
     for key, (s, e) in records.groups.items():
         slot = cols.tenants.index(key[0]) * walked.span + key[1]
-        assert float(walked.total[slot]).hex() == records.work_total(*key).hex()
+        assert float(totals[slot]).hex() == records.work_total(*key).hex()
         got = cols.request_spans(cols.tenants.index(key[0]), key[1])
         assert np.array_equal(got[0], s) and np.array_equal(got[1], e)
         for t0, t1 in ((0.5, 3.0), (0.0, float(walked.hi[slot]) / 2)):
-            assert indexed.work_inside(*key, t0, t1) == records.work_inside(*key, t0, t1)
+            inside, total = indexed.work_split(*key, t0, t1)
+            assert inside == records.work_inside(*key, t0, t1)
+            assert total.hex() == records.work_total(*key).hex()
     assert result.pe_busy_s == walked.busy[0] and result.dram_busy_s == walked.busy[1]

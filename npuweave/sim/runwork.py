@@ -1,0 +1,196 @@
+"""What a run's metrics read per request, from its PE and DRAM runs: reach first, totals later.
+
+Per request slot (``tenant code * span + request``) the closed-loop metrics need whether it
+did any work, its earliest start and latest end (its reach), the start of its first
+computation and the end of its last, and per resource the busy seconds (``RunWork``). None of
+these depends on the order the two runs interleave, so ``run_work`` reads each run once,
+straight through (compiled when the kernels are loaded, NumPy otherwise).
+
+A request's busy seconds added in interval order (the runs merged by start, DRAM first at the
+same start: ``npuweave.sim.intervals``) are what the record-by-record metrics add, bit for
+bit. Only a request that straddles a measurement window needs them (its share inside), and it
+adds its own spans; ``run_totals`` merges the whole run for whoever asks for every request's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from npuweave.schedule.jit import borrow, loaded
+from npuweave.schedule.jit import kernel as _jit
+
+Run = Sequence[np.ndarray]  # (tenant, request, unit, start_s, end_s)
+
+
+class RunWork(NamedTuple):
+    """A run's reach and totals, per request slot ``tenant code * span + request`` and per
+    resource.
+
+    ``worked``: some busy interval of positive length (its busy seconds are > 0); ``lo``,
+    ``hi``: earliest start and latest end (``inf``, ``-inf`` without intervals); ``start_s``,
+    ``finish_s``: start of its first unit's and end of its last unit's computation (NaN
+    without); ``busy``: PE and DRAM seconds, each run's spans added in run order (as the
+    engine adds them); ``in_order``: both runs were in (start, end) order.
+    """
+
+    span: int
+    worked: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    start_s: np.ndarray
+    finish_s: np.ndarray
+    busy: np.ndarray
+    in_order: bool
+
+
+def run_work(pe: Run, dram: Run, last: np.ndarray, slots: int,
+             totals: Callable[[], np.ndarray]) -> RunWork:
+    """``RunWork`` of runs ``pe`` and ``dram`` (``last``: each tenant's last unit index;
+    ``totals``: the per-slot busy seconds, asked for only where a span has a negative or NaN
+    length, so that "positive length" would not say "positive total")."""
+    span = _span(pe, dram)
+    n = slots * span
+    worked, lo, hi = np.zeros(n, np.bool_), np.full(n, np.inf), np.full(n, -np.inf)
+    start_s, finish_s = np.full(n, np.nan), np.full(n, np.nan)
+    reach = _reach if loaded() else _reach_numpy
+    busy_pe, pe_order, pe_exact = reach(pe[0], pe[1], pe[3], pe[4], span, worked, lo, hi)
+    busy_dram, dram_order, dram_exact = reach(dram[0], dram[1], dram[3], dram[4], span, worked,
+                                              lo, hi)
+    (_ends if loaded() else _ends_numpy)(*pe, last, span, start_s, finish_s)
+    if not (pe_exact and dram_exact):
+        worked = totals() > 0
+    return RunWork(span, worked, lo, hi, start_s, finish_s, np.array([busy_pe, busy_dram]),
+                   pe_order and dram_order)
+
+
+def run_totals(pe: Run, dram: Run, slots: int,
+               merged: Callable[[], tuple[np.ndarray, ...]]) -> np.ndarray:
+    """Each slot's busy seconds, PE and DRAM, added in interval order: one compiled pass over
+    the two runs in merged order (``_walk``) where both are in (start, end) order, else
+    ``np.bincount`` (which adds each slot's weights one at a time in row order) over the
+    ``merged()`` columns ``resource, tenant, request, unit, start_s, end_s``."""
+    span = _span(pe, dram)
+    total = np.zeros(slots * span)
+    if loaded() and _walk(pe[0], pe[1], pe[3], pe[4], dram[0], dram[1], dram[3], dram[4], span,
+                          total):
+        return total
+    _, t, q, _, s, e = merged()
+    return np.bincount(t.astype(np.int64) * span + q, weights=e - s, minlength=total.size)
+
+
+def _span(pe: Run, dram: Run) -> int:
+    """Slots per tenant: one more than the highest request index (at least 1)."""
+    return max(int(pe[1].max()) + 1 if pe[1].size else 1,
+               int(dram[1].max()) + 1 if dram[1].size else 1)
+
+
+@_jit
+def _reach(t, r, s, e, span, worked, lo, hi):
+    """Add one run's rows to ``worked``, ``lo``, ``hi``; return ``(busy seconds added in row
+    order, the rows are in (start, end) order, no row has a negative or NaN length)``. Every
+    array is the caller's, borrowed (``jit.borrow``)."""
+    t, r, s, e, worked, lo, hi = borrow((t, r, s, e, worked, lo, hi))
+    busy = 0.0
+    in_order = True
+    exact = True
+    s0 = -np.inf
+    e0 = -np.inf
+    for a in range(len(s)):
+        k = t[a] * span + r[a]
+        x, y = s[a], e[a]
+        busy += y - x
+        if y - x > 0:
+            worked[k] = True
+        elif not y - x >= 0:
+            exact = False
+        if x < lo[k]:
+            lo[k] = x
+        if y > hi[k]:
+            hi[k] = y
+        if x < s0 or (x == s0 and y < e0):
+            in_order = False
+        s0, e0 = x, y
+    return busy, in_order, exact
+
+
+def _reach_numpy(t: np.ndarray, r: np.ndarray, s: np.ndarray, e: np.ndarray, span: int,
+                 worked: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[float, bool, bool]:
+    """``_reach`` in NumPy (no compiled kernels): the same values (``np.cumsum`` adds in row
+    order; minimum and maximum do not depend on it)."""
+    if not s.size:
+        return 0.0, True, True
+    k = t.astype(np.int64) * span + r
+    d = e - s
+    worked[k[d > 0]] = True
+    np.minimum.at(lo, k, s)
+    np.maximum.at(hi, k, e)
+    return float(np.cumsum(d)[-1]), in_order(s, e), bool((d >= 0).all())
+
+
+@_jit
+def _ends(t, r, u, s, e, last, span, start_s, finish_s):
+    """Set each slot's first unit's compute start and last unit's compute end from the PE
+    run (borrowed arrays, as ``_reach``)."""
+    t, r, u, s, e, last, start_s, finish_s = borrow((t, r, u, s, e, last, start_s, finish_s))
+    for a in range(len(s)):
+        k = t[a] * span + r[a]
+        if u[a] == 0:
+            start_s[k] = s[a]
+        if u[a] == last[t[a]]:
+            finish_s[k] = e[a]
+
+
+def _ends_numpy(t: np.ndarray, r: np.ndarray, u: np.ndarray, s: np.ndarray, e: np.ndarray,
+                last: np.ndarray, span: int, start_s: np.ndarray, finish_s: np.ndarray) -> None:
+    """``_ends`` in NumPy (no compiled kernels)."""
+    key = t.astype(np.int64) * span + r
+    first = u == 0
+    start_s[key[first]] = s[first]
+    ends = u == last[t]
+    finish_s[key[ends]] = e[ends]
+
+
+@_jit(inline=True)
+def _next(a, b, p_s, p_e, d_s, d_e):
+    """The merge's next row: 1 for DRAM row ``b``, 0 for PE row ``a`` (by start, DRAM first
+    at the same start); -1 when that row is out of (start, end) order in its run."""
+    if b < len(d_s) and (a >= len(p_s) or d_s[b] <= p_s[a]):
+        if b > 0 and (d_s[b] < d_s[b - 1] or (d_s[b] == d_s[b - 1] and d_e[b] < d_e[b - 1])):
+            return -1
+        return 1
+    if a > 0 and (p_s[a] < p_s[a - 1] or (p_s[a] == p_s[a - 1] and p_e[a] < p_e[a - 1])):
+        return -1
+    return 0
+
+
+@_jit
+def _walk(p_t, p_r, p_s, p_e, d_t, d_r, d_s, d_e, span, total):
+    """Add each row's length to its slot's ``total`` in merged order (``_next``); False (the
+    totals half added) when a run is out of order. Every array is the caller's, borrowed
+    (``jit.borrow``: no reference counting in the inlined ``_next``)."""
+    p_t, p_r, p_s, p_e, d_t, d_r, d_s, d_e, total = borrow((p_t, p_r, p_s, p_e, d_t, d_r, d_s,
+                                                            d_e, total))
+    a = 0
+    b = 0
+    for _ in range(len(p_s) + len(d_s)):
+        w = _next(a, b, p_s, p_e, d_s, d_e)
+        if w < 0:
+            return False
+        if w == 1:
+            total[d_t[b] * span + d_r[b]] += d_e[b] - d_s[b]
+            b += 1
+        else:
+            total[p_t[a] * span + p_r[a]] += p_e[a] - p_s[a]
+            a += 1
+    return True
+
+
+def in_order(start: np.ndarray, end: np.ndarray) -> bool:
+    """Whether rows are sorted by (start, end), so a stable sort would keep them in place."""
+    if start.size < 2:
+        return True
+    ds = start[1:] - start[:-1]
+    return bool(np.all((ds > 0) | ((ds == 0) & (end[1:] >= end[:-1]))))
