@@ -20,18 +20,20 @@ from npuweave.schedule.jit import loaded
 
 
 @_jit
-def _parts(t, r, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_t, o_r, o_u, o_s, o_e,
-           o_b):
+def _parts(t, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_j, o_s, o_e, o_b):
     """Fill ``o_*`` with the parts of decisions ``0..n-1`` (decision ``j``: unit ``i[j]`` of
-    request ``r[j]`` of tenant ``t[j]``, of ``sizes[off[t[j]] + i[j]]`` bytes); return
-    ``(parts, ok)`` where ``ok`` says every fetch's last part ended at its predicted fetch
-    end. ``fl_s``, ``fl_c`` hold the in-flight list (room for ``n`` entries). Arrays when
-    compiled; lists otherwise (plain Python indexes lists several times faster than arrays)."""
+    tenant ``t[j]``, of ``sizes[off[t[j]] + i[j]]`` bytes): the decision, start, end and,
+    where ``o_b`` is not empty, bytes of each; return ``(parts, ok)`` where ``ok`` says every
+    fetch's last part ended at its predicted fetch end. ``fl_s``, ``fl_c`` hold the
+    in-flight list (room for ``n`` entries; it restarts at 0 whenever it empties, so it
+    stays in a few cache lines where units rarely wait). Arrays when compiled; lists
+    otherwise (plain Python indexes lists several times faster than arrays)."""
     head = 0
     tail = 0
     used = 0
     m = 0
     ok = True
+    keep = len(o_b) > 0
     for j in range(n):
         sz = sizes[off[t[j]] + i[j]]
         if sz > 0:
@@ -39,13 +41,16 @@ def _parts(t, r, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_t, o_r, o_
             start = fs[j]
             if sz <= free:
                 end = start + sz / bw
-                o_t[m], o_r[m], o_u[m], o_s[m], o_e[m], o_b[m] = t[j], r[j], i[j], start, end, sz
+                o_j[m], o_s[m], o_e[m] = j, start, end
+                if keep:
+                    o_b[m] = sz
                 m += 1
             else:
                 if free > 0:
                     end = start + free / bw
-                    o_t[m], o_r[m], o_u[m], o_s[m], o_e[m], o_b[m] = t[j], r[j], i[j], start, \
-                        end, free
+                    o_j[m], o_s[m], o_e[m] = j, start, end
+                    if keep:
+                        o_b[m] = free
                     m += 1
                     start = end
                 need = sz - free
@@ -58,8 +63,9 @@ def _parts(t, r, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_t, o_r, o_
                         start = c
                     part = need if need <= s else s
                     end = start + part / bw
-                    o_t[m], o_r[m], o_u[m], o_s[m], o_e[m], o_b[m] = t[j], r[j], i[j], start, \
-                        end, part
+                    o_j[m], o_s[m], o_e[m] = j, start, end
+                    if keep:
+                        o_b[m] = part
                     m += 1
                     if need <= s:
                         break
@@ -71,6 +77,9 @@ def _parts(t, r, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_t, o_r, o_
         while head < tail and fl_c[head] <= fe[j]:
             used -= fl_s[head]
             head += 1
+        if head == tail:
+            head = 0
+            tail = 0
         if sz > 0 and ce[j] > fe[j]:
             fl_s[tail] = sz
             fl_c[tail] = ce[j]
@@ -100,33 +109,37 @@ def fetch_parts(size: np.ndarray, fs: np.ndarray, fe: np.ndarray, ce: np.ndarray
     ([0, 1], [0.0, 3.0], [1.0, 3.5], [10, 5])
     """
     n = int(size.shape[0])
-    one = np.zeros(n, np.int64)
-    parts = replay_parts(one, one, np.arange(n), np.array([0, n]), size, fs, fe, ce, buf, bw)
+    parts = replay_parts(np.zeros(n, np.int64), np.arange(n), np.array([0, n]), size, fs, fe,
+                         ce, buf, bw, with_bytes=True)
     if parts is None:
         return None
-    return parts[2], parts[3], parts[4], parts[5]
+    return parts[0], parts[1], parts[2], parts[3]
 
 
-def replay_parts(t: np.ndarray, r: np.ndarray, i: np.ndarray, off: np.ndarray,
-                 sizes: np.ndarray, fs: np.ndarray, fe: np.ndarray, ce: np.ndarray, buf: int,
-                 bw: float) -> tuple[np.ndarray, ...] | None:
-    """``fetch_parts`` of decisions given as ``(tenant, request, unit)`` (``sizes``: every
-    tenant's units concatenated, tenant ``k``'s from ``off[k]``); returns ``(tenant,
-    request, unit, start_s, end_s, bytes)`` per part, or None as ``fetch_parts`` does."""
+def replay_parts(t: np.ndarray, i: np.ndarray, off: np.ndarray, sizes: np.ndarray,
+                 fs: np.ndarray, fe: np.ndarray, ce: np.ndarray, buf: int, bw: float,
+                 with_bytes: bool = False) -> tuple[np.ndarray, ...] | None:
+    """``fetch_parts`` of decisions given as ``(tenant, unit)`` (``sizes``: every tenant's
+    units concatenated, tenant ``k``'s from ``off[k]``); returns ``(decision, start_s,
+    end_s)`` per part, and its bytes too ``with_bytes``, or None as ``fetch_parts`` does.
+    The decision column is int32 where it fits: the part columns are what a closed-loop
+    result keeps, and fresh pages cost more than writing them (issue 23)."""
     n = int(t.shape[0])
     cap = 2 * n + 1  # a fetch's first part, plus one per in-flight entry (each used once)
     sizes = sizes.astype(np.int64, copy=False)
+    nb = cap if with_bytes else 0
     if loaded():
-        out = (*(np.empty(cap, np.int64) for _ in range(3)), np.empty(cap), np.empty(cap),
-               np.empty(cap, np.int64))
-        m, ok = _parts(t, r, i, off, sizes, fs, fe, ce, int(buf), float(bw), n,
+        out = (np.empty(cap, np.int32 if cap < 2**31 else np.int64), np.empty(cap),
+               np.empty(cap), np.empty(nb, np.int64))
+        m, ok = _parts(t, i, off, sizes, fs, fe, ce, int(buf), float(bw), n,
                        np.empty(n + 1, np.int64), np.empty(n + 1, np.float64), *out)
     else:
-        lists = ([0] * cap, [0] * cap, [0] * cap, [0.0] * cap, [0.0] * cap, [0] * cap)
-        m, ok = _parts(*(a.tolist() for a in (t, r, i, off, sizes, fs, fe, ce)), int(buf),
+        lists = ([0] * cap, [0.0] * cap, [0.0] * cap, [0] * nb)
+        m, ok = _parts(*(a.tolist() for a in (t, i, off, sizes, fs, fe, ce)), int(buf),
                        float(bw), n, [0] * (n + 1), [0.0] * (n + 1), *lists)
-        out = tuple(np.asarray(x[:m]) for x in lists)
+        out = (np.array(lists[0][:m], np.int32 if cap < 2**31 else np.int64),
+               *(np.array(x[:m], np.float64) for x in lists[1:3]),
+               np.array(lists[3][:m], np.int64))
     if not ok:
         return None
-    return (*(np.asarray(x[:m], np.int64) for x in out[:3]),
-            *(np.asarray(x[:m], np.float64) for x in out[3:5]), np.asarray(out[5][:m], np.int64))
+    return (out[0][:m], out[1][:m], out[2][:m], *((out[3][:m],) if with_bytes else ()))

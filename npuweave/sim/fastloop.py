@@ -35,7 +35,7 @@ from npuweave.schedule.protocol import LayerBase, Policy
 from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.intervals import interval_columns
 from npuweave.sim.result import RequestColumns, SimResult
-from npuweave.sim.runwork import RunWork
+from npuweave.sim.runwork import Parts, RunWork
 
 #: Environment variable that forces the closed-loop path: ``auto`` (default), ``fast``, ``engine``.
 ENV = "NPUWEAVE_CLOSED_LOOP"
@@ -111,12 +111,12 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     how = choose_path("auto", policy, board, loop.requests, loop.window_s)
     t, r, i, fs, fe, cs, ce = plan_arrays(policy, board, loop.requests, loop.window_s, how)
     off, flat = board.tables.flat()[:2]
-    parts = replay_parts(t, r, i, off, flat, fs, fe, ce, board.buf, board.bw)
+    parts = replay_parts(t, i, off, flat, fs, fe, ce, board.buf, board.bw)
     if parts is None:
         return None
     labels = tuple(x.label for x in tenants)
     intervals = interval_columns(labels, [x.units for x in tenants], (t, r, i, cs, ce),
-                                 parts[:5])
+                                 Parts(*parts))
     makespan = float(ce[-1]) if len(ce) else 0.0
     if left:
         notes.append(NEVER_RUN.format(left))

@@ -25,7 +25,7 @@ import numpy as np
 from npuweave.schedule.jit import borrow, loaded
 from npuweave.schedule.jit import kernel as _jit
 from npuweave.sim.records import Interval
-from npuweave.sim.runwork import RunWork, _next, in_order, run_totals, run_work
+from npuweave.sim.runwork import Parts, RunWork, _next, full_run, in_order, run_totals, run_work
 
 #: Resource names of the single-NPU engine, by code.
 RESOURCES = ("PE", "DRAM")
@@ -41,7 +41,7 @@ class IntervalColumns(Sequence[Interval]):
     resources, tenants : names by code (``resource[i]`` indexes ``resources``).
     units : per tenant code, the unit names (``unit[i]`` indexes ``units[tenant[i]]``).
     pe, dram : the runs as given to ``interval_columns``: ``(tenant, request, unit, start_s,
-        end_s)`` arrays.
+        end_s)`` arrays, the DRAM run maybe as ``Parts`` (``dram_run`` gives its columns).
     resource, tenant, request, unit : integer codes; ``request`` is the index within its tenant.
     start_s, end_s : float64 seconds.
 
@@ -63,17 +63,25 @@ class IntervalColumns(Sequence[Interval]):
     tenants: tuple[str, ...]
     units: tuple[tuple[str, ...], ...]
     pe: tuple[np.ndarray, ...]
-    dram: tuple[np.ndarray, ...]
+    dram: tuple[np.ndarray, ...] | Parts
     _cols: list[tuple[np.ndarray, ...]] = field(default_factory=list, init=False, repr=False)
     _work: list[RunWork] = field(default_factory=list, init=False, repr=False)
     _totals: list[np.ndarray] = field(default_factory=list, init=False, repr=False)
+    _dram: list[tuple[np.ndarray, ...]] = field(default_factory=list, init=False, repr=False)
     _rows: list[tuple[Interval, ...]] = field(default_factory=list, init=False, repr=False)
 
     def _merged(self) -> tuple[np.ndarray, ...]:
         """``resource, tenant, request, unit, start_s, end_s``, merged once, then kept."""
         if not self._cols:
-            self._cols.append(_merge_runs(self.pe, self.dram))
+            self._cols.append(_merge_runs(self.pe, self.dram_run()))
         return self._cols[0]
+
+    def dram_run(self) -> tuple[np.ndarray, ...]:
+        """The DRAM run as ``(tenant, request, unit, start_s, end_s)`` arrays (gathered from
+        the PE run on first use where it was given as ``Parts``)."""
+        if not self._dram:
+            self._dram.append(tuple(full_run(self.pe, self.dram)))
+        return self._dram[0]
 
     @property
     def resource(self) -> np.ndarray:
@@ -130,7 +138,7 @@ class IntervalColumns(Sequence[Interval]):
         interval order (``runwork.run_totals``; what ``npuweave.metrics.IntervalIndex`` reads
         for ``work_total``). Computed once, then kept."""
         if not self._totals:
-            self._totals.append(run_totals(self.pe, self.dram, len(self.tenants),
+            self._totals.append(run_totals(self.pe, self.dram_run(), len(self.tenants),
                                            self._merged))
         return self._totals[0]
 
@@ -148,10 +156,13 @@ class IntervalColumns(Sequence[Interval]):
             # within its reach; its rows of each run, DRAM first, in a stable sort by start
             # are their merge (as ``_sort_into`` orders runs in order)
             k = tenant * w.span + request
-            runs = [_within(run, w.lo[k], w.hi[k]) for run in (self.dram, self.pe)]
-            picks = [(run[0] == tenant) & (run[1] == request) for run in runs]
-            s = np.concatenate([run[3][p] for run, p in zip(runs, picks)])
-            e = np.concatenate([run[4][p] for run, p in zip(runs, picks)])
+            pe, dram = self.pe, self.dram
+            d = ((pe[0], pe[1], dram.row, dram.start_s, dram.end_s) if isinstance(dram, Parts)
+                 else (dram[0], dram[1], None, dram[3], dram[4]))
+            runs = [_own(*run, w.lo[k], w.hi[k], tenant, request)
+                    for run in (d, (pe[0], pe[1], None, pe[3], pe[4]))]
+            s = np.concatenate([run[0] for run in runs])
+            e = np.concatenate([run[1] for run in runs])
             order = np.argsort(s, kind="stable")
             return s[order], e[order]
         _, ten, req, _, s, e = self._merged()
@@ -159,7 +170,8 @@ class IntervalColumns(Sequence[Interval]):
         return s[pick], e[pick]
 
     def __len__(self) -> int:
-        return int(self.pe[3].shape[0] + self.dram[3].shape[0])
+        dram = self.dram.start_s if isinstance(self.dram, Parts) else self.dram[3]
+        return int(self.pe[3].shape[0] + dram.shape[0])
 
     @overload
     def __getitem__(self, i: int) -> Interval: ...
@@ -201,11 +213,13 @@ class IntervalColumns(Sequence[Interval]):
 
 
 def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
-                     pe: Sequence[np.ndarray], dram: Sequence[np.ndarray]) -> IntervalColumns:
+                     pe: Sequence[np.ndarray],
+                     dram: Sequence[np.ndarray] | Parts) -> IntervalColumns:
     """Columns of a single-NPU run, in the order the engine's result lists them.
 
     ``pe`` and ``dram`` are ``(tenant, request, unit, start_s, end_s)`` arrays, the PE rows in
-    completion order and the DRAM rows (one per transferred part) in the order they started.
+    completion order and the DRAM rows (one per transferred part) in the order they started;
+    the DRAM rows may come as ``Parts`` (each part's PE row, start, end).
     The rows are sorted by start, DRAM before PE at the same start, then by end; ties keep
     that input order (a stable sort, as the engine's result does). The sort is done on first
     use: the closed-loop metrics read the per-request reach (``request_reach``) instead.
@@ -219,7 +233,7 @@ def interval_columns(tenants: Sequence[str], units: Sequence[Sequence[str]],
     [('DRAM', 0.0), ('PE', 1.0)]
     """
     return IntervalColumns(RESOURCES, tuple(tenants), tuple(tuple(u) for u in units),
-                           tuple(pe), tuple(dram))
+                           tuple(pe), dram if isinstance(dram, Parts) else tuple(dram))
 
 
 def _merge_runs(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
@@ -237,11 +251,16 @@ def _merge_runs(pe: Sequence[np.ndarray], dram: Sequence[np.ndarray]) -> tuple[n
     return (resource, *cols)
 
 
-def _within(run: Sequence[np.ndarray], lo: float, hi: float) -> tuple[np.ndarray, ...]:
-    """The rows of a run sorted by start that start in ``[lo, hi]`` (views)."""
-    a = int(np.searchsorted(run[3], lo, "left"))
-    b = int(np.searchsorted(run[3], hi, "right"))
-    return tuple(x[a:b] for x in run)
+def _own(t: np.ndarray, r: np.ndarray, row: np.ndarray | None, s: np.ndarray, e: np.ndarray,
+         lo: float, hi: float, tenant: int, request: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(start_s, end_s)`` of a run's rows that belong to request ``request`` of tenant
+    ``tenant`` and start in ``[lo, hi]`` (the run sorted by start; row ``a`` is that of
+    ``t[q]``, ``r[q]`` with ``q = row[a]``, or ``a`` where ``row`` is None)."""
+    a = int(np.searchsorted(s, lo, "left"))
+    b = int(np.searchsorted(s, hi, "right"))
+    q = slice(a, b) if row is None else row[a:b]
+    pick = (t[q] == tenant) & (r[q] == request)
+    return s[a:b][pick], e[a:b][pick]
 
 
 @_jit

@@ -25,6 +25,24 @@ from npuweave.schedule.jit import kernel as _jit
 Run = Sequence[np.ndarray]  # (tenant, request, unit, start_s, end_s)
 
 
+class Parts(NamedTuple):
+    """A DRAM run given by the PE row each part fetched weights for (its tenant, request and
+    unit are that row's): what the closed-loop fast path keeps, three columns instead of
+    five (``npuweave.schedule.fetchparts.replay_parts``)."""
+
+    row: np.ndarray
+    start_s: np.ndarray
+    end_s: np.ndarray
+
+
+def full_run(pe: Run, dram: Run | Parts) -> Run:
+    """``dram`` as ``(tenant, request, unit, start_s, end_s)`` (gathered from ``pe`` where
+    given as ``Parts``)."""
+    if not isinstance(dram, Parts):
+        return dram
+    return (pe[0][dram.row], pe[1][dram.row], pe[2][dram.row], dram.start_s, dram.end_s)
+
+
 class RunWork(NamedTuple):
     """A run's reach and totals, per request slot ``tenant code * span + request`` and per
     resource.
@@ -46,19 +64,20 @@ class RunWork(NamedTuple):
     in_order: bool
 
 
-def run_work(pe: Run, dram: Run, last: np.ndarray, slots: int,
+def run_work(pe: Run, dram: Run | Parts, last: np.ndarray, slots: int,
              totals: Callable[[], np.ndarray]) -> RunWork:
     """``RunWork`` of runs ``pe`` and ``dram`` (``last``: each tenant's last unit index;
     ``totals``: the per-slot busy seconds, asked for only where a span has a negative or NaN
     length, so that "positive length" would not say "positive total")."""
-    span = _span(pe, dram)
+    span = run_span(pe, dram)
     n = slots * span
     worked, lo, hi = np.zeros(n, np.bool_), np.full(n, np.inf), np.full(n, -np.inf)
     start_s, finish_s = np.full(n, np.nan), np.full(n, np.nan)
     reach = _reach if loaded() else _reach_numpy
-    busy_pe, pe_order, pe_exact = reach(pe[0], pe[1], pe[3], pe[4], span, worked, lo, hi)
-    busy_dram, dram_order, dram_exact = reach(dram[0], dram[1], dram[3], dram[4], span, worked,
-                                              lo, hi)
+    busy_pe, pe_order, pe_exact = reach(pe[0], pe[1], None, pe[3], pe[4], span, worked, lo, hi)
+    d = ((pe[0], pe[1], dram.row, dram.start_s, dram.end_s) if isinstance(dram, Parts)
+         else (dram[0], dram[1], None, dram[3], dram[4]))
+    busy_dram, dram_order, dram_exact = reach(*d, span, worked, lo, hi)
     (_ends if loaded() else _ends_numpy)(*pe, last, span, start_s, finish_s)
     if not (pe_exact and dram_exact):
         worked = totals() > 0
@@ -72,7 +91,7 @@ def run_totals(pe: Run, dram: Run, slots: int,
     the two runs in merged order (``_walk``) where both are in (start, end) order, else
     ``np.bincount`` (which adds each slot's weights one at a time in row order) over the
     ``merged()`` columns ``resource, tenant, request, unit, start_s, end_s``."""
-    span = _span(pe, dram)
+    span = run_span(pe, dram)
     total = np.zeros(slots * span)
     if loaded() and _walk(pe[0], pe[1], pe[3], pe[4], dram[0], dram[1], dram[3], dram[4], span,
                           total):
@@ -81,25 +100,28 @@ def run_totals(pe: Run, dram: Run, slots: int,
     return np.bincount(t.astype(np.int64) * span + q, weights=e - s, minlength=total.size)
 
 
-def _span(pe: Run, dram: Run) -> int:
+def run_span(pe: Run, dram: Run | Parts) -> int:
     """Slots per tenant: one more than the highest request index (at least 1)."""
-    return max(int(pe[1].max()) + 1 if pe[1].size else 1,
-               int(dram[1].max()) + 1 if dram[1].size else 1)
+    top = int(pe[1].max()) + 1 if pe[1].size else 1
+    if isinstance(dram, Parts):  # the parts' requests are PE rows'
+        return top
+    return max(top, int(dram[1].max()) + 1 if dram[1].size else 1)
 
 
 @_jit
-def _reach(t, r, s, e, span, worked, lo, hi):
-    """Add one run's rows to ``worked``, ``lo``, ``hi``; return ``(busy seconds added in row
-    order, the rows are in (start, end) order, no row has a negative or NaN length)``. Every
-    array is the caller's, borrowed (``jit.borrow``)."""
-    t, r, s, e, worked, lo, hi = borrow((t, r, s, e, worked, lo, hi))
+def _reach(t, r, row, s, e, span, worked, lo, hi):
+    """Add one run's rows to ``worked``, ``lo``, ``hi`` (row ``a`` is request ``r[q]`` of
+    tenant ``t[q]``, ``q = row[a]``, or ``a`` where ``row`` is None); return ``(busy seconds
+    added in row order, the rows are in (start, end) order, no row has a negative or NaN
+    length)``."""
     busy = 0.0
     in_order = True
     exact = True
     s0 = -np.inf
     e0 = -np.inf
     for a in range(len(s)):
-        k = t[a] * span + r[a]
+        q = a if row is None else row[a]
+        k = t[q] * span + r[q]
         x, y = s[a], e[a]
         busy += y - x
         if y - x > 0:
@@ -116,12 +138,15 @@ def _reach(t, r, s, e, span, worked, lo, hi):
     return busy, in_order, exact
 
 
-def _reach_numpy(t: np.ndarray, r: np.ndarray, s: np.ndarray, e: np.ndarray, span: int,
-                 worked: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[float, bool, bool]:
+def _reach_numpy(t: np.ndarray, r: np.ndarray, row: np.ndarray | None, s: np.ndarray,
+                 e: np.ndarray, span: int, worked: np.ndarray, lo: np.ndarray,
+                 hi: np.ndarray) -> tuple[float, bool, bool]:
     """``_reach`` in NumPy (no compiled kernels): the same values (``np.cumsum`` adds in row
     order; minimum and maximum do not depend on it)."""
     if not s.size:
         return 0.0, True, True
+    if row is not None:
+        t, r = t[row], r[row]
     k = t.astype(np.int64) * span + r
     d = e - s
     worked[k[d > 0]] = True
@@ -133,8 +158,7 @@ def _reach_numpy(t: np.ndarray, r: np.ndarray, s: np.ndarray, e: np.ndarray, spa
 @_jit
 def _ends(t, r, u, s, e, last, span, start_s, finish_s):
     """Set each slot's first unit's compute start and last unit's compute end from the PE
-    run (borrowed arrays, as ``_reach``)."""
-    t, r, u, s, e, last, start_s, finish_s = borrow((t, r, u, s, e, last, start_s, finish_s))
+    run."""
     for a in range(len(s)):
         k = t[a] * span + r[a]
         if u[a] == 0:
