@@ -173,6 +173,11 @@ class IntervalIndex:
         k = _slot(w, tenant, request)
         if k < 0:
             return 0.0, 0.0
+        hook = getattr(self.records, "request_split", None)
+        if callable(hook):  # one pass over the source's runs
+            split = hook(w.tenants[tenant], int(request), t0, t1)
+            if split is not None:
+                return split
         s, e = self.spans(tenant, request)
         total = float(sum((e - s).tolist()))
         if t0 <= w.lo[k] and w.hi[k] <= t1:

@@ -25,7 +25,16 @@ import numpy as np
 from npuweave.schedule.jit import borrow, loaded
 from npuweave.schedule.jit import kernel as _jit
 from npuweave.sim.records import Interval
-from npuweave.sim.runwork import Parts, RunWork, _next, full_run, in_order, run_totals, run_work
+from npuweave.sim.runwork import (
+    Parts,
+    RunWork,
+    _next,
+    full_run,
+    in_order,
+    request_split,
+    run_totals,
+    run_work,
+)
 
 #: Resource names of the single-NPU engine, by code.
 RESOURCES = ("PE", "DRAM")
@@ -168,6 +177,19 @@ class IntervalColumns(Sequence[Interval]):
         _, ten, req, _, s, e = self._merged()
         pick = (ten == tenant) & (req == request)
         return s[pick], e[pick]
+
+    def request_split(self, tenant: int, request: int, t0: float,
+                      t1: float) -> tuple[float, float] | None:
+        """``(inside, total)``: one request's busy seconds clipped to ``[t0, t1]`` and in all,
+        each added in interval order, from one compiled pass over its rows
+        (``runwork.request_split``); None where that pass does not apply (no compiled
+        kernels, or a run out of order: read ``request_spans`` then)."""
+        w = self.work()
+        if not (loaded() and w.in_order and 0 <= request < w.span):
+            return None
+        k = tenant * w.span + request
+        return request_split(self.pe, self.dram, float(w.lo[k]), float(w.hi[k]), tenant,
+                             request, t0, t1)
 
     def __len__(self) -> int:
         dram = self.dram.start_s if isinstance(self.dram, Parts) else self.dram[3]

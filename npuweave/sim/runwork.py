@@ -75,9 +75,7 @@ def run_work(pe: Run, dram: Run | Parts, last: np.ndarray, slots: int,
     start_s, finish_s = np.full(n, np.nan), np.full(n, np.nan)
     reach = _reach if loaded() else _reach_numpy
     busy_pe, pe_order, pe_exact = reach(pe[0], pe[1], None, pe[3], pe[4], span, worked, lo, hi)
-    d = ((pe[0], pe[1], dram.row, dram.start_s, dram.end_s) if isinstance(dram, Parts)
-         else (dram[0], dram[1], None, dram[3], dram[4]))
-    busy_dram, dram_order, dram_exact = reach(*d, span, worked, lo, hi)
+    busy_dram, dram_order, dram_exact = reach(*_columns(pe, dram), span, worked, lo, hi)
     (_ends if loaded() else _ends_numpy)(*pe, last, span, start_s, finish_s)
     if not (pe_exact and dram_exact):
         worked = totals() > 0
@@ -98,6 +96,26 @@ def run_totals(pe: Run, dram: Run, slots: int,
         return total
     _, t, q, _, s, e = merged()
     return np.bincount(t.astype(np.int64) * span + q, weights=e - s, minlength=total.size)
+
+
+def request_split(pe: Run, dram: Run | Parts, lo: float, hi: float, tenant: int, request: int,
+                  t0: float, t1: float) -> tuple[float, float]:
+    """``(inside, total)``: busy seconds of request ``request`` of tenant ``tenant`` clipped to
+    ``[t0, t1]``, and in all, each added in interval order. Its rows are those of each run
+    (both in (start, end) order) that start within its reach ``[lo, hi]``; one compiled pass
+    (``_split``), for a request that straddles a measurement window."""
+    t, r, row, s, e = _columns(pe, dram)
+    return _split(pe[0], pe[1], pe[3], pe[4], t, r, row, s, e, lo, hi, tenant, request, t0, t1)
+
+
+def _columns(pe: Run, dram: Run | Parts) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
+                                                  np.ndarray, np.ndarray]:
+    """``(tenant, request, row, start_s, end_s)`` of the DRAM run: row ``b`` is request
+    ``request[q]`` of tenant ``tenant[q]``, ``q = row[b]`` (the PE run's columns, for
+    ``Parts``), or ``q = b`` where ``row`` is None."""
+    if isinstance(dram, Parts):
+        return pe[0], pe[1], dram.row, dram.start_s, dram.end_s
+    return dram[0], dram[1], None, dram[3], dram[4]
 
 
 def run_span(pe: Run, dram: Run | Parts) -> int:
@@ -175,6 +193,39 @@ def _ends_numpy(t: np.ndarray, r: np.ndarray, u: np.ndarray, s: np.ndarray, e: n
     start_s[key[first]] = s[first]
     ends = u == last[t]
     finish_s[key[ends]] = e[ends]
+
+
+@_jit
+def _split(p_t, p_r, p_s, p_e, d_t, d_r, row, d_s, d_e, lo, hi, tenant, request, t0, t1):
+    """``request_split``: the request's rows of the two runs that start in ``[lo, hi]``, in
+    merged order (by start, DRAM first at the same start, as ``_next``), their lengths added
+    to ``total`` and their lengths clipped to ``[t0, t1]`` to ``inside``, each clip as
+    NumPy's ``maximum(0.0, minimum(e, t1) - maximum(s, t0))`` (for times that are not NaN)."""
+    a = np.searchsorted(p_s, lo)
+    a1 = np.searchsorted(p_s, hi, side="right")
+    b = np.searchsorted(d_s, lo)
+    b1 = np.searchsorted(d_s, hi, side="right")
+    inside = 0.0
+    total = 0.0
+    while True:
+        while a < a1 and not (p_t[a] == tenant and p_r[a] == request):
+            a += 1
+        while b < b1:
+            q = b if row is None else row[b]
+            if d_t[q] == tenant and d_r[q] == request:
+                break
+            b += 1
+        if a >= a1 and b >= b1:
+            return inside, total
+        if b < b1 and (a >= a1 or d_s[b] <= p_s[a]):
+            s, e = d_s[b], d_e[b]
+            b += 1
+        else:
+            s, e = p_s[a], p_e[a]
+            a += 1
+        total += e - s
+        c = (e if e < t1 else t1) - (s if s > t0 else t0)
+        inside += 0.0 if 0.0 > c else c
 
 
 @_jit(inline=True)
