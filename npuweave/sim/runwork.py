@@ -126,33 +126,59 @@ def run_span(pe: Run, dram: Run | Parts) -> int:
     return max(top, int(dram[1].max()) + 1 if dram[1].size else 1)
 
 
+@_jit(inline=True)
+def _note(k, any_work, first, last, worked, lo, hi):
+    """Fold one slot's run of rows (some positive length, earliest start, latest end) into
+    ``worked``, ``lo``, ``hi`` (nothing for ``k < 0``)."""
+    if k >= 0:
+        if any_work:
+            worked[k] = True
+        if first < lo[k]:
+            lo[k] = first
+        if last > hi[k]:
+            hi[k] = last
+
+
 @_jit
 def _reach(t, r, row, s, e, span, worked, lo, hi):
     """Add one run's rows to ``worked``, ``lo``, ``hi`` (row ``a`` is request ``r[q]`` of
     tenant ``t[q]``, ``q = row[a]``, or ``a`` where ``row`` is None); return ``(busy seconds
     added in row order, the rows are in (start, end) order, no row has a negative or NaN
-    length)``."""
+    length)``. Consecutive rows of one slot (a fetch's parts) are folded in registers first.
+    Every array is the caller's, borrowed (``jit.borrow``: the inlined ``_note``)."""
+    t, r, s, e, worked, lo, hi = borrow((t, r, s, e, worked, lo, hi))
     busy = 0.0
     in_order = True
     exact = True
     s0 = -np.inf
     e0 = -np.inf
+    q0 = -1
+    k = -1
+    any_work = False
+    first = np.inf
+    last = -np.inf
     for a in range(len(s)):
         q = a if row is None else row[a]
-        k = t[q] * span + r[q]
+        if q != q0:
+            q0 = q
+            slot = t[q] * span + r[q]
+            if slot != k:
+                _note(k, any_work, first, last, worked, lo, hi)
+                k, any_work, first, last = slot, False, np.inf, -np.inf
         x, y = s[a], e[a]
         busy += y - x
         if y - x > 0:
-            worked[k] = True
+            any_work = True
         elif not y - x >= 0:
             exact = False
-        if x < lo[k]:
-            lo[k] = x
-        if y > hi[k]:
-            hi[k] = y
+        if x < first:
+            first = x
+        if y > last:
+            last = y
         if x < s0 or (x == s0 and y < e0):
             in_order = False
         s0, e0 = x, y
+    _note(k, any_work, first, last, worked, lo, hi)
     return busy, in_order, exact
 
 
