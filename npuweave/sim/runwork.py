@@ -73,10 +73,17 @@ def run_work(pe: Run, dram: Run | Parts, last: np.ndarray, slots: int,
     n = slots * span
     worked, lo, hi = np.zeros(n, np.bool_), np.full(n, np.inf), np.full(n, -np.inf)
     start_s, finish_s = np.full(n, np.nan), np.full(n, np.nan)
-    reach = _reach if loaded() else _reach_numpy
-    busy_pe, pe_order, pe_exact = reach(pe[0], pe[1], None, pe[3], pe[4], span, worked, lo, hi)
-    busy_dram, dram_order, dram_exact = reach(*_columns(pe, dram), span, worked, lo, hi)
-    (_ends if loaded() else _ends_numpy)(*pe, last, span, start_s, finish_s)
+    if loaded():  # the PE run's first and last units in the same pass
+        busy_pe, pe_order, pe_exact = _reach(pe[0], pe[1], None, pe[3], pe[4], span, worked,
+                                             lo, hi, pe[2], last, start_s, finish_s)
+        busy_dram, dram_order, dram_exact = _reach(*_columns(pe, dram), span, worked, lo, hi,
+                                                   None, None, None, None)
+    else:
+        busy_pe, pe_order, pe_exact = _reach_numpy(pe[0], pe[1], None, pe[3], pe[4], span,
+                                                   worked, lo, hi)
+        busy_dram, dram_order, dram_exact = _reach_numpy(*_columns(pe, dram), span, worked,
+                                                         lo, hi)
+        _ends(*pe, last, span, start_s, finish_s)
     if not (pe_exact and dram_exact):
         worked = totals() > 0
     return RunWork(span, worked, lo, hi, start_s, finish_s, np.array([busy_pe, busy_dram]),
@@ -140,12 +147,15 @@ def _note(k, any_work, first, last, worked, lo, hi):
 
 
 @_jit
-def _reach(t, r, row, s, e, span, worked, lo, hi):
+def _reach(t, r, row, s, e, span, worked, lo, hi, u, last, start_s, finish_s):
     """Add one run's rows to ``worked``, ``lo``, ``hi`` (row ``a`` is request ``r[q]`` of
     tenant ``t[q]``, ``q = row[a]``, or ``a`` where ``row`` is None); return ``(busy seconds
     added in row order, the rows are in (start, end) order, no row has a negative or NaN
     length)``. Consecutive rows of one slot (a fetch's parts) are folded in registers first.
-    Every array is the caller's, borrowed (``jit.borrow``: the inlined ``_note``)."""
+    For the PE run, ``u`` (unit), ``last`` (each tenant's last unit), ``start_s`` and
+    ``finish_s`` also take each slot's first unit's start and last unit's end (None for the
+    DRAM run: numba compiles that branch away). Every array is the caller's, borrowed
+    (``jit.borrow``: the inlined ``_note``)."""
     t, r, s, e, worked, lo, hi = borrow((t, r, s, e, worked, lo, hi))
     busy = 0.0
     in_order = True
@@ -156,15 +166,15 @@ def _reach(t, r, row, s, e, span, worked, lo, hi):
     k = -1
     any_work = False
     first = np.inf
-    last = -np.inf
+    end = -np.inf
     for a in range(len(s)):
         q = a if row is None else row[a]
         if q != q0:
             q0 = q
             slot = t[q] * span + r[q]
             if slot != k:
-                _note(k, any_work, first, last, worked, lo, hi)
-                k, any_work, first, last = slot, False, np.inf, -np.inf
+                _note(k, any_work, first, end, worked, lo, hi)
+                k, any_work, first, end = slot, False, np.inf, -np.inf
         x, y = s[a], e[a]
         busy += y - x
         if y - x > 0:
@@ -173,12 +183,17 @@ def _reach(t, r, row, s, e, span, worked, lo, hi):
             exact = False
         if x < first:
             first = x
-        if y > last:
-            last = y
+        if y > end:
+            end = y
         if x < s0 or (x == s0 and y < e0):
             in_order = False
         s0, e0 = x, y
-    _note(k, any_work, first, last, worked, lo, hi)
+        if u is not None:
+            if u[a] == 0:
+                start_s[k] = x
+            if u[a] == last[t[q]]:
+                finish_s[k] = y
+    _note(k, any_work, first, end, worked, lo, hi)
     return busy, in_order, exact
 
 
@@ -199,21 +214,10 @@ def _reach_numpy(t: np.ndarray, r: np.ndarray, row: np.ndarray | None, s: np.nda
     return float(np.cumsum(d)[-1]), in_order(s, e), bool((d >= 0).all())
 
 
-@_jit
-def _ends(t, r, u, s, e, last, span, start_s, finish_s):
-    """Set each slot's first unit's compute start and last unit's compute end from the PE
-    run."""
-    for a in range(len(s)):
-        k = t[a] * span + r[a]
-        if u[a] == 0:
-            start_s[k] = s[a]
-        if u[a] == last[t[a]]:
-            finish_s[k] = e[a]
-
-
-def _ends_numpy(t: np.ndarray, r: np.ndarray, u: np.ndarray, s: np.ndarray, e: np.ndarray,
+def _ends(t: np.ndarray, r: np.ndarray, u: np.ndarray, s: np.ndarray, e: np.ndarray,
                 last: np.ndarray, span: int, start_s: np.ndarray, finish_s: np.ndarray) -> None:
-    """``_ends`` in NumPy (no compiled kernels)."""
+    """Set each slot's first unit's compute start and last unit's compute end from the PE
+    run (what ``_reach`` does with ``u``, in NumPy: no compiled kernels)."""
     key = t.astype(np.int64) * span + r
     first = u == 0
     start_s[key[first]] = s[first]
