@@ -145,7 +145,7 @@ def test_kernel_resumes_when_its_arrays_fill(inst, cap):
     arrays are full; ``resume`` grows them and calls again: the same rows as ``plan``. The
     plain-Python run on lists (what runs without numba) gives the same rows too."""
 
-    from npuweave.schedule import kernel
+    from npuweave.schedule.closed import run_closed
     from npuweave.schedule.plan import plan_arrays, start_streams
 
     ts = build(inst)
@@ -159,8 +159,8 @@ def test_kernel_resumes_when_its_arrays_fill(inst, cap):
         if run == "python":
             rows.append(plan_arrays(policy, board, inst["requests"], inst["window"], "python"))
         else:
-            rows.append(kernel.run_board_arrays(board, policy.failsafe, inst["requests"],
-                                                inst["window"], cap, plain=run == "lists"))
+            rows.append(run_closed(policy, board, inst["requests"], inst["window"], cap,
+                                   plain=run == "lists"))
     for other in rows[1:]:
         assert len(other) == len(rows[0])
         assert all(a.dtype == b.dtype and [x.hex() for x in a.astype(float).tolist()]
