@@ -40,6 +40,7 @@ from npuweave.errors import ConfigError
 from npuweave.schedule import aimt_kernel, jit
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board
+from npuweave.schedule.loop_steps import AIMT as AIMT_CODE
 from npuweave.schedule.protocol import LayerBase
 
 # AI-MT's decision, written once in ``aimt_kernel``, as plain Python on the board's lists
@@ -174,6 +175,9 @@ class AIMT(_Seeded):
         low_free, min_d = other.thresholds(buffer_bytes, dram_bw)
         lo_m, hi_m, lo_d, hi_d = self.box
         return lo_m < low_free <= hi_m and lo_d < min_d <= hi_d
+
+    def loop_code(self) -> int | None:
+        return AIMT_CODE
 
     def select(self, board: Board) -> int:
         act = board.active

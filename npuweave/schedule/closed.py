@@ -25,11 +25,8 @@ from npuweave.schedule.board import Board, concatenated
 from npuweave.schedule.buffer import room
 from npuweave.schedule.loop_steps import (
     AIMT,
-    LW_NPUWEAVE,
     LW_PLUS,
     LW_PLUS_PRINTED,
-    LW_PRINTED,
-    SEQ,
 )
 
 INT_MAX = int(np.iinfo(np.int64).max)
@@ -37,37 +34,29 @@ INT_MAX = int(np.iinfo(np.int64).max)
 
 def policy_code(policy: object) -> int | None:
     """The loop's code for ``policy`` (after its ``start``: Layerweaver's failsafe is decided
-    there), or ``None`` when the loop does not run it.
+    there): its ``loop_code()``, unless a subclass overrides ``select`` below the class
+    that states the code (then the loop would not make its decisions); None when the loop
+    does not run it.
 
     Examples
     --------
     >>> from npuweave.schedule import get_scheduler
+    >>> from npuweave.schedule.sequential import Sequential
+    >>> class Mine(Sequential):
+    ...     def select(self, board):
+    ...         return board.active[-1]
     >>> policy_code(get_scheduler("sequential")), policy_code(get_scheduler("fair"))
     (0, None)
+    >>> policy_code(Mine()) is None
+    True
     """
-    from npuweave.schedule.aimt import AIMT as AimtPolicy
-    from npuweave.schedule.layerweaver import Layerweaver
-    from npuweave.schedule.layerweaver_plus import LayerweaverPlus
-    from npuweave.schedule.lw_reading import NPUWEAVE, PRINTED
-    from npuweave.schedule.sequential import Sequential
-
-    kind = type(policy)
-    if kind is Sequential:
-        return SEQ
-    if kind is Layerweaver:
-        assert isinstance(policy, Layerweaver)
-        if policy.failsafe:
-            return SEQ  # Layerweaver.select with the failsafe on is fcfs_tenant
-        return {PRINTED: LW_PRINTED, NPUWEAVE: LW_NPUWEAVE}.get(policy.reading)
-    if kind is LayerweaverPlus:
-        assert isinstance(policy, LayerweaverPlus)
-        # the audit (a second estimate per decision) and the reference path (fast=False)
-        # are not in the loop
-        code = LW_PLUS_PRINTED if policy.printed else LW_PLUS  # Mode 1's reading of IV.4
-        return code if policy.fast and not policy.audit else None
-    if kind is AimtPolicy:
-        return AIMT
-    return None
+    mro = type(policy).__mro__
+    states = next((c for c in mro if "loop_code" in vars(c)), None)
+    selects = next((c for c in mro if "select" in vars(c)), None)
+    if states is None or selects is None or (selects is not states
+                                            and issubclass(selects, states)):
+        return None
+    return policy.loop_code()  # type: ignore[attr-defined, no-any-return]
 
 
 def policy_tables(policy: Any, code: int, est: np.ndarray | None = None,
@@ -126,6 +115,8 @@ def run_closed(policy: Any, board: Board, requests: int | None, window_s: float 
         pol, tab, arr, st = as_lists(pol), as_lists(tab), as_lists(arr), list(as_lists(st))
         run = jit.python(f"{loop.__name__}.run_loop")
     n = loop.drive(run, pol, tab, arr, st, out)
+    if code in (LW_PLUS, LW_PLUS_PRINTED):
+        policy.decisions += n  # as its select counts them (no deadlines: no estimate)
     if code == AIMT:
         version, _, gauss = policy.rng.getstate()
         policy.rng.setstate((version, tuple(int(w) for w in pol[9]), gauss))

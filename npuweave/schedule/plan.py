@@ -116,11 +116,11 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
                dram_bw: float, requests: int = 1, window_s: float | None = None,
                **opts: object) -> Schedule:
     """``plan`` on a chosen path: ``"python"`` (the reference: ``policy.select`` and
-    ``Board.commit`` per decision), ``"kernel"`` (Layerweaver and AI-MT only: the whole run in
-    the one decision loop, ``npuweave.schedule.closed.run_closed``, compiled when numba is
-    installed) or ``"auto"``: the kernel when numba is installed, the policy is exactly
-    ``Layerweaver`` or ``AIMT`` and the run is expected to
-    take at least ``KERNEL_MIN_DECISIONS`` decisions (below that, numba's import and cache
+    ``Board.commit`` per decision), ``"kernel"`` (a policy with a loop code,
+    ``LayerBase.loop_code``: sequential, Layerweaver in a named reading, Layerweaver+, AI-MT;
+    the whole run in the one decision loop, ``npuweave.schedule.closed.run_closed``, compiled
+    when numba is installed) or ``"auto"``: the kernel when numba is installed, the policy has
+    a loop code and the run is expected to take at least ``KERNEL_MIN_DECISIONS`` decisions (below that, numba's import and cache
     load, about 0.3 s, cost more than they save), else the reference. Without numba,
     ``Layerweaver`` takes the kernel as plain Python on lists (``closed.as_lists``): the
     same loop, as fast as a plain-Python port of it and faster than the policy loop.
@@ -229,18 +229,15 @@ def choose_path(path: str, policy: Policy, board: Board, requests: int | None,
         raise ValueError(f'path must be "auto", "python" or "kernel", got {path!r}')
     from npuweave.schedule.closed import policy_code
     from npuweave.schedule.layerweaver import Layerweaver
-    from npuweave.schedule.loop_steps import AIMT
 
-    # the kernel implements the "npuweave" reading only; other readings use the Python path,
-    # except with the failsafe on (first come, first served: no reading involved)
-    fits = type(policy) is Layerweaver and (getattr(policy, "kernel_ok", False)
-                                            or getattr(policy, "failsafe", False))
-    fits = fits or policy_code(policy) == AIMT
-    fits = fits and _fit(board)
+    # the loop runs every policy that states a code (its ``loop_code``), on units that fit
+    fits = policy_code(policy) is not None and _fit(board)
     fits = fits and (requests is None or isinstance(requests, int))
     if path == "kernel" and not fits:
-        raise ValueError(f"the kernel runs Layerweaver or AI-MT on units that fit the buffer "
-                         f"only, not {policy.name!r} here; use path='python'")
+        raise ValueError(f"the compiled loop runs policies with a loop code (sequential, "
+                         f"layerweaver in a named reading, layerweaver-plus, aimt) on units "
+                         f"that fit the buffer only, not {policy.name!r} here; use "
+                         "path='python'")
     if path != "auto":
         return path
     if not fits:
