@@ -14,12 +14,12 @@ Rows:
   ``plain kernel`` column: board set-up and array conversion included) and
   ``anchors/lwgreedy.py`` (``py port``) on the same requests; ``greedy`` is MN+BB on the
   compute-centric NPU, ``failsafe`` RN+BB on the memory-centric one (``bench_anchors.CLOSED``).
-* ``aimt``: AI-MT's closed loop (``aimt_kernel.run_aimt`` on NumPy arrays).
+* ``aimt``: AI-MT's closed loop (``closed.run_closed``: the one loop, on lists).
 * ``task loop``: ``serve`` fcfs on RN+BB Poisson with ``stretch.settings.mode = "loop-python"``
   (the uncompiled whole-run task loop; without numba ``auto`` runs per event).
 * ``stretches``: the same with ``"python"`` (the uncompiled stretch rules).
-* ``serving loop``: ``lwkernel.serve_compiled`` with Layerweaver+ (``lwloop._serve`` on
-  NumPy arrays; without numba ``serve_auto`` runs the Python serving loop instead).
+* ``serving loop``: ``lwkernel.serve_compiled`` with Layerweaver+ (``loop.run_loop`` as plain
+  Python on lists, what ``serve_auto`` runs without numba).
 
 Run: ``python benchmarks/bench_inline.py [--requests 50] [--repeats 7]``.
 """

@@ -24,8 +24,8 @@ per model (the ``precise`` table replays every suffix with the ``Board``'s arith
 kernel): an estimate is one lookup in either mode. Other policies (or ``audit=True``, or a
 model without units) get ``None``: the caller runs the Python loop.
 
-The numba functions themselves are in ``npuweave.sim.lwloop``; this module builds
-their flat tables and drives them.
+The loop itself is the one compiled decision loop, ``npuweave.schedule.loop.run_loop``, with
+open arrivals; this module builds its flat tables and drives it.
 
 Without numba the functions are plain Python (correct, slower than the reference); see
 ``npuweave.schedule.kernel`` for the lazy compilation scheme, which this module shares.
@@ -39,19 +39,22 @@ from dataclasses import replace
 
 import numpy as np
 
-from npuweave.schedule import jit
+from npuweave.schedule import closed, jit, loop
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.buffer import room
-from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
-from npuweave.schedule.lw_reading import NPUWEAVE, PRINTED
+from npuweave.schedule.loop_steps import (
+    AIMT,
+    LW_NPUWEAVE,
+    LW_PLUS,
+    LW_PLUS_PRINTED,
+    LW_PRINTED,
+    SEQ,
+)
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import LayerBase
-from npuweave.schedule.sequential import Sequential
-from npuweave.schedule.standalone import StandaloneMode, approx_suffix
-from npuweave.sim import lwloop as _loop
+from npuweave.schedule.standalone import StandaloneMode, approx_suffix, replay_table
 from npuweave.sim.batcher import inflight_slots
-from npuweave.sim.lwloop import LW_NPUWEAVE, LW_PLUS, LW_PLUS_PRINTED, LW_PRINTED, SEQ
 from npuweave.sim.lwserve import Batching, Served, _check, serve_layerwise
 
 __all__ = ["LW_NPUWEAVE", "LW_PLUS", "LW_PLUS_PRINTED", "LW_PRINTED", "SEQ", "available", "policy_code",
@@ -59,7 +62,7 @@ __all__ = ["LW_NPUWEAVE", "LW_PLUS", "LW_PLUS_PRINTED", "LW_PRINTED", "SEQ", "av
 
 
 def refusal(policy: LayerBase) -> str | None:
-    """Why the compiled loop cannot run ``policy`` (after its ``start``), or None."""
+    """Why the compiled loop cannot serve ``policy`` (after its ``start``), or None."""
     if policy_code(policy) is not None:
         return None
     name = getattr(policy, "name", type(policy).__name__)
@@ -71,22 +74,11 @@ def refusal(policy: LayerBase) -> str | None:
 
 
 def policy_code(policy: LayerBase) -> int | None:
-    """The kernel's code for ``policy`` (after its ``start``), or ``None`` if unsupported."""
-    kind = type(policy)
-    if kind is Sequential:
-        return SEQ
-    if kind is Layerweaver:
-        assert isinstance(policy, Layerweaver)
-        if policy.failsafe:
-            return SEQ  # Layerweaver.select with the failsafe on is fcfs_tenant
-        return {PRINTED: LW_PRINTED, NPUWEAVE: LW_NPUWEAVE}.get(policy.reading)
-    if kind is LayerweaverPlus:
-        assert isinstance(policy, LayerweaverPlus)
-        # either grouping and deadline inheritance are in the loop; the audit (a second
-        # estimate per decision) and the reference path (fast=False) are not
-        code = LW_PLUS_PRINTED if policy.printed else LW_PLUS  # Mode 1's reading of IV.4
-        return code if policy.fast and not policy.audit else None
-    return None
+    """The loop's code for serving ``policy`` (after its ``start``), or ``None``: the loop's
+    own (``closed.policy_code``), except AI-MT, whose serving runs (its merged blocks, its
+    generator) are not checked against the Python loop."""
+    code = closed.policy_code(policy)
+    return None if code == AIMT else code
 
 
 _TABLES: dict[tuple[int, int, float], tuple[object, dict[str, np.ndarray]]] = {}
@@ -121,25 +113,10 @@ def _model_tables(per: Sequence[Tenant], buf: int, bw: float) -> dict[str, np.nd
     out["mft"], out["pe"] = np.array(mft, np.float64), np.array(pe, np.float64)
     precise = np.zeros(len(sizes), np.float64)
     for j in range(len(per)):
-        _loop._replay_table(out["size"], out["comp"], out["ftime"], j * (n + 1), n, buf, bw, precise)
+        replay_table(out["size"], out["comp"], out["ftime"], j * (n + 1), n, buf, bw, precise)
     out["precise"] = precise
     _TABLES[key] = (per, out)
     return out
-
-
-def loop_state(k: int, slots: int, room: int) -> tuple[np.ndarray, ...]:
-    """``lwloop._serve``'s working arrays for ``k`` models x ``slots`` (board tenants) and an
-    in-flight list of ``room`` units, in the order ``_serve`` unpacks them: per tenant the batch
-    class, active flag, position, segment, request range (lo, hi), arrival, own and seen
-    deadline (``inf``), longest fetch; per model requests started and admitted; ``scratch``'s
-    ``ev, ok, inh_now``; ``in_flight``'s three arrays; the [estimates, urgent] counters. The
-    caller keeps them alive for the call (the loop borrows them)."""
-    nt = k * slots
-    ints = [np.zeros(nt, np.int64) for _ in range(4)]
-    return (np.zeros(nt, np.bool_), np.zeros(nt, np.bool_), *ints, np.zeros(nt),
-            np.full(nt, np.inf), np.full(nt, np.inf), np.zeros(nt), np.zeros(k, np.int64),
-            np.zeros(k, np.int64), np.zeros((nt, 5)), np.zeros(nt, np.bool_), np.zeros(nt),
-            np.zeros(room, np.int64), np.zeros(room), np.zeros(room), np.zeros(2, np.int64))
 
 
 def _batch_kinds(costs: Sequence[Sequence[Tenant]], nb: int, bw: float) -> np.ndarray:
@@ -152,16 +129,18 @@ def _batch_kinds(costs: Sequence[Sequence[Tenant]], nb: int, bw: float) -> np.nd
 def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw: float,
                    time_s: np.ndarray, model: np.ndarray, deadline_s: Sequence[float],
                    policy: LayerBase, batching: Batching = Batching(),
-                   stop_missed: int | None = None) -> Served | None:
-    """``serve_layerwise`` in the compiled loop; ``None`` when the policy is not supported.
+                   stop_missed: int | None = None, plain: bool = False) -> Served | None:
+    """``serve_layerwise`` in the one compiled loop; ``None`` when the policy is not in it.
 
     Same arguments and result as ``serve_layerwise``, except ``policy_s``: the wall time of
     the whole loop (board, batching and policy), which bounds the policy's own time above.
     The policy's counters (``decisions``, ``urgent``; ``estimates`` for Layerweaver+) are
-    updated as the Python loop would leave them.
+    updated as the Python loop would leave them. Without numba (or with ``plain``) the same
+    loop runs as plain Python on lists, its steps copied in (``jit.python``).
 
     Examples
     --------
+    >>> from npuweave.schedule.sequential import Sequential
     >>> a = Tenant("a", ("x",), (2.0,), (10,))
     >>> s = serve_compiled([[a]], 10, 10.0, np.array([0.0, 0.5]), np.array([0, 0]),
     ...                    [5.0], Sequential())
@@ -175,7 +154,37 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     code = policy_code(policy)
     if code is None or any(not per[0].units for per in costs):
         return None
-    jit.compile()
+    compiled = jit.compile() and not plain
+    pol, tab, arr, st, out = _loop_args(costs, board, time_s, model, deadline_s, policy, code,
+                                        batching, stop_missed)
+    run = loop.run_loop
+    if not compiled:
+        pol, tab, arr, st = (closed.as_lists(pol), closed.as_lists(tab), closed.as_lists(arr),
+                             list(closed.as_lists(st)))
+        out = [False, *closed.columns(0, True), out[3].tolist(), out[4].tolist()]
+        run = jit.python(f"{loop.__name__}.run_loop")
+    t0 = time.perf_counter()
+    decisions = loop.drive(run, pol, tab, arr, st, out)
+    spent = time.perf_counter() - t0
+    si, stats = st[loop.ST_SI], st[loop.ST["stats"]]
+    missed, estimates, urgent = si[loop.MISSED], stats[0], stats[1]
+    if isinstance(policy, LayerweaverPlus):
+        policy.decisions += int(decisions)
+        policy.urgent += int(urgent)
+        if policy.est is not None:
+            policy.est.calls += int(estimates)
+    finish, batch = np.asarray(out[3], np.float64), np.asarray(out[4], np.int64)
+    done = not np.isnan(finish).any()
+    return Served(finish, batch, int(missed), bool(done), int(decisions), int(urgent),
+                  spent, float(st[loop.ST["sf"]][loop.PE_BUSY]), notes)
+
+
+def _loop_args(costs: Sequence[Sequence[Tenant]], board: Predictor, time_s: np.ndarray,
+               model: np.ndarray, deadline_s: Sequence[float], policy: LayerBase, code: int,
+               batching: Batching, stop_missed: int | None) -> tuple:
+    """``run_loop``'s ``pol, tab, arr, st, out`` for an open-arrival run (``st`` and ``out``
+    as lists, for ``loop.drive``): the per-(model, batch) tables concatenated, the arrivals
+    ordered by model, ``finish`` (NaN) and ``batch_of`` (0) per request."""
     k, nb = len(costs), batching.max_batch
     tabs = [_model_tables(per, board.buf, board.bw) for per in costs]
     seg_off, base = [], 0
@@ -187,61 +196,50 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     def cat(name: str) -> np.ndarray:
         return np.concatenate([tab[name] for tab in tabs])
 
-    plus = code in (LW_PLUS, LW_PLUS_PRINTED)
     est_name = "approx"
-    if plus:
-        assert isinstance(policy, LayerweaverPlus)
-        est_name = "precise" if policy.mode is StandaloneMode.PRECISE else "approx"
+    if isinstance(policy, LayerweaverPlus) and policy.mode is StandaloneMode.PRECISE:
+        est_name = "precise"
     times = np.ascontiguousarray(time_s, np.float64)
     models = np.ascontiguousarray(model, np.int64)
     order = np.argsort(models, kind="stable").astype(np.int64)
     moff = np.zeros(k, np.int64)
     moff[1:] = np.cumsum(np.bincount(models, minlength=k))[:-1]
-    finish = np.full(len(times), np.nan)
-    batch = np.zeros(len(times), np.int64)
     limit = np.iinfo(np.int64).max if stop_missed is None else int(stop_missed)
     offsets = np.array(seg_off, np.int64)
-    prune = bool(plus and policy.prune)  # type: ignore[attr-defined]
-    inherit = bool(getattr(policy, "inherit", False))
     units = np.array([len(c[0].units) for c in costs], np.int64)
     sizes = cat("size")
-    t0 = time.perf_counter()
-    missed, decisions, estimates, urgent, pe_busy = _loop._serve(
-        code, prune, inherit, k, slots, nb, offsets, units, sizes, cat("comp"), cat("ftime"),
-        cat("inh"), cat(est_name), cat("bound"), cat("approx")[offsets], cat("mft"), cat("pe"), _batch_kinds(costs, nb, board.bw),
-        board.buf, board.bw,
-        loop_state(k, slots, room(board.buf, sizes, len(times) * int(units.max()))), times,
-        models, order, moff,
-        np.array([float(d) for d in deadline_s]), float(batching.window_s), limit, finish,
-        batch)
-    spent = time.perf_counter() - t0
-    if plus:
-        assert isinstance(policy, LayerweaverPlus)
-        policy.decisions += int(decisions)
-        policy.urgent += int(urgent)
-        if policy.est is not None:
-            policy.est.calls += int(estimates)
-    done = not np.isnan(finish).any()
-    return Served(finish, batch, int(missed), bool(done), int(decisions), int(urgent),
-                  spent, float(pe_busy), notes)
+    pol = closed.policy_tables(policy, code, cat(est_name), cat("bound"), cat("approx")[offsets])
+    tab = (k, inflight_slots(policy), nb, board.buf, board.bw, offsets, cat("mft"), cat("pe"),
+           _batch_kinds(costs, nb, board.bw), units, sizes, cat("comp"), cat("ftime"),
+           cat("inh"))
+    arr = (False, -1, 0.0, False, times, models, order, moff,
+           np.array([float(d) for d in deadline_s]), float(batching.window_s), limit)
+    st = loop.state(k, tab[1], room(board.buf, sizes, len(times) * int(units.max())))
+    out = [False, *closed.columns(0), np.full(len(times), np.nan),
+           np.zeros(len(times), np.int64)]
+    return pol, tab, arr, st, out
 
 
 def serve_auto(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw: float,
                time_s: np.ndarray, model: np.ndarray, deadline_s: Sequence[float],
                policy: LayerBase, batching: Batching = Batching(),
                stop_missed: int | None = None, compiled: bool = True) -> Served:
-    """``serve_compiled`` where it applies, else ``serve_layerwise`` (the same outcome, the
-    Python loop); the result's last note says which path ran and why."""
+    """``serve_compiled`` where the policy is in the loop (compiled, or as plain Python
+    without numba), else ``serve_layerwise`` (the same outcome, the Python policy loop); the
+    result's last note says which path ran and why."""
     args = (costs, buffer_bytes, dram_bw, time_s, model, deadline_s, policy, batching,
             stop_missed)
-    why = None if compiled else "the compiled loop was turned off"
-    if why is None and not available():
-        why = "numba is not installed"
-    out = serve_compiled(*args) if why is None else None
-    if out is not None:
-        return replace(out, notes=(*out.notes, "path: compiled serving loop"))
-    if why is None:
-        why = refusal(policy) or "a model has no units"
+    if not compiled:
+        out = serve_layerwise(*args)
+        return replace(out, notes=(*out.notes, "path: Python serving loop (the compiled loop "
+                                   "was turned off)"))
+    plain = not available()
+    got = serve_compiled(*args, plain=plain)
+    if got is not None:
+        path = ("the serving loop as plain Python (numba is not installed)" if plain
+                else "compiled serving loop")
+        return replace(got, notes=(*got.notes, f"path: {path}"))
+    why = refusal(policy) or "a model has no units"
     out = serve_layerwise(*args)
     return replace(out, notes=(*out.notes, f"path: Python serving loop ({why})"))
 
