@@ -28,7 +28,7 @@ from npuweave.sim.records import Interval
 from npuweave.sim.runwork import (
     Parts,
     RunWork,
-    _next,
+    dram_columns,
     full_run,
     in_order,
     request_split,
@@ -147,7 +147,7 @@ class IntervalColumns(Sequence[Interval]):
         interval order (``runwork.run_totals``; what ``npuweave.metrics.IntervalIndex`` reads
         for ``work_total``). Computed once, then kept."""
         if not self._totals:
-            self._totals.append(run_totals(self.pe, self.dram_run(), len(self.tenants),
+            self._totals.append(run_totals(self.pe, self.dram, len(self.tenants),
                                            self._merged))
         return self._totals[0]
 
@@ -165,11 +165,9 @@ class IntervalColumns(Sequence[Interval]):
             # within its reach; its rows of each run, DRAM first, in a stable sort by start
             # are their merge (as ``_sort_into`` orders runs in order)
             k = tenant * w.span + request
-            pe, dram = self.pe, self.dram
-            d = ((pe[0], pe[1], dram.row, dram.start_s, dram.end_s) if isinstance(dram, Parts)
-                 else (dram[0], dram[1], None, dram[3], dram[4]))
+            pe = self.pe
             runs = [_own(*run, w.lo[k], w.hi[k], tenant, request)
-                    for run in (d, (pe[0], pe[1], None, pe[3], pe[4]))]
+                    for run in (dram_columns(pe, self.dram), (pe[0], pe[1], None, pe[3], pe[4]))]
             s = np.concatenate([run[0] for run in runs])
             e = np.concatenate([run[1] for run in runs])
             order = np.argsort(s, kind="stable")
@@ -283,6 +281,19 @@ def _own(t: np.ndarray, r: np.ndarray, row: np.ndarray | None, s: np.ndarray, e:
     q = slice(a, b) if row is None else row[a:b]
     pick = (t[q] == tenant) & (r[q] == request)
     return s[a:b][pick], e[a:b][pick]
+
+
+@_jit(inline=True)
+def _next(a, b, p_s, p_e, d_s, d_e):
+    """The merge's next row: 1 for DRAM row ``b``, 0 for PE row ``a`` (by start, DRAM first
+    at the same start); -1 when that row is out of (start, end) order in its run."""
+    if b < len(d_s) and (a >= len(p_s) or d_s[b] <= p_s[a]):
+        if b > 0 and (d_s[b] < d_s[b - 1] or (d_s[b] == d_s[b - 1] and d_e[b] < d_e[b - 1])):
+            return -1
+        return 1
+    if a > 0 and (p_s[a] < p_s[a - 1] or (p_s[a] == p_s[a - 1] and p_e[a] < p_e[a - 1])):
+        return -1
+    return 0
 
 
 @_jit

@@ -8,8 +8,9 @@ straight through (compiled when the kernels are loaded, NumPy otherwise).
 
 A request's busy seconds added in interval order (the runs merged by start, DRAM first at the
 same start: ``npuweave.sim.intervals``) are what the record-by-record metrics add, bit for
-bit. Only a request that straddles a measurement window needs them (its share inside), and it
-adds its own spans; ``run_totals`` merges the whole run for whoever asks for every request's.
+bit. Only a request that straddles a measurement window needs them (its share inside), and
+one compiled pass over its own rows adds them (``request_split``); ``run_totals`` adds every
+request's from the merged columns for whoever asks.
 """
 
 from __future__ import annotations
@@ -76,12 +77,12 @@ def run_work(pe: Run, dram: Run | Parts, last: np.ndarray, slots: int,
     if loaded():  # the PE run's first and last units in the same pass
         busy_pe, pe_order, pe_exact = _reach(pe[0], pe[1], None, pe[3], pe[4], span, worked,
                                              lo, hi, pe[2], last, start_s, finish_s)
-        busy_dram, dram_order, dram_exact = _reach(*_columns(pe, dram), span, worked, lo, hi,
+        busy_dram, dram_order, dram_exact = _reach(*dram_columns(pe, dram), span, worked, lo, hi,
                                                    None, None, None, None)
     else:
         busy_pe, pe_order, pe_exact = _reach_numpy(pe[0], pe[1], None, pe[3], pe[4], span,
                                                    worked, lo, hi)
-        busy_dram, dram_order, dram_exact = _reach_numpy(*_columns(pe, dram), span, worked,
+        busy_dram, dram_order, dram_exact = _reach_numpy(*dram_columns(pe, dram), span, worked,
                                                          lo, hi)
         _ends(*pe, last, span, start_s, finish_s)
     if not (pe_exact and dram_exact):
@@ -90,19 +91,15 @@ def run_work(pe: Run, dram: Run | Parts, last: np.ndarray, slots: int,
                    pe_order and dram_order)
 
 
-def run_totals(pe: Run, dram: Run, slots: int,
+def run_totals(pe: Run, dram: Run | Parts, slots: int,
                merged: Callable[[], tuple[np.ndarray, ...]]) -> np.ndarray:
-    """Each slot's busy seconds, PE and DRAM, added in interval order: one compiled pass over
-    the two runs in merged order (``_walk``) where both are in (start, end) order, else
-    ``np.bincount`` (which adds each slot's weights one at a time in row order) over the
-    ``merged()`` columns ``resource, tenant, request, unit, start_s, end_s``."""
+    """Each slot's busy seconds, PE and DRAM, added in interval order: ``np.bincount`` (which
+    adds each slot's weights one at a time in row order) over the ``merged()`` columns
+    ``resource, tenant, request, unit, start_s, end_s`` (the metrics never ask for every
+    request's: ``request_split`` adds a straddling one's)."""
     span = run_span(pe, dram)
-    total = np.zeros(slots * span)
-    if loaded() and _walk(pe[0], pe[1], pe[3], pe[4], dram[0], dram[1], dram[3], dram[4], span,
-                          total):
-        return total
     _, t, q, _, s, e = merged()
-    return np.bincount(t.astype(np.int64) * span + q, weights=e - s, minlength=total.size)
+    return np.bincount(t.astype(np.int64) * span + q, weights=e - s, minlength=slots * span)
 
 
 def request_split(pe: Run, dram: Run | Parts, lo: float, hi: float, tenant: int, request: int,
@@ -111,11 +108,11 @@ def request_split(pe: Run, dram: Run | Parts, lo: float, hi: float, tenant: int,
     ``[t0, t1]``, and in all, each added in interval order. Its rows are those of each run
     (both in (start, end) order) that start within its reach ``[lo, hi]``; one compiled pass
     (``_split``), for a request that straddles a measurement window."""
-    t, r, row, s, e = _columns(pe, dram)
+    t, r, row, s, e = dram_columns(pe, dram)
     return _split(pe[0], pe[1], pe[3], pe[4], t, r, row, s, e, lo, hi, tenant, request, t0, t1)
 
 
-def _columns(pe: Run, dram: Run | Parts) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
+def dram_columns(pe: Run, dram: Run | Parts) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
                                                   np.ndarray, np.ndarray]:
     """``(tenant, request, row, start_s, end_s)`` of the DRAM run: row ``b`` is request
     ``request[q]`` of tenant ``tenant[q]``, ``q = row[b]`` (the PE run's columns, for
@@ -256,41 +253,6 @@ def _split(p_t, p_r, p_s, p_e, d_t, d_r, row, d_s, d_e, lo, hi, tenant, request,
         total += e - s
         c = (e if e < t1 else t1) - (s if s > t0 else t0)
         inside += 0.0 if 0.0 > c else c
-
-
-@_jit(inline=True)
-def _next(a, b, p_s, p_e, d_s, d_e):
-    """The merge's next row: 1 for DRAM row ``b``, 0 for PE row ``a`` (by start, DRAM first
-    at the same start); -1 when that row is out of (start, end) order in its run."""
-    if b < len(d_s) and (a >= len(p_s) or d_s[b] <= p_s[a]):
-        if b > 0 and (d_s[b] < d_s[b - 1] or (d_s[b] == d_s[b - 1] and d_e[b] < d_e[b - 1])):
-            return -1
-        return 1
-    if a > 0 and (p_s[a] < p_s[a - 1] or (p_s[a] == p_s[a - 1] and p_e[a] < p_e[a - 1])):
-        return -1
-    return 0
-
-
-@_jit
-def _walk(p_t, p_r, p_s, p_e, d_t, d_r, d_s, d_e, span, total):
-    """Add each row's length to its slot's ``total`` in merged order (``_next``); False (the
-    totals half added) when a run is out of order. Every array is the caller's, borrowed
-    (``jit.borrow``: no reference counting in the inlined ``_next``)."""
-    p_t, p_r, p_s, p_e, d_t, d_r, d_s, d_e, total = borrow((p_t, p_r, p_s, p_e, d_t, d_r, d_s,
-                                                            d_e, total))
-    a = 0
-    b = 0
-    for _ in range(len(p_s) + len(d_s)):
-        w = _next(a, b, p_s, p_e, d_s, d_e)
-        if w < 0:
-            return False
-        if w == 1:
-            total[d_t[b] * span + d_r[b]] += d_e[b] - d_s[b]
-            b += 1
-        else:
-            total[p_t[a] * span + p_r[a]] += p_e[a] - p_s[a]
-            a += 1
-    return True
 
 
 def in_order(start: np.ndarray, end: np.ndarray) -> bool:

@@ -50,10 +50,11 @@ def test_compiled_walk_equals_numpy_and_the_records(inst):
     assert isinstance(cols, intervals.IntervalColumns)
     assert isinstance(result.requests, RequestColumns)
     walked = cols.work()  # the fast path read each run once (compiled)
-    totals = cols.request_totals()  # the compiled merge
+    totals = cols.request_totals()  # the compiled merge, summed by np.bincount
     assert walked.in_order
     fresh = intervals.interval_columns(cols.tenants, cols.units, cols.pe, cols.dram)
-    with mock.patch.object(runwork, "loaded", lambda: False):
+    with mock.patch.object(runwork, "loaded", lambda: False), \
+            mock.patch.object(intervals, "loaded", lambda: False):
         numpy = fresh.work()  # NumPy over each run
         numpy_totals = fresh.request_totals()  # merged by the sort, summed by np.bincount
     assert numpy.in_order and walked.span == numpy.span
