@@ -128,6 +128,7 @@ def replay_parts(t: np.ndarray, i: np.ndarray, off: np.ndarray, sizes: np.ndarra
     cap = 2 * n + 1  # a fetch's first part, plus one per in-flight entry (each used once)
     sizes = sizes.astype(np.int64, copy=False)
     nb = cap if with_bytes else 0
+    out: tuple[np.ndarray, ...]
     if loaded():
         out = (np.empty(cap, np.int32 if cap < 2**31 else np.int64), np.empty(cap),
                np.empty(cap), np.empty(nb, np.int64))

@@ -84,7 +84,7 @@ def run_work(pe: Run, dram: Run | Parts, last: np.ndarray, slots: int,
                                                    worked, lo, hi)
         busy_dram, dram_order, dram_exact = _reach_numpy(*dram_columns(pe, dram), span, worked,
                                                          lo, hi)
-        _ends(*pe, last, span, start_s, finish_s)
+        _ends(pe[0], pe[1], pe[2], pe[3], pe[4], last, span, start_s, finish_s)
     if not (pe_exact and dram_exact):
         worked = totals() > 0
     return RunWork(span, worked, lo, hi, start_s, finish_s, np.array([busy_pe, busy_dram]),
@@ -212,7 +212,7 @@ def _reach_numpy(t: np.ndarray, r: np.ndarray, row: np.ndarray | None, s: np.nda
 
 
 def _ends(t: np.ndarray, r: np.ndarray, u: np.ndarray, s: np.ndarray, e: np.ndarray,
-                last: np.ndarray, span: int, start_s: np.ndarray, finish_s: np.ndarray) -> None:
+          last: np.ndarray, span: int, start_s: np.ndarray, finish_s: np.ndarray) -> None:
     """Set each slot's first unit's compute start and last unit's compute end from the PE
     run (what ``_reach`` does with ``u``, in NumPy: no compiled kernels)."""
     key = t.astype(np.int64) * span + r
