@@ -42,7 +42,7 @@ def hexes(a):
 @given(runs)
 def test_compiled_walk_equals_numpy_and_the_records(inst):
     if not kernel.load():
-        pytest.skip("numba is not installed: no compiled walk")
+        pytest.skip("numba is not installed: no compiled passes")
     ts = [make_tenant(f"T{k}", [c for _, c in us], [s for s, _ in us], 100)
           for k, us in enumerate(inst["tenants"])]
     result = run_tenants(ts, 100, inst["bw"], inst["policy"], inst["requests"], fast=True)
