@@ -45,6 +45,7 @@ from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
+from npuweave.schedule.inline_fold import VALUES, check, fold, fold_expr, literal, substitute
 from npuweave.schedule.inline_order import Statements
 from npuweave.schedule.inline_steps import (
     Exits,
@@ -66,8 +67,10 @@ _REFUSED = (ast.Try, ast.With, ast.AsyncWith, ast.Global, ast.Nonlocal, ast.Func
 class _Expander:
     """One root function's expansion: fresh names, aliases and the call stack."""
 
-    def __init__(self, root: FunctionType, resolve: Callable[[Any], Any]):
+    def __init__(self, root: FunctionType, resolve: Callable[[Any], Any],
+                 consts: dict[str, Any] | None):
         self.resolve = resolve
+        self.consts = consts  # None: no partial evaluation (``inline_fold``)
         self.space = root.__globals__
         self.root_locals = local_names(definition(root))
         self.taken = set(self.space) | set(dir(builtins)) | {
@@ -109,6 +112,9 @@ class _Expander:
         if self.stack and body and isinstance(body[0], ast.Expr) and isinstance(
                 body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
             body = body[1:]  # a callee's docstring
+        if not self.stack and self.consts is not None:
+            check(fdef, self.consts)
+            body = fold(substitute(body, self.consts))
         self.stack.append(fn)
         try:
             stmts = self._aliased(body, fn.__globals__, local)
@@ -152,7 +158,8 @@ class _Expander:
         bound = self._bind(fn, params, node, args)
         if not all(isinstance(a, (ast.Name, ast.Constant)) for a in bound):
             return None
-        return Rename(dict(zip(params, bound))).visit(body[0].value)
+        flat = Rename(dict(zip(params, bound))).visit(body[0].value)
+        return flat if self.consts is None else fold_expr(flat)
 
     def call(self, fn: FunctionType, node: ast.Call, args: list[ast.expr],
              target: ast.expr | None, discard: bool) -> tuple[list[ast.stmt], ast.expr | None]:
@@ -182,6 +189,8 @@ class _Expander:
         for v in sorted(local - set(params)):
             names[v] = name(self.fresh(v, where))
         body = [Rename(names).visit(s) for s in body]
+        if self.consts is not None:  # constant arguments reached the copy: fold it
+            body = fold(body) or [ast.Pass()]
         marker = ast.Expr(ast.Constant(f"inlined {fn.__name__}"))
         if target is not None or discard:
             code = Exits(self, target, where).rewrite(body, direct=True)
@@ -210,21 +219,31 @@ class _Expander:
             if g is None:
                 if j < 0:
                     raise NotInlinable(f"{fn.__name__} called without {params[i]}")
+                if self.consts is not None and type(defaults[j]) in VALUES:
+                    got[i] = literal(defaults[j])
+                    continue
                 alias = self.fresh(params[i], "default")
                 self.aliases[alias] = defaults[j]
                 got[i] = name(alias)
         return got  # type: ignore[return-value]
 
 
-def inline_source(fn: FunctionType, resolve: Callable[[Any], Any]) -> tuple[str, dict]:
+def inline_source(fn: FunctionType, resolve: Callable[[Any], Any],
+                  consts: dict[str, Any] | None = None) -> tuple[str, dict]:
     """``fn``'s source with every call of an inline kernel replaced by its body, and the
     names the copied bodies need bound in ``fn``'s module namespace (``aliases``).
 
     ``resolve(obj)``: the plain function to copy in when ``obj`` (a global ``fn`` or a
     callee calls by name) is an inline kernel, else None. Raises ``NotInlinable``.
+    ``consts`` (parameter name -> bool, int, float or None): ``fn`` specialised for those
+    values, folded and without dead code (``inline_fold``; ``{}`` folds only); the
+    parameters stay in the signature, unread. Raises ``inline_fold.ConstantError`` for a
+    name that is not a parameter, a parameter ``fn`` rebinds, or another type of value.
     """
-    ex = _Expander(fn, resolve)
+    ex = _Expander(fn, resolve, None if consts is None else dict(consts))
     fdef, _, body = ex.body(fn)
+    if consts is not None:
+        body = fold(body) or [ast.Pass()]
     if ast.get_docstring(fdef) is None and isinstance(body[0], ast.Expr) and isinstance(
             body[0].value, ast.Constant) and str(body[0].value.value).startswith("inlined "):
         body = body[1:] or [ast.Pass()]  # a marker would read as the docstring
