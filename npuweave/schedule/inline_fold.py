@@ -124,6 +124,18 @@ class _Substitute(ast.NodeTransformer):
             return ast.copy_location(literal(self.consts[node.id]), node)
         return node
 
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        def single(n: ast.expr) -> bool:
+            return _singleton(known(n)[1]) if known(n)[0] else isinstance(
+                n, ast.Name) and n.id in self.consts and _singleton(self.consts[n.id])
+
+        keep = _identity_bound(node, single)
+        new = copy.copy(node)
+        new.left, *rest = [n if i in keep else self.visit(n)
+                           for i, n in enumerate([node.left, *node.comparators])]
+        new.comparators = rest
+        return new
+
 
 def substitute(stmts: list[ast.stmt], consts: Mapping[str, Any]) -> list[ast.stmt]:
     """``stmts`` (not changed) with each read of a name in ``consts`` replaced by its value
@@ -246,8 +258,11 @@ class _Fold:
         return out[0] if len(out) == 1 else ast.BoolOp(node.op, out)
 
     def _compare(self, node: ast.Compare) -> ast.expr:
-        left = self.expr(node.left)
-        rights = [self.expr(c) for c in node.comparators]
+        folded = [self.expr(n) for n in [node.left, *node.comparators]]
+        keep = _identity_bound(ast.Compare(folded[0], node.ops, folded[1:]),
+                               lambda n: known(n)[0] and _singleton(known(n)[1]))
+        left, *rights = [n if i in keep else folded[i]
+                         for i, n in enumerate([node.left, *node.comparators])]
         new = ast.Compare(left, node.ops, rights)
         values = [known(n) for n in (left, *rights)]
         if not all(ok for ok, _ in values) or not all(type(op) in _CMP for op in node.ops):
@@ -285,6 +300,33 @@ def _computed(fn: Any, operands: list[ast.expr], node: ast.expr) -> ast.expr:
     if type(result) not in VALUES or isinstance(result, int) and result.bit_length() > 256:
         return node
     return ast.copy_location(literal(result), node)
+
+
+def _identity_bound(node: ast.Compare, single: Any) -> set[int]:
+    """The operands of ``node`` (0: the left one) compared by identity (``is``, ``is not``)
+    with another one where neither is ``single`` (None, True or False): left as written,
+    since a fixed value in the code is one object where the caller's were distinct ones
+    (``x is 0.0`` is False for a float passed in, True between two equal constants)."""
+    operands = [node.left, *node.comparators]
+    keep: set[int] = set()
+    for i, op in enumerate(node.ops):
+        if isinstance(op, (ast.Is, ast.IsNot)) and not (single(operands[i])
+                                                        or single(operands[i + 1])):
+            keep |= {i, i + 1}
+    return keep
+
+
+def identity_names(stmts: list[ast.stmt]) -> set[str]:
+    """Names read as an operand that ``_identity_bound`` leaves as written: a parameter the
+    inliner must not replace by a constant argument other than None, True or False."""
+    out: set[str] = set()
+    for node in ast.walk(ast.Module(stmts, [])):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            out |= {operands[i].id for i in _identity_bound(node, lambda n: known(n)[0] and
+                                                            _singleton(known(n)[1]))
+                    if isinstance(operands[i], ast.Name)}
+    return out
 
 
 def _singleton(value: Any) -> bool:

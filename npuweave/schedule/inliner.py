@@ -45,7 +45,16 @@ from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
-from npuweave.schedule.inline_fold import VALUES, check, fold, fold_expr, literal, substitute
+from npuweave.schedule.inline_fold import (
+    VALUES,
+    check,
+    fold,
+    fold_expr,
+    identity_names,
+    known,
+    literal,
+    substitute,
+)
 from npuweave.schedule.inline_order import Statements
 from npuweave.schedule.inline_steps import (
     Exits,
@@ -156,7 +165,7 @@ class _Expander:
                 and local == set(params)):
             return None
         bound = self._bind(fn, params, node, args)
-        if not all(isinstance(a, (ast.Name, ast.Constant)) for a in bound):
+        if not all(isinstance(a, ast.Name) or _fixed(a, p, body) for a, p in zip(bound, params)):
             return None
         flat = Rename(dict(zip(params, bound))).visit(body[0].value)
         return flat if self.consts is None else fold_expr(flat)
@@ -180,7 +189,8 @@ class _Expander:
         overwritten = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target else set()
         once = [a.id for a in bound if isinstance(a, ast.Name)]
         for p, arg in zip(params, bound):
-            if isinstance(arg, (ast.Name, ast.Constant)) and p not in stored or isinstance(
+            direct = isinstance(arg, ast.Name) or _fixed(arg, p, body)
+            if direct and p not in stored or isinstance(
                     arg, ast.Name) and arg.id in overwritten and once.count(arg.id) == 1:
                 names[p] = arg
             else:
@@ -226,6 +236,17 @@ class _Expander:
                 self.aliases[alias] = defaults[j]
                 got[i] = name(alias)
         return got  # type: ignore[return-value]
+
+
+def _fixed(arg: ast.expr, param: str, body: list[ast.stmt]) -> bool:
+    """Whether ``arg``, a constant, may replace ``param`` in ``body``: not where ``body``
+    compares ``param`` by identity (``is``) to something other than None/True/False (two
+    equal constants in one function are one object; the caller's and the callee's were
+    two)."""
+    ok, value = known(arg)
+    if not ok:
+        return isinstance(arg, ast.Constant)  # a string: as any constant before
+    return value is None or isinstance(value, bool) or param not in identity_names(body)
 
 
 def inline_source(fn: FunctionType, resolve: Callable[[Any], Any],

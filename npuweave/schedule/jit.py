@@ -348,12 +348,12 @@ def inlined_source(fn: Callable[..., Any] | str, consts: dict[str, Any] | None =
         fn, "__wrapped__", None))))
     if q is None or q not in _PLAIN:
         raise LookupError(f"{fn!r} is not a registered kernel")
-    if os.environ.get("NPUWEAVE_INLINE") != "0":
-        python(q, consts)
-    key = q if consts is None else _key(q, consts)
-    if key in _SOURCES:
-        return _SOURCES[key]
     inline = os.environ.get("NPUWEAVE_INLINE") != "0"
+    key = q if consts is None else _key(q, consts)
+    if inline:
+        python(q, consts)
+        if key in _SOURCES:
+            return _SOURCES[key]
     why = _NOT_INLINED.get(key) if inline else "NPUWEAVE_INLINE=0"
     why = why or ("it calls no inline kernel" if not _calls_inline(_PLAIN[q])
                   else "the inliner refused it")

@@ -1,0 +1,305 @@
+"""``jit.python(qualname, consts=...)``: a function specialised for run-constant parameters
+(``schedule.inline_fold``) returns what the function as written returns, for every input,
+with the code the constants rule out gone from its source.
+
+The property tests compare against the function as written, run by Python itself: random
+expressions and statements (hypothesis) over parameters of every constant type, with a
+random subset of them fixed, and the loops of ``specialize_cases`` with their inline helpers.
+Results are compared by ``repr`` (``True`` and ``1``, ``0.0`` and ``-0.0`` differ there) and
+exceptions by type, together with the log of the side effects of ``note``.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import linecache
+import re
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from npuweave.errors import NpuweaveError
+from npuweave.schedule import Board, get_scheduler, jit
+from npuweave.schedule.inline_fold import ConstantError, fold, fold_expr, substitute
+from npuweave.schedule.inliner import inline_source
+from tests.schedule import specialize_cases as c
+from tests.schedule import test_sched_kernel as sk
+
+CALLEES = {id(f): f for f in (c.clip, c.step, c.first_over, c.weight)}
+VALUES = [0, 1, 2, -1, 0.0, -0.0, 1.5, float("nan"), float("inf"), True, False, None]
+_count = itertools.count()
+
+
+def specialised(fn, consts):
+    """``fn`` rebuilt from the inliner's source for ``consts`` (the callees copied in)."""
+    src, aliases = inline_source(fn, lambda obj: CALLEES.get(id(obj)), consts)
+    return define(src, fn.__name__, dict(fn.__globals__, **aliases)), src
+
+
+def define(src, name, space):
+    """The function ``name`` defined by ``src`` in ``space``, its source readable by
+    ``inspect`` (as the inliner reads it)."""
+    filename = f"<specialize case {next(_count)}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # ``x is 1`` in a generated case
+        exec(compile(src, filename, "exec"), space)
+    return space[name]
+
+
+def outcome(fn, *args):
+    """What a call does: its result or its exception's type, and the log of ``note``."""
+    c.LOG.clear()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return "ok", repr(fn(*args)), list(map(repr, c.LOG))
+    except Exception as err:  # the same exception, raised by the same operation, is fine
+        return "raise", type(err).__name__, list(map(repr, c.LOG))
+
+
+def reads(src, name):
+    """Whether the body of the function in ``src`` reads ``name``, other than in a
+    comparison by identity (``x is 0.0``: a fixed value is not the caller's object)."""
+    fdef = ast.parse(src).body[0]
+    skip = {id(n) for c in ast.walk(fdef) if isinstance(c, ast.Compare) and any(
+        isinstance(op, (ast.Is, ast.IsNot)) for op in c.ops) for n in ast.walk(c)}
+    return any(isinstance(n, ast.Name) and n.id == name and id(n) not in skip
+               for s in fdef.body for n in ast.walk(s))
+
+
+# -- random expressions and statements over a, b, c --
+atoms = st.sampled_from(["a", "b", "c", "note(a)", "note(b)", "0", "1", "2", "-1", "0.0",
+                         "-0.0", "1.5", "True", "False", "None"])
+
+
+def _extend(inner):
+    binary = st.sampled_from([" and ", " or ", "+", "-", "*", "/", "//", "%", "**", "==",
+                              "!=", "<", "<=", ">", ">=", " is ", " is not "])
+    return st.one_of(
+        st.tuples(inner, binary, inner).map(lambda t: f"({t[0]}{t[1]}{t[2]})"),
+        st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} < {t[1]} <= {t[2]})"),
+        st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} and {t[1]} or {t[2]})"),
+        st.tuples(st.sampled_from(["not ", "-", "~"]), inner).map(lambda t: f"({t[0]}{t[1]})"),
+        st.tuples(inner, inner, inner).map(lambda t: f"({t[1]} if {t[0]} else {t[2]})"))
+
+
+exprs = st.recursive(atoms, _extend, max_leaves=7)
+
+TEMPLATE = """\
+def f(a, b, c):
+    out = []
+    if {0}:
+        out.append({1})
+        if {2}:
+            return out
+    elif {3}:
+        out.append({4})
+    n = 0
+    while {5}:
+        n += 1
+        if n > 2:
+            break
+    else:
+        out.append('else')
+    assert {6} or not {6}
+    out.append({7})
+    return out
+"""
+
+
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(exprs, min_size=8, max_size=8), st.lists(st.sampled_from(VALUES), min_size=3,
+                                                         max_size=3),
+       st.sets(st.sampled_from("abc")))
+def test_random_statements_fold_to_the_same_results_and_side_effects(es, values, fixed):
+    src = TEMPLATE.format(*es)
+    fn = define(src, "f", {"note": c.note})
+    args = dict(zip("abc", values))
+    fast, fast_src = specialised(fn, {k: args[k] for k in fixed})
+    assert outcome(fast, *values) == outcome(fn, *values), fast_src
+    assert not any(reads(fast_src, k) for k in fixed)
+
+
+@settings(max_examples=300)
+@given(exprs, st.lists(st.sampled_from(VALUES), min_size=3, max_size=3))
+def test_folding_keeps_the_value_not_only_the_truth(e, values):
+    """``fold_expr`` where the value is used: ``a and 1`` stays (``a`` may be returned)."""
+    tree = ast.parse(e, mode="eval")
+    space = {"note": c.note, **dict(zip("abc", values))}
+    folded = ast.unparse(fold_expr(tree.body))
+    assert outcome(lambda: eval(folded, space)) == outcome(lambda: eval(e, space)), folded
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(-5, 120), max_size=6), st.sampled_from([0, 1, 2]), st.booleans(),
+       st.sampled_from([1, 3, 0.5]), st.sampled_from([None, 2, 50]),
+       st.sets(st.sampled_from(["mode", "strict", "scale", "limit"])))
+def test_a_loop_specialised_through_its_inline_helpers(xs, mode, strict, scale, limit, fixed):
+    args = {"xs": xs, "mode": mode, "strict": strict, "scale": scale, "limit": limit}
+    fast, src = specialised(c.loop, {k: args[k] for k in fixed})
+    assert outcome(fast, *args.values()) == outcome(c.loop, *args.values())
+    assert not ({"clip(", "step(", "first_over(", "weight("} & set(src.split()))
+    assert not any(reads(src, k) for k in fixed)
+
+
+def test_dead_branches_and_tests_are_gone_from_the_source():
+    _, src = specialised(c.loop, {"mode": 0, "strict": True, "limit": None})
+    assert not reads(src, "mode") and not reads(src, "limit") and not reads(src, "strict")
+    assert "total - " not in src and "scale > 1" not in src  # step's other modes
+    assert "is None" not in src and "2 * " not in src  # clip: no limit, strict
+    assert "while total > 100:" in src  # ``strict and mode != 1 and total > 100``
+    assert "return (total, hit, 0, True, False, None, " in src  # by hand: ``0 and scale`` is 0
+    _, src = specialised(c.loop, {"strict": False})
+    assert re.search(r"xs\[\w+\] >= ", src) and not re.search(r"xs\[\w+\] > ", src)
+    assert "while " not in src  # ``False and ...``: the loop never runs
+
+
+@pytest.mark.parametrize(("expr", "test", "want"), [
+    ("x and 0 and y", False, "x and 0"),   # 0 decides: y never runs, x may be the value
+    ("1 and x", False, "x"),               # 1 passes the result on
+    ("x and 1", False, "x and 1"),         # x's value when falsy, else 1
+    ("x and 1", True, "x"),                # in a test only the truth counts
+    ("0 or x", False, "x"),
+    ("x or 0", False, "x or 0"),
+    ("x or 2 or y", False, "x or 2"),
+    ("not (x and True)", False, "not x"),
+    ("None or 0", False, "0"),
+    ("(a if True else b) + 2 * 3 ** 2", False, "a + 18"),
+    ("-1 ** 2 + (-1) ** 2", False, "0"),   # what Python computes: -(1 ** 2) + 1
+    ("1 / 0 if x else 2 ** 100 << 100", False, "1 / 0 if x else 2 ** 100 << 100"),
+    ("1 < 2 < 0", False, "False"),
+    ("None is None", False, "True"),
+    ("1 is 1", False, "1 is 1"),           # identity of numbers: not the folder's call
+    ("None < 1", False, "None < 1"),       # raises at run time, as written
+])
+def test_and_or_keep_their_values(expr, test, want):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        node = ast.parse(expr, mode="eval").body
+    got = ast.unparse(fold([ast.If(node, [ast.Pass()], [])])[0].test) if test else \
+        ast.unparse(fold_expr(node))
+    assert got == want
+
+
+def test_a_test_of_known_truth_still_evaluates_its_operands():
+    body = ast.parse("if f(x) and 0:\n    a()\nelse:\n    b()\nwhile g() or 1 or h():\n"
+                     "    c()\n").body
+    assert ast.unparse(fold(body)) == "if f(x):\n    pass\nb()\nwhile g() or 1:\n    c()"
+    assert outcome(c.lazy, 0, 5, True) == outcome(specialised(c.lazy, {"flag": True})[0],
+                                                  0, 5, True)
+
+
+def test_specialisation_errors_name_the_parameter():
+    with pytest.raises(ConstantError, match="assigns its parameter 'flag'"):
+        specialised(c.rebinds, {"flag": True})
+    with pytest.raises(ConstantError, match="no parameter 'fast'.*x, flag"):
+        specialised(c.rebinds, {"fast": True})
+    with pytest.raises(ConstantError, match="nested function with a parameter 'flag'"):
+        specialised(c.nested_def, {"flag": True})
+    with pytest.raises(ConstantError, match="flag='yes' is a str"):
+        specialised(c.rebinds, {"flag": "yes"})
+    assert issubclass(ConstantError, (NpuweaveError, ValueError))
+
+
+def test_dead_code_that_still_means_something_stays():
+    gen, src = specialised(c.generator, {"flag": True})
+    assert list(gen(True)) == [] and "yield" in src  # still a generator
+    f, _ = specialised(c.unbound_if_dead, {"flag": True})
+    assert f(True) == 1
+    # without flag ``y`` would be read unbound: an error either way (a limit: see the note)
+    assert outcome(specialised(c.unbound_if_dead, {"flag": False})[0], False)[0] == "raise"
+    assert substitute(ast.parse("x = a").body, {"a": 1})[0].value.value == 1
+
+
+RUN_KERNEL = "npuweave.schedule.kernel.run_kernel"
+
+
+def _run(board, failsafe, requests, window, consts):
+    """``run_board_arrays`` as plain Python with ``run_kernel`` specialised for ``consts``
+    (``None``: as ``python`` builds it without)."""
+    from npuweave.schedule import kernel
+
+    python = jit.python
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(jit, "python", lambda q, k=None: python(q, consts if q == RUN_KERNEL else k))
+        return kernel.run_board_arrays(board, failsafe, requests, window, 16, plain=True)
+
+
+def _same_rows(got, ref):
+    assert len(got) == len(ref)
+    for a, b in zip(got, ref):
+        assert a.dtype == b.dtype and np.array_equal(a.view(np.int64), b.view(np.int64))
+
+
+@pytest.mark.parametrize(("models", "npu", "failsafe"), [
+    (["resnet50", "bert-base"], "memory-centric", True),  # both compute-intensive there
+    (["mobilenetv2", "bert-base"], "compute-centric", False)])
+def test_the_closed_loop_specialised_equals_it_bit_for_bit(models, npu, failsafe):
+    from npuweave.hardware import preset
+    from npuweave.schedule.plan import start_streams
+    from npuweave.sim.streams import costed_tenants
+
+    hw = preset(npu)
+    rows = []
+    for consts in (None, {"failsafe": failsafe, "has_window": False, "k": 2}, {}):
+        policy = get_scheduler("layerweaver", reading="npuweave")
+        board = Board(costed_tenants(models, hw, 1), hw.weight_buffer, hw.dram_bw)
+        start_streams(board, policy, 3, None)
+        assert policy.failsafe == failsafe
+        rows.append(_run(board, failsafe, 3, None, consts))
+    assert len(rows[0][0]) > 100
+    for got in rows[1:]:
+        _same_rows(got, rows[0])
+    src = jit.inlined_source(RUN_KERNEL, consts={"failsafe": failsafe, "has_window": False})
+    assert not reads(src, "failsafe") and not reads(src, "has_window")
+    assert ("inlined evaluate" in src) != failsafe  # the failsafe never scores
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(sk.instance, st.booleans())
+def test_random_boards_specialised_equal_the_loop_as_inlined(inst, fix_k):
+    """``test_sched_kernel``'s small boards (ties, tiles, windows, a board that fills):
+    specialised for its flags (and the tenant count), the same rows."""
+    from npuweave.schedule.plan import start_streams
+
+    ts = sk.build(inst)
+    if inst["window"] is not None:
+        assume(all(t.total_compute_s + t.total_weight_bytes > 0 for t in ts))
+    rows = []
+    for specialise in (False, True):
+        policy = get_scheduler("layerweaver", failsafe=inst["failsafe"], reading=sk.NPW)
+        board = Board(ts, sk.BUF, inst["bw"])
+        start_streams(board, policy, inst["requests"], inst["window"])  # decides the failsafe
+        consts = {"failsafe": policy.failsafe, "has_window": inst["window"] is not None}
+        consts |= {"k": len(ts)} if fix_k else {}
+        rows.append(_run(board, policy.failsafe, inst["requests"], inst["window"],
+                         consts if specialise else None))
+    _same_rows(rows[1], rows[0])
+
+
+def test_python_caches_per_constants_and_respects_inline_off(monkeypatch):
+    one = jit.python(RUN_KERNEL, {"failsafe": True})
+    assert jit.python(RUN_KERNEL, {"failsafe": True}) is one
+    assert jit.python(RUN_KERNEL, {"failsafe": 1}) is not one  # True == 1, yet not the same
+    assert jit.inlined_source(one) == jit.inlined_source(RUN_KERNEL, {"failsafe": True})
+    assert one.__code__.co_filename == f"<inlined {RUN_KERNEL} failsafe=True>"
+    with pytest.raises(ConstantError, match="run_kernel has no parameter 'fail'"):
+        jit.python(RUN_KERNEL, {"fail": True})
+    with pytest.raises(TypeError, match="a dict"):
+        jit.python(RUN_KERNEL, [("failsafe", True)])  # type: ignore[arg-type]
+    monkeypatch.setenv("NPUWEAVE_INLINE", "0")
+    assert jit.python(RUN_KERNEL, {"failsafe": True}) is jit.python(RUN_KERNEL)
+    with pytest.raises(LookupError, match="NPUWEAVE_INLINE=0"):
+        jit.inlined_source(RUN_KERNEL, {"failsafe": True})
+
+
+def test_a_function_without_inline_calls_is_specialised_too():
+    name = "npuweave.schedule.kernel.fcfs"
+    f = jit.python(name, {"k": 2})
+    assert f(99, [False, True], [0, 0], [1.0, 0.5]) == 1  # k is 2 whatever is passed
+    assert "range(2)" in jit.inlined_source(name, {"k": 2})
