@@ -316,19 +316,6 @@ def _identity_bound(node: ast.Compare, single: Any) -> set[int]:
     return keep
 
 
-def identity_names(stmts: list[ast.stmt]) -> set[str]:
-    """Names read as an operand that ``_identity_bound`` leaves as written: a parameter the
-    inliner must not replace by a constant argument other than None, True or False."""
-    out: set[str] = set()
-    for node in ast.walk(ast.Module(stmts, [])):
-        if isinstance(node, ast.Compare):
-            operands = [node.left, *node.comparators]
-            out |= {operands[i].id for i in _identity_bound(node, lambda n: known(n)[0] and
-                                                            _singleton(known(n)[1]))
-                    if isinstance(operands[i], ast.Name)}
-    return out
-
-
 def _singleton(value: Any) -> bool:
     return value is None or value is True or value is False
 

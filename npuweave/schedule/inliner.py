@@ -50,7 +50,6 @@ from npuweave.schedule.inline_fold import (
     check,
     fold,
     fold_expr,
-    identity_names,
     known,
     literal,
     substitute,
@@ -165,7 +164,7 @@ class _Expander:
                 and local == set(params)):
             return None
         bound = self._bind(fn, params, node, args)
-        if not all(isinstance(a, ast.Name) or _fixed(a, p, body) for a, p in zip(bound, params)):
+        if not all(isinstance(a, ast.Name) or _fixed(a) for a in bound):
             return None
         flat = Rename(dict(zip(params, bound))).visit(body[0].value)
         return flat if self.consts is None else fold_expr(flat)
@@ -189,7 +188,7 @@ class _Expander:
         overwritten = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target else set()
         once = [a.id for a in bound if isinstance(a, ast.Name)]
         for p, arg in zip(params, bound):
-            direct = isinstance(arg, ast.Name) or _fixed(arg, p, body)
+            direct = isinstance(arg, ast.Name) or _fixed(arg)
             if direct and p not in stored or isinstance(
                     arg, ast.Name) and arg.id in overwritten and once.count(arg.id) == 1:
                 names[p] = arg
@@ -238,15 +237,10 @@ class _Expander:
         return got  # type: ignore[return-value]
 
 
-def _fixed(arg: ast.expr, param: str, body: list[ast.stmt]) -> bool:
-    """Whether ``arg``, a constant, may replace ``param`` in ``body``: not where ``body``
-    compares ``param`` by identity (``is``) to something other than None/True/False (two
-    equal constants in one function are one object; the caller's and the callee's were
-    two)."""
-    ok, value = known(arg)
-    if not ok:
-        return isinstance(arg, ast.Constant)  # a string: as any constant before
-    return value is None or isinstance(value, bool) or param not in identity_names(body)
+def _fixed(arg: ast.expr) -> bool:
+    """Whether ``arg`` is a constant (a negative number included) that may replace a
+    parameter."""
+    return isinstance(arg, ast.Constant) or known(arg)[0]
 
 
 def inline_source(fn: FunctionType, resolve: Callable[[Any], Any],

@@ -91,3 +91,7 @@ def unbound_if_dead(flag):
     if flag:
         y = 1
     return y  # noqa: F821 (unbound without flag)
+
+
+def identity(a, b, c):
+    return a is b, a is c, b is None, a is not None

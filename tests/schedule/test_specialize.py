@@ -216,6 +216,16 @@ def test_dead_code_that_still_means_something_stays():
     assert substitute(ast.parse("x = a").body, {"a": 1})[0].value.value == 1
 
 
+def test_identity_between_fixed_numbers_reads_the_parameters():
+    """``a is b`` is False for two float objects passed in; with both replaced by equal
+    constants it would be True (one constant object in a function). By hand: False, True,
+    False, True."""
+    x, y = float("0.5"), float("0.5")
+    f, src = specialised(c.identity, {"a": x, "b": y})
+    assert f(x, y, x) == c.identity(x, y, x) == (False, True, False, True)
+    assert "(a is b, a is c, False, True)" in src
+
+
 RUN_KERNEL = "npuweave.schedule.kernel.run_kernel"
 
 
