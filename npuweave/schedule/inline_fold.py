@@ -110,8 +110,10 @@ def known(node: ast.AST) -> tuple[bool, Any]:
     if isinstance(node, ast.Constant) and type(node.value) in VALUES:
         return True, node.value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(
-            node.operand, ast.Constant) and type(node.operand.value) in (int, float):
-        return True, -node.operand.value
+            node.operand, ast.Constant):
+        value = node.operand.value
+        if type(value) in (int, float):
+            return True, -value  # type: ignore[operator]
     return False, None
 
 

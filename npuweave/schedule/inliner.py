@@ -188,8 +188,7 @@ class _Expander:
         overwritten = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target else set()
         once = [a.id for a in bound if isinstance(a, ast.Name)]
         for p, arg in zip(params, bound):
-            direct = isinstance(arg, ast.Name) or _fixed(arg)
-            if direct and p not in stored or isinstance(
+            if (isinstance(arg, ast.Name) or _fixed(arg)) and p not in stored or isinstance(
                     arg, ast.Name) and arg.id in overwritten and once.count(arg.id) == 1:
                 names[p] = arg
             else:
@@ -198,8 +197,7 @@ class _Expander:
         for v in sorted(local - set(params)):
             names[v] = name(self.fresh(v, where))
         body = [Rename(names).visit(s) for s in body]
-        if self.consts is not None:  # constant arguments reached the copy: fold it
-            body = fold(body) or [ast.Pass()]
+        body = body if self.consts is None else fold(body) or [ast.Pass()]  # constants came in
         marker = ast.Expr(ast.Constant(f"inlined {fn.__name__}"))
         if target is not None or discard:
             code = Exits(self, target, where).rewrite(body, direct=True)

@@ -13,9 +13,8 @@ numba, each module's loop kernels) runs a version of the loop generated once per
 from its own source with the calls of ``inline=True`` kernels replaced by their bodies
 (``npuweave.schedule.inliner``; ``inlined_source`` shows it, ``NPUWEAVE_INLINE=0`` turns it
 off). A Python call with twenty arguments costs about a microsecond, more than a decision.
-``python(qualname, consts={...})`` also fixes run-constant parameters (a mode flag, a policy
-code) and drops the code they rule out (``npuweave.schedule.inline_fold``), as numba's
-branch on a flag costs next to nothing but a test in Python costs bytecode at every decision.
+``python(qualname, consts={...})`` also fixes run-constant parameters (flags, a policy code)
+and drops the code they rule out (``npuweave.schedule.inline_fold``).
 
 Examples
 --------
@@ -46,10 +45,9 @@ _JITTED: dict[str, Any] = {}
 _PY: dict[str, Callable[..., Any]] = {}
 _FORMS: dict[str, Callable[[], Any]] = {}  # a compiled form other than numba's jit of the source
 _PY_AS_WRITTEN: dict[str, Callable[..., Any]] = {}  # python() with NPUWEAVE_INLINE=0
-_SPECIAL: dict[tuple, Callable[..., Any]] = {}  # python(qualname, consts), by ``_key``
+_SPECIAL: dict[Any, Callable[..., Any]] = {}  # python(qualname, consts), by ``_key``
 _STANDINS: dict[str, Any] = {}  # a loop kernel's stand-in in its module without numba
-_SOURCES: dict[Any, str] = {}  # the generated source of each function run inlined (by
-# qualname, or ``_key`` for a specialised one)
+_SOURCES: dict[Any, str] = {}  # generated source, by qualname (or ``_key``: specialised)
 _NOT_INLINED: dict[Any, str] = {}  # why a function that calls inline kernels runs as it is
 _log = logging.getLogger(__name__)
 
@@ -170,13 +168,12 @@ def python(qualname: str, consts: dict[str, Any] | None = None) -> Callable[...,
 
     ``consts`` (parameter name -> a bool, int, float or None; ``{}`` folds only): the
     function specialised for those values (``npuweave.schedule.inline_fold``): each read of
-    such a parameter, in the function and in the copies of its inline callees, is the
-    constant, constant expressions are computed and branches that cannot run are gone. It
-    takes the same arguments; those of ``consts`` are not read (pass the same values, or
-    anything). Built once per process for each ``(qualname, consts)``. Raises
-    ``ConstantError`` (a ``ValueError``) for a name that is not a parameter, a parameter the
-    function assigns, or a value of another type. With ``NPUWEAVE_INLINE=0`` ``consts`` is
-    ignored (the function as written, nothing checked).
+    such a parameter, in it and in the copies of its inline callees, is the constant,
+    constant expressions are computed and branches that cannot run are gone. It takes the
+    same arguments and never reads those in ``consts`` (a different value passed there is
+    not seen). Built once per process per ``(qualname, consts)``. Raises ``ConstantError``
+    (a ``ValueError``) for a name that is not a parameter, a parameter the function
+    assigns, or another type of value. ``NPUWEAVE_INLINE=0``: the function as written.
 
     Examples
     --------
@@ -189,53 +186,31 @@ def python(qualname: str, consts: dict[str, Any] | None = None) -> Callable[...,
     (False, False, True)
     """
     inline = os.environ.get("NPUWEAVE_INLINE") != "0"
-    if consts is not None and inline:
-        return _specialised(qualname, consts)
-    cache = _PY if inline else _PY_AS_WRITTEN
-    if qualname in cache:
-        return cache[qualname]
+    fixed = consts is not None and inline
+    cache: dict[Any, Callable[..., Any]] = _SPECIAL if fixed else _PY if inline else _PY_AS_WRITTEN
+    key = _key(qualname, consts) if fixed else qualname  # type: ignore[arg-type]
+    if key in cache:
+        return cache[key]
     f = _PLAIN[qualname]
     space = dict(f.__globals__)
-    clone = inline and _inlined(qualname, f, space) or _as_written(f, space)
-    cache[qualname] = clone
-    _repoint(clone, space)
+    clone = inline and _inlined(qualname, f, space, consts) or types.FunctionType(
+        f.__code__, space, f.__name__, f.__defaults__, f.__closure__)
+    cache[key] = clone
+    known = _known()
+    for name in _names(clone.__code__) & set(space):  # only what it reads: no import-time work
+        q = known.get(id(space[name]))
+        if q is not None:
+            space[name] = python(q)
     return clone
 
 
-def _as_written(f: Callable[..., Any], space: dict) -> Any:
-    return types.FunctionType(f.__code__, space, f.__name__, f.__defaults__, f.__closure__)
-
-
 def _key(qualname: str, consts: dict[str, Any]) -> tuple:
-    """``python``'s cache key for ``consts``: by type and ``repr`` too (``True == 1 == 1.0``
-    and ``0.0 == -0.0``, yet each folds differently; a NaN is not equal to itself)."""
+    """``python``'s cache key for ``consts``, by type and ``repr`` (``True == 1 == 1.0`` and
+    ``0.0 == -0.0`` fold differently; a NaN is not equal to itself)."""
     if not isinstance(consts, dict):
         raise TypeError(f"consts for {qualname}: a dict of parameter name -> value, not "
                         f"{type(consts).__name__}")
     return (qualname, *sorted((k, type(v).__name__, repr(v)) for k, v in consts.items()))
-
-
-def _specialised(qualname: str, consts: dict[str, Any]) -> Callable[..., Any]:
-    """``python(qualname, consts)`` with inlining on."""
-    key = _key(qualname, consts)
-    if key in _SPECIAL:
-        return _SPECIAL[key]
-    f = _PLAIN[qualname]
-    space = dict(f.__globals__)
-    clone = _inlined(qualname, f, space, consts) or _as_written(f, space)
-    _SPECIAL[key] = clone
-    _repoint(clone, space)
-    return clone
-
-
-def _repoint(clone: Any, space: dict) -> None:
-    """Each registered function ``clone`` reads from ``space`` replaced by its ``python``
-    form."""
-    known = _known()
-    for key in _names(clone.__code__) & set(space):  # only what it reads: no import-time work
-        q = known.get(id(space[key]))
-        if q is not None:
-            space[key] = python(q)
 
 
 def _names(code: types.CodeType) -> set[str]:
@@ -286,30 +261,11 @@ def _inlined(qualname: str, f: Callable[..., Any], space: dict,
     """``f`` with its calls of inline kernels copied in (``npuweave.schedule.inliner``) and
     specialised for ``consts`` (when not None), defined in ``space``; None when that changes
     nothing, or when the inliner refuses (the reason logged at debug level and kept for
-    ``inlined_source``; with ``consts``, ``f`` is then specialised without inlining).
-    ``python`` calls it only when ``NPUWEAVE_INLINE`` allows."""
+    ``inlined_source``). ``python`` calls it only when ``NPUWEAVE_INLINE`` allows."""
     if consts is None and not _calls_inline(f):
         return None
-    from npuweave.schedule import inline_fold, inliner
-
-    known = _known()
     key: Any = qualname if consts is None else _key(qualname, consts)
-
-    def inline_kernel(obj: Any) -> Any:  # the plain function of an inline kernel's any form
-        q = known.get(id(obj))
-        return _PLAIN[q] if q in _INLINE else None
-
-    made = None
-    for resolve in (inline_kernel, lambda obj: None)[:1 if consts is None else 2]:
-        try:
-            made = inliner.inline_source(f, resolve, consts)  # type: ignore[arg-type]
-            break
-        except inline_fold.ConstantError:
-            raise
-        except Exception as err:  # NotInlinable, or a bug: the function runs as it is
-            _NOT_INLINED.setdefault(key, f"{type(err).__name__}: {err}")
-            (_log.debug if isinstance(err, inliner.NotInlinable) else _log.warning)(
-                "%s runs without inlining: %s", qualname, _NOT_INLINED[key])
+    made = _generated(qualname, f, consts, key)
     if made is None:
         return None
     src, aliases = made
@@ -317,12 +273,37 @@ def _inlined(qualname: str, f: Callable[..., Any], space: dict,
     fixed = "" if consts is None else " " + ", ".join(f"{k}={v!r}" for k, v in consts.items())
     filename = f"<inlined {qualname}{fixed}>"
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    made: dict[str, Any] = {}
-    exec(builtins.compile(src, filename, "exec"), space, made)  # noqa: S102 (our own functions)
-    g = made[f.__name__]
+    defined: dict[str, Any] = {}
+    exec(builtins.compile(src, filename, "exec"), space, defined)  # noqa: S102 (our own code)
+    g = defined[f.__name__]
     g.__defaults__, g.__doc__, g.__qualname__ = f.__defaults__, f.__doc__, f.__qualname__
     _SOURCES[key] = src
     return g
+
+
+def _generated(qualname: str, f: Callable[..., Any], consts: dict[str, Any] | None,
+               key: Any) -> tuple[str, dict] | None:
+    """The inliner's source and aliases for ``f``; where it refuses to copy a callee in,
+    with ``consts``, ``f`` specialised with its calls left as calls. ``ConstantError`` is
+    raised: that is the caller's mistake, not a limit of the inliner."""
+    from npuweave.schedule import inline_fold, inliner
+
+    known = _known()
+
+    def inline_kernel(obj: Any) -> Any:  # the plain function of an inline kernel's any form
+        q = known.get(id(obj))
+        return _PLAIN[q] if q in _INLINE else None
+
+    for resolve in (inline_kernel, lambda obj: None)[:1 if consts is None else 2]:
+        try:
+            return inliner.inline_source(f, resolve, consts)  # type: ignore[arg-type]
+        except inline_fold.ConstantError:
+            raise
+        except Exception as err:  # NotInlinable, or a bug: the function runs as it is
+            _NOT_INLINED.setdefault(key, f"{type(err).__name__}: {err}")
+            (_log.debug if isinstance(err, inliner.NotInlinable) else _log.warning)(
+                "%s runs without inlining: %s", qualname, _NOT_INLINED[key])
+    return None
 
 
 def inlined_source(fn: Callable[..., Any] | str, consts: dict[str, Any] | None = None) -> str:
