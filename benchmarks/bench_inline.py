@@ -14,14 +14,13 @@ Rows:
   ``plain kernel`` column: board set-up and array conversion included) and
   ``anchors/lwgreedy.py`` (``py port``) on the same requests; ``greedy`` is MN+BB on the
   compute-centric NPU, ``failsafe`` RN+BB on the memory-centric one (``bench_anchors.CLOSED``).
-  ``specialised``: the same call with ``run_kernel`` built by
-  ``jit.python(..., consts={"failsafe": ..., "has_window": False})`` (the run's own flags
-  fixed, ``npuweave.schedule.inline_fold``).
-* ``aimt``: AI-MT's closed loop (``aimt_kernel.run_aimt`` on NumPy arrays).
+  ``specialised``: the same call with the loop built by ``jit.python(..., consts=...)``
+  (the run's own flags fixed, ``npuweave.schedule.inline_fold``).
+* ``aimt``: AI-MT's closed loop (``closed.run_closed``: the one loop, on lists).
 * ``task loop``: ``serve`` fcfs on RN+BB Poisson with ``stretch.settings.mode = "loop-python"``
   (the uncompiled whole-run task loop; without numba ``auto`` runs per event).
 * ``stretches``: the same with ``"python"`` (the uncompiled stretch rules).
-* ``serving loop``: ``lwkernel.serve_compiled`` with Layerweaver+ (``lwloop._serve`` on
+* ``serving loop``: ``lwkernel.serve_compiled`` with Layerweaver+ (``loop.run_loop`` on
   NumPy arrays; without numba ``serve_auto`` runs the Python serving loop instead).
 
 Run: ``python benchmarks/bench_inline.py [--requests 50] [--repeats 7] [--closed-only]``.

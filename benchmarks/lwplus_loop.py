@@ -1,12 +1,12 @@
-"""Decisions per CPU second of the compiled serving loop (``sim/lwloop._serve``), optionally
-against another checkout of npuweave in the same sitting.
+"""Decisions per CPU second of the compiled loop serving open arrivals (``schedule/loop.py``'s
+``run_loop`` through ``loop.drive``), optionally against another checkout in the same sitting.
 
 Five serving runs of the Layerweaver+ reproduction's kind (4,000 requests, seed 0, the default
 setup), chosen to cover what the capacity searches spend their time on: RN+XL 1:64 at 200 QPS
 (baseline and Layerweaver: few candidates, long XLNet batches), RN+BB 1:1 at 940 QPS and MN+BL
 16:1 at 1,624 QPS (Layerweaver+ approx near its capacity), IC+BL 1:1 at 209 QPS (Layerweaver).
-Their ``_serve`` arguments are built once with this checkout and pickled; each tree times
-``_serve`` on them in a fresh process (``--repeats`` runs, the first dropped as warm-up, the
+Their loop arguments are built once with this checkout and pickled; each tree times the loop
+on them in a fresh process (``--repeats`` runs, the first dropped as warm-up, the
 minimum reported: the box is shared) and prints an md5 of the outputs (finish times, batch
 sizes, counters), which must match between trees when a change keeps the results.
 
@@ -37,20 +37,17 @@ CASES = (("RN", "XL", (1.0, 64.0), "baseline", 200.0),
          ("IC", "BL", (1.0, 1.0), "layerweaver", 209.17411805887352))
 
 
-#: ``_serve``'s argument that was the in-flight room and is now the working arrays
-ROOM = 20
-
-
 def capture(path: str) -> None:
-    """Build every case's ``_serve`` arguments with this checkout and pickle them."""
+    """Build every case's loop arguments (``loop.drive``'s) with this checkout and pickle them."""
+    import copy
+
     from npuweave.experiments.lwplus import ServeSetup, _Runner, policy_for
     from npuweave.experiments.lwplus_repro import DEADLINE_NLP_S, DEADLINE_VISION_S, specs
-    from npuweave.schedule import jit
-    from npuweave.sim import lwkernel
+    from npuweave.schedule import jit, loop
     from npuweave.sim.lwserve import Batching
 
-    jit.compile()  # the compiled _serve (the plain one cannot call compiled intrinsics)
-    setup, real, out = ServeSetup(), lwkernel._loop._serve, []
+    jit.compile()  # the compiled loop (the plain one cannot call compiled intrinsics)
+    setup, real, out = ServeSetup(), loop.drive, []
     for v, n, ratio, sched, load in CASES:
         got: list[tuple[object, ...]] = []
         factory, _ = policy_for(sched)
@@ -58,46 +55,47 @@ def capture(path: str) -> None:
         runner = _Runner(specs(v, n), (ratio[0] / total, ratio[1] / total),
                          (DEADLINE_VISION_S, DEADLINE_NLP_S), factory, Batching(0.0, 16), setup)
 
-        def keep(*a: object, got: list[tuple[object, ...]] = got) -> object:
-            got.append(a)
-            return real(*a)
+        def keep(run: object, *a: object, got: list[tuple[object, ...]] = got) -> int:
+            got.append(copy.deepcopy(a))  # the state before the run
+            return real(run, *a)  # type: ignore[arg-type]
 
-        lwkernel._loop._serve = keep  # type: ignore[assignment]
+        loop.drive = keep  # type: ignore[assignment]
         try:
             runner.serve(load, 0)
         finally:
-            lwkernel._loop._serve = real  # type: ignore[assignment]
-        args = list(got[0])
-        if isinstance(args[ROOM], tuple):  # the working arrays: keep only the in-flight room
-            args[ROOM] = len(args[ROOM][-4])
-        out.append((f"{v}+{n} {ratio[0]:g}:{ratio[1]:g} {sched}", tuple(args)))
+            loop.drive = real  # type: ignore[assignment]
+        out.append((f"{v}+{n} {ratio[0]:g}:{ratio[1]:g} {sched}", got[0]))
     with open(path, "wb") as f:
         pickle.dump(out, f)
 
 
 def time_cases(path: str, repeats: int) -> None:
-    """Print ``name <TAB> min CPU s <TAB> decisions <TAB> md5`` per case (this process's tree)."""
-    from npuweave.schedule import jit
-    from npuweave.sim import lwkernel, lwloop
+    """Print ``name <TAB> min CPU s <TAB> decisions <TAB> md5`` per case (this process's tree).
+    The md5 covers the finish times, batch sizes and ``(missed, decisions, estimates, urgent,
+    PE busy)`` as floats, as the former ``_serve`` version of this script hashed them."""
+    import copy
+
+    from npuweave.schedule import jit, loop
 
     jit.compile()
     with open(path, "rb") as f:
         cases = pickle.load(f)
-    for name, args in cases:
+    for name, (pol, tab, arr, st0, out0) in cases:
         best, digest, decisions = np.inf, "", 0
         for r in range(repeats + 1):
-            finish, batch = np.full_like(args[-2], np.nan), np.zeros_like(args[-1])
-            run = list(args[:-2])
-            if hasattr(lwkernel, "loop_state"):  # the loop takes its arrays from the caller
-                run[ROOM] = lwkernel.loop_state(run[3], run[4], run[ROOM])
+            st, out = copy.deepcopy(st0), copy.deepcopy(out0)
             c0 = time.process_time()
-            out = lwloop._serve(*run, finish, batch)
+            decisions = loop.drive(loop.run_loop, pol, tab, arr, st, out)
             spent = time.process_time() - c0
             if r:  # the first run compiles or loads numba's cache
                 best = min(best, spent)
-            decisions = int(out[1])
+            si, stats = st[loop.ST_SI], st[loop.ST["stats"]]
+            counters = (si[loop.MISSED], decisions, stats[0], stats[1],
+                        st[loop.ST["sf"]][loop.PE_BUSY])
+            finish, batch = out[3], out[4]
             digest = hashlib.md5(finish.tobytes() + batch.tobytes()
-                                 + repr(tuple(float(x) for x in out)).encode()).hexdigest()[:10]
+                                 + repr(tuple(float(x) for x in counters)).encode()
+                                 ).hexdigest()[:10]
         print(f"{name}\t{best}\t{decisions}\t{digest}", flush=True)
 
 

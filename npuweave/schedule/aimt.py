@@ -20,8 +20,8 @@ NNP-I"), from AI-MT's abstract and the thesis (IV.5.B, IV.5.C):
 
   The rules are written once, in ``npuweave.schedule.aimt_kernel`` (``choose``,
   ``pool_member``): ``AIMT.select`` runs them as plain Python on the board, and ``plan``'s
-  kernel path runs them in ``run_aimt``, compiled by numba when it is installed
-  (``AIMT.run_compiled``), with the same decisions and times.
+  kernel path runs them in the one decision loop (``npuweave.schedule.loop``, policy code
+  ``AIMT``), compiled by numba when it is installed, with the same decisions and times.
 
 ``AimtFetchAhead`` (``aimt-fetchahead``) is the former controller: whole layers, the distance
 kept in a band ``[low, high]`` (fractions of ``fill``), random inside. ``RandomInterleaver``
@@ -40,6 +40,7 @@ from npuweave.errors import ConfigError
 from npuweave.schedule import aimt_kernel, jit
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board
+from npuweave.schedule.loop_steps import AIMT as AIMT_CODE
 from npuweave.schedule.protocol import LayerBase
 
 # AI-MT's decision, written once in ``aimt_kernel``, as plain Python on the board's lists
@@ -175,6 +176,9 @@ class AIMT(_Seeded):
         lo_m, hi_m, lo_d, hi_d = self.box
         return lo_m < low_free <= hi_m and lo_d < min_d <= hi_d
 
+    def loop_code(self) -> int | None:
+        return AIMT_CODE
+
     def select(self, board: Board) -> int:
         act = board.active
         n = len(act)
@@ -188,12 +192,6 @@ class AIMT(_Seeded):
         if j < 0:  # the random rule, as ``rng.choice`` of the pool
             j = _pool_member(n, c, f, self.rng.randrange(_pool_member(n, c, f, -1)))
         return act[j]
-
-    def run_compiled(self, board: Board, requests: int | None, window_s: float | None,
-                     cap: int) -> tuple:
-        """The run to the end on ``aimt_kernel.run_aimt`` (what ``plan``'s kernel path calls):
-        ``tenant, request, unit, fs, fe, cs, ce`` arrays, the same decisions as ``select``."""
-        return aimt_kernel.run_board_arrays(self, board, requests, window_s, cap)
 
 
 class AimtFetchAhead(_Seeded):

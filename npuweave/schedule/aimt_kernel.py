@@ -1,13 +1,12 @@
-"""AI-MT's decision, written once, and its compiled closed loop.
+"""AI-MT's decision, written once, for its Python ``select`` and the one compiled loop.
 
 ``choose`` is AI-MT's priority mechanism (``npuweave.schedule.aimt``) over the candidate group
 given as two short arrays, the compute and fetch seconds of each candidate's next block (in
 tenant order); ``pool_member`` is the pool its random rule draws from. ``AIMT.select`` calls
-both as plain Python on the ``Board``'s numbers; ``run_aimt`` calls the same functions in its
-loop, which numba compiles when it is installed (``npuweave.schedule.jit``), with the closed
-loop's step of ``npuweave.schedule.kernel`` (``dispatch``: ``buffer.commit_in_place``, the
-output columns, ``ClosedLoop.reissue``; ``resume`` grows full arrays between calls), so both
-paths make the same decisions with the same float operations (property tests in
+both as plain Python on the ``Board``'s numbers; ``choose_among`` calls the same functions on
+the flat board of ``npuweave.schedule.loop.run_loop`` (policy code ``AIMT``), which numba
+compiles when it is installed (``npuweave.schedule.jit``), so both paths make the same
+decisions with the same float operations (property tests in
 ``tests/schedule/test_aimt_kernel.py``).
 
 The random rule draws as ``random.Random(seed).randrange(n)`` does (CPython's Mersenne Twister
@@ -22,11 +21,7 @@ the same picks and draws), which lets a threshold sweep skip it (``AIMT.same_run
 
 from __future__ import annotations
 
-import numpy as np
-
 from npuweave.schedule import jit
-from npuweave.schedule.jit import borrow
-from npuweave.schedule.kernel import dispatch, flat_board, has_room, loop_end, resume
 
 _N = 624  # MT19937's state words
 _M = 397
@@ -127,66 +122,23 @@ def randbelow(mt, n):
     return r
 
 
-@jit.kernel
-def run_aimt(k, off, size, comp, ftime, buf, bw, low_free, min_d, active, pos, req, arrival,
-             clock, fl_at, fl_s, fl_c, fl_f, requests, window, has_window, o_int, o_float, n,
-             mt, box):
-    """Run AI-MT on the flat board from decision ``n`` until it is done or its arrays are
-    full; return the new ``n`` (``npuweave.schedule.kernel.run_kernel``'s state, layout,
-    closed-loop rule and resumption). Its array arguments are borrowed (``jit.borrow``), as
-    ``run_kernel``'s are."""
-    cand = np.empty(k, np.int64)
-    c = np.empty(k, np.float64)
-    f = np.empty(k, np.float64)
-    # the caller's arrays, without reference counting (``jit.borrow``; not ``cand/c/f``,
-    # which the loop allocates)
-    off, size, comp, ftime, active, pos, req, arrival, fl_s, fl_c, fl_f = borrow(
-        (off, size, comp, ftime, active, pos, req, arrival, fl_s, fl_c, fl_f))
-    o_int, o_float, mt, box = borrow((o_int, o_float, mt, box))
-    t_m, t_c = clock[0], clock[1]
-    head, tail, used = fl_at[0], fl_at[1], fl_at[2]
-    while has_room(n, o_int, fl_s, head, tail):
-        m = 0
-        for t in range(k):
-            if active[t]:
-                cand[m] = t
-                c[m] = comp[off[t] + pos[t]]
-                f[m] = ftime[off[t] + pos[t]]
-                m += 1
-        if m == 0:
-            break
-        free = buf - used
-        j = choose(m, c, f, free, low_free, t_c - t_m, min_d, box)
-        if j < 0:
-            j = pool_member(m, c, f, randbelow(mt, pool_member(m, c, f, -1)))
-        head, tail, used, t_m, t_c = dispatch(cand[j], n, o_int, o_float, fl_s, fl_c, fl_f,
-                                              head, tail, used, t_m, t_c, free, off, size,
-                                              comp, ftime, bw, pos, req, arrival, active,
-                                              requests, window, has_window)
-        n += 1
-    clock[0], clock[1] = t_m, t_c
-    fl_at[0], fl_at[1], fl_at[2] = head, tail, used
-    return n
-
-
-def run_board_arrays(policy, board, requests: int | None, window_s: float | None,
-                     cap: int) -> tuple[np.ndarray, ...]:
-    """Run ``board`` (started by ``policy``, an ``AIMT``) to the end on ``run_aimt``; return
-    ``tenant, request, unit, fs, fe, cs, ce`` (one row per decision), as
-    ``npuweave.schedule.plan.plan_arrays`` does. The policy's generator and ``box`` end as
-    the Python loop would leave them."""
-    jit.compile()
-    b = board
-    flat = flat_board(b, cap)
-    version, words, gauss = policy.rng.getstate()
-    mt = np.array(words, np.int64)
-    box = np.array(policy.box, np.float64)
-    tables = (flat.k, flat.off, flat.size, flat.comp, flat.ftime, b.buf, b.bw,
-              float(policy.low_free), float(policy.min_d), flat.active, flat.pos, flat.req,
-              flat.arrival, flat.clock, flat.fl_at)
-    loop = loop_end(requests, window_s)
-    out = resume(lambda fl, o_int, o_float, n: run_aimt(*tables, *fl, *loop, o_int, o_float,
-                                                        n, mt, box), flat, cap)
-    policy.rng.setstate((version, tuple(mt.tolist()), gauss))
-    policy.box[:] = box.tolist()
-    return out
+@jit.kernel(inline=True)
+def choose_among(k, active, seg, pos, comp, ftime, free, gap, aimt):
+    """AI-MT's pick among the active tenants of a board of ``k`` (tenant ``t``'s next unit
+    is ``seg[t] + pos[t]``): ``choose`` on their next blocks, in tenant order, else the random
+    rule's draw from ``pool_member``'s pool. ``aimt``: ``low_free, min_d, box`` and the
+    generator state ``mt`` (both updated in place), then the candidate work arrays ``cand,
+    c, f`` (``k`` entries each)."""
+    low_free, min_d, box, mt, cand, c, f = aimt
+    m = 0
+    for t in range(k):
+        if active[t]:
+            u = seg[t] + pos[t]
+            cand[m] = t
+            c[m] = comp[u]
+            f[m] = ftime[u]
+            m += 1
+    j = choose(m, c, f, free, low_free, gap, min_d, box)
+    if j < 0:
+        j = pool_member(m, c, f, randbelow(mt, pool_member(m, c, f, -1)))
+    return cand[j]

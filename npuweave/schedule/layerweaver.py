@@ -34,8 +34,10 @@ from npuweave.errors import unknown_name
 from npuweave.schedule import jit, kernel
 from npuweave.schedule.base import COMPUTE, EPS, MEMORY
 from npuweave.schedule.board import Board
+from npuweave.schedule.loop_steps import LW_NPUWEAVE, LW_PRINTED, SEQ
 from npuweave.schedule.lw_reading import (
     NPUWEAVE,
+    PRINTED,
     READINGS,
     Reading,
     compute_idle,
@@ -55,7 +57,8 @@ class Layerweaver(LayerBase):
     thesis disables Layerweaver then; turning the failsafe off shows what it would have done).
     ``reading`` (``"printed"`` or ``"npuweave"``) and the four options that override it pick
     how IV.4 is read (``npuweave.schedule.lw_reading``). Only the ``"npuweave"`` reading has
-    the inlined fast path and the compiled kernel; the others run on the Python path.
+    the inlined fast path of ``select``; the compiled loop (``loop_code``) runs both named
+    readings, and a reading assembled from other options runs on the Python path.
     """
 
     name = "layerweaver"
@@ -125,6 +128,13 @@ class Layerweaver(LayerBase):
         elif all(e[3] > EPS for e in evals):
             pool = [e for e in evals if board.kind[e[0]] == MEMORY] or evals
         return _pick(board, pool, self.reading)
+
+    def loop_code(self) -> int | None:
+        """First come first served with the failsafe on, else the reading's code (the two
+        named readings only)."""
+        if self.failsafe:
+            return SEQ
+        return {PRINTED: LW_PRINTED, NPUWEAVE: LW_NPUWEAVE}.get(self.reading)
 
     def select(self, board: Board) -> int:
         """The selection rule, with ``evaluate`` inlined: this is the scheduler's hot loop."""

@@ -38,6 +38,7 @@ from npuweave.errors import ConfigError, unknown_name
 from npuweave.schedule.base import COMPUTE, EPS, MEMORY
 from npuweave.schedule.board import Board
 from npuweave.schedule.layerweaver import Layerweaver, candidates
+from npuweave.schedule.loop_steps import LW_PLUS, LW_PLUS_PRINTED
 from npuweave.schedule.lw_reading import PRINTED, READINGS, tie_key
 from npuweave.schedule.protocol import Decision, Dispatch, LayerBase, View
 from npuweave.schedule.qos import MODE_URGENT, Candidate, decide, mode1_pick
@@ -139,6 +140,13 @@ class LayerweaverPlus(LayerBase):
         return [f"layerweaver-plus: standalone estimate {self.mode.value}, {group}; Mode 1 in "
                 f"the {read} reading of IV.4; chapter IV's failsafe is off (deadlines need the "
                 "interleaving control)"]
+
+    def loop_code(self) -> int | None:
+        """Mode 1's reading; None with the audit (a second estimate per decision) or on the
+        reference path (``fast=False``)."""
+        if self.audit or not self.fast:
+            return None
+        return LW_PLUS_PRINTED if self.printed else LW_PLUS
 
     def select(self, board: Board) -> int:
         """Without deadlines: Mode 1 with infinite slack, i.e. chapter IV's choice."""

@@ -99,8 +99,8 @@ def plan(policy: str | Policy, tenants: Sequence[Tenant], buffer_bytes: int, dra
          requests: int = 1, window_s: float | None = None, **opts: object) -> Schedule:
     """Schedule ``requests`` closed-loop requests per tenant with ``policy`` (a name or object).
 
-    Long Layerweaver runs go through the compiled kernel (``npuweave.schedule.kernel``) when
-    numba is installed; the decisions and predicted times are the same (see ``plan_using``).
+    Long Layerweaver and AI-MT runs go through the one compiled decision loop
+    (``npuweave.schedule.loop``) when numba is installed; the decisions and predicted times are the same (see ``plan_using``).
 
     Examples
     --------
@@ -116,13 +116,13 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
                dram_bw: float, requests: int = 1, window_s: float | None = None,
                **opts: object) -> Schedule:
     """``plan`` on a chosen path: ``"python"`` (the reference: ``policy.select`` and
-    ``Board.commit`` per decision), ``"kernel"`` (Layerweaver and AI-MT only: the whole loop in
-    ``npuweave.schedule.kernel``, or the policy's own ``run_compiled``, compiled when numba is
-    installed) or ``"auto"``: the kernel when numba is installed, the policy is exactly
-    ``Layerweaver`` or has its own compiled loop and the run is expected to
-    take at least ``KERNEL_MIN_DECISIONS`` decisions (below that, numba's import and cache
+    ``Board.commit`` per decision), ``"kernel"`` (a policy with a loop code,
+    ``LayerBase.loop_code``: sequential, Layerweaver in a named reading, Layerweaver+, AI-MT;
+    the whole run in the one decision loop, ``npuweave.schedule.closed.run_closed``, compiled
+    when numba is installed) or ``"auto"``: the kernel when numba is installed, the policy has
+    a loop code and the run is expected to take at least ``KERNEL_MIN_DECISIONS`` decisions (below that, numba's import and cache
     load, about 0.3 s, cost more than they save), else the reference. Without numba,
-    ``Layerweaver`` takes the kernel as plain Python on lists (``kernel.as_lists``): the
+    ``Layerweaver`` takes the kernel as plain Python on lists (``closed.as_lists``): the
     same loop, as fast as a plain-Python port of it and faster than the policy loop.
 
     Examples
@@ -181,17 +181,12 @@ def plan_arrays(policy: Policy, board: Board, requests: int | None, window_s: fl
 
 def compiled_arrays(policy: Policy, board: Board, requests: int | None,
                     window_s: float | None) -> tuple[np.ndarray, ...]:
-    """The kernel path of ``plan_arrays``: the policy's own compiled loop (``run_compiled``,
-    AI-MT's) where it has one, else Layerweaver's (``npuweave.schedule.kernel``)."""
-    cap = _expected_decisions(board, requests, window_s)
-    own = getattr(policy, "run_compiled", None)
-    if own is not None:
-        return own(board, requests, window_s, cap)
-    from npuweave.schedule import kernel
+    """The kernel path of ``plan_arrays``: the one compiled decision loop
+    (``npuweave.schedule.closed.run_closed``), with the policy's code."""
+    from npuweave.schedule.closed import run_closed
 
-    # the kernel path is chosen only for Layerweaver policies, which have ``failsafe``
-    return kernel.run_board_arrays(board, policy.failsafe,  # type: ignore[attr-defined]
-                                   requests, window_s, cap)
+    return run_closed(policy, board, requests, window_s,
+                      _expected_decisions(board, requests, window_s))
 
 
 # "auto" uses the kernel from this many expected decisions on (about 0.5 s of reference time)
@@ -219,11 +214,11 @@ def kernels_pay(decisions: int) -> bool:
 
 
 def kernel_cache_warm() -> bool:
-    """Whether numba's cache holds a compiled ``run_kernel`` (index files next to the module)."""
+    """Whether numba's cache holds a compiled ``run_loop`` (index files next to the module)."""
     from pathlib import Path
 
     cache = Path(__file__).with_name("__pycache__")
-    return any(cache.glob("kernel.run_kernel-*.nbi"))
+    return any(cache.glob("loop.run_loop-*.nbi"))
 
 
 def choose_path(path: str, policy: Policy, board: Board, requests: int | None,
@@ -232,18 +227,17 @@ def choose_path(path: str, policy: Policy, board: Board, requests: int | None,
     resolves to for this run (see ``plan_using``)."""
     if path not in ("auto", "python", "kernel"):
         raise ValueError(f'path must be "auto", "python" or "kernel", got {path!r}')
+    from npuweave.schedule.closed import policy_code
     from npuweave.schedule.layerweaver import Layerweaver
 
-    # the kernel implements the "npuweave" reading only; other readings use the Python path,
-    # except with the failsafe on (first come, first served: no reading involved)
-    fits = type(policy) is Layerweaver and (getattr(policy, "kernel_ok", False)
-                                            or getattr(policy, "failsafe", False))
-    fits = fits or getattr(policy, "run_compiled", None) is not None  # AI-MT's own loop
-    fits = fits and _fit(board)
+    # the loop runs every policy that states a code (its ``loop_code``), on units that fit
+    fits = policy_code(policy) is not None and _fit(board)
     fits = fits and (requests is None or isinstance(requests, int))
     if path == "kernel" and not fits:
-        raise ValueError(f"the kernel runs Layerweaver or AI-MT on units that fit the buffer "
-                         f"only, not {policy.name!r} here; use path='python'")
+        raise ValueError(f"the compiled loop runs policies with a loop code (sequential, "
+                         f"layerweaver in a named reading, layerweaver-plus, aimt) on units "
+                         f"that fit the buffer only, not {policy.name!r} here; use "
+                         "path='python'")
     if path != "auto":
         return path
     if not fits:

@@ -195,6 +195,13 @@ class LayerBase:
     def select(self, board: Board) -> int:  # pragma: no cover - every policy overrides it
         raise NotImplementedError
 
+    def loop_code(self) -> int | None:
+        """The policy's code in the one compiled decision loop (``npuweave.schedule.loop``;
+        the codes are in ``npuweave.schedule.loop_steps``), asked after ``start``; None: the
+        loop does not run it. A subclass that overrides ``select`` but not ``loop_code``
+        leaves the loop (``closed.policy_code``)."""
+        return None
+
     def decide(self, now: float, view: View) -> Decision:
         assert view.board is not None, "layer-wise policies need the board"
         return Dispatch(self.select(view.board))

@@ -8,6 +8,7 @@ weight fetch with the current computation, as any decoupled NPU does.
 from __future__ import annotations
 
 from npuweave.schedule.board import Board
+from npuweave.schedule.loop_steps import SEQ
 from npuweave.schedule.protocol import LayerBase
 
 
@@ -30,6 +31,9 @@ class Sequential(LayerBase):
 
     def start(self, board: Board) -> list[str]:
         return []
+
+    def loop_code(self) -> int | None:
+        return SEQ
 
     def select(self, board: Board) -> int:
         return fcfs_tenant(board)

@@ -25,6 +25,8 @@ from enum import Enum
 from npuweave.errors import ConfigError
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board
+from npuweave.schedule.buffer import commit_in_place, in_flight
+from npuweave.schedule.jit import kernel
 
 
 class StandaloneMode(str, Enum):
@@ -167,3 +169,22 @@ class Estimator:
                                        [0.0] * len(comp)))
             self.bounds[id(comp)] = hit
         return hit[1][pos]
+
+
+@kernel
+def replay_table(size, comp, ftime, lo, n, buf, bw, out):
+    """``out[lo + p]`` = ``replay_alone`` of units ``p..n-1`` (``out[lo + n]`` = 0)."""
+    fl_s, fl_c, fl_f = in_flight(n + 1)
+    out[lo + n] = 0.0
+    for p in range(n):
+        t_m = 0.0
+        t_c = 0.0
+        used = 0
+        head = 0
+        tail = 0
+        for u in range(lo + p, lo + n):
+            fe, t_c, head, tail, used = commit_in_place(
+                u, t_m, t_c, buf - used, size, comp, ftime, fl_s, fl_c, fl_f, head, tail, used,
+                bw)
+            t_m = fe
+        out[lo + p] = t_c

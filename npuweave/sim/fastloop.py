@@ -119,7 +119,7 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     makespan = float(ce[-1]) if len(ce) else 0.0
     if left:
         notes.append(NEVER_RUN.format(left))
-    name = type(policy).__name__  # Layerweaver, or AIMT (its own loop, schedule/aimt_kernel.py)
+    name = type(policy).__name__  # Layerweaver or AIMT (the one loop, schedule/loop.py)
     plan_how = (f"the compiled {name} kernel" if how == "kernel" and kernel_loaded()
                 else f"the {name} kernel as plain Python" if how == "kernel"
                 else "the Python policy loop")

@@ -24,8 +24,8 @@ per model (the ``precise`` table replays every suffix with the ``Board``'s arith
 kernel): an estimate is one lookup in either mode. Other policies (or ``audit=True``, or a
 model without units) get ``None``: the caller runs the Python loop.
 
-The numba functions themselves are in ``npuweave.sim.lwloop``; this module builds
-their flat tables and drives them.
+The loop itself is the one compiled decision loop, ``npuweave.schedule.loop.run_loop``, with
+open arrivals; this module builds its flat tables and drives it.
 
 Without numba the functions are plain Python (correct, slower than the reference); see
 ``npuweave.schedule.kernel`` for the lazy compilation scheme, which this module shares.
@@ -39,19 +39,22 @@ from dataclasses import replace
 
 import numpy as np
 
-from npuweave.schedule import jit
+from npuweave.schedule import closed, jit, loop
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.buffer import room
-from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
-from npuweave.schedule.lw_reading import NPUWEAVE, PRINTED
+from npuweave.schedule.loop_steps import (
+    AIMT,
+    LW_NPUWEAVE,
+    LW_PLUS,
+    LW_PLUS_PRINTED,
+    LW_PRINTED,
+    SEQ,
+)
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import LayerBase
-from npuweave.schedule.sequential import Sequential
-from npuweave.schedule.standalone import StandaloneMode, approx_suffix
-from npuweave.sim import lwloop as _loop
+from npuweave.schedule.standalone import StandaloneMode, approx_suffix, replay_table
 from npuweave.sim.batcher import inflight_slots
-from npuweave.sim.lwloop import LW_NPUWEAVE, LW_PLUS, LW_PLUS_PRINTED, LW_PRINTED, SEQ
 from npuweave.sim.lwserve import Batching, Served, _check, serve_layerwise
 
 __all__ = ["LW_NPUWEAVE", "LW_PLUS", "LW_PLUS_PRINTED", "LW_PRINTED", "SEQ", "available", "policy_code",
@@ -59,7 +62,7 @@ __all__ = ["LW_NPUWEAVE", "LW_PLUS", "LW_PLUS_PRINTED", "LW_PRINTED", "SEQ", "av
 
 
 def refusal(policy: LayerBase) -> str | None:
-    """Why the compiled loop cannot run ``policy`` (after its ``start``), or None."""
+    """Why the compiled loop cannot serve ``policy`` (after its ``start``), or None."""
     if policy_code(policy) is not None:
         return None
     name = getattr(policy, "name", type(policy).__name__)
@@ -71,22 +74,11 @@ def refusal(policy: LayerBase) -> str | None:
 
 
 def policy_code(policy: LayerBase) -> int | None:
-    """The kernel's code for ``policy`` (after its ``start``), or ``None`` if unsupported."""
-    kind = type(policy)
-    if kind is Sequential:
-        return SEQ
-    if kind is Layerweaver:
-        assert isinstance(policy, Layerweaver)
-        if policy.failsafe:
-            return SEQ  # Layerweaver.select with the failsafe on is fcfs_tenant
-        return {PRINTED: LW_PRINTED, NPUWEAVE: LW_NPUWEAVE}.get(policy.reading)
-    if kind is LayerweaverPlus:
-        assert isinstance(policy, LayerweaverPlus)
-        # either grouping and deadline inheritance are in the loop; the audit (a second
-        # estimate per decision) and the reference path (fast=False) are not
-        code = LW_PLUS_PRINTED if policy.printed else LW_PLUS  # Mode 1's reading of IV.4
-        return code if policy.fast and not policy.audit else None
-    return None
+    """The loop's code for serving ``policy`` (after its ``start``), or ``None``: the loop's
+    own (``closed.policy_code``), except AI-MT, whose serving runs (its merged blocks, its
+    generator) are not checked against the Python loop."""
+    code = closed.policy_code(policy)
+    return None if code == AIMT else code
 
 
 _TABLES: dict[tuple[int, int, float], tuple[object, dict[str, np.ndarray]]] = {}
@@ -121,25 +113,10 @@ def _model_tables(per: Sequence[Tenant], buf: int, bw: float) -> dict[str, np.nd
     out["mft"], out["pe"] = np.array(mft, np.float64), np.array(pe, np.float64)
     precise = np.zeros(len(sizes), np.float64)
     for j in range(len(per)):
-        _loop._replay_table(out["size"], out["comp"], out["ftime"], j * (n + 1), n, buf, bw, precise)
+        replay_table(out["size"], out["comp"], out["ftime"], j * (n + 1), n, buf, bw, precise)
     out["precise"] = precise
     _TABLES[key] = (per, out)
     return out
-
-
-def loop_state(k: int, slots: int, room: int) -> tuple[np.ndarray, ...]:
-    """``lwloop._serve``'s working arrays for ``k`` models x ``slots`` (board tenants) and an
-    in-flight list of ``room`` units, in the order ``_serve`` unpacks them: per tenant the batch
-    class, active flag, position, segment, request range (lo, hi), arrival, own and seen
-    deadline (``inf``), longest fetch; per model requests started and admitted; ``scratch``'s
-    ``ev, ok, inh_now``; ``in_flight``'s three arrays; the [estimates, urgent] counters. The
-    caller keeps them alive for the call (the loop borrows them)."""
-    nt = k * slots
-    ints = [np.zeros(nt, np.int64) for _ in range(4)]
-    return (np.zeros(nt, np.bool_), np.zeros(nt, np.bool_), *ints, np.zeros(nt),
-            np.full(nt, np.inf), np.full(nt, np.inf), np.zeros(nt), np.zeros(k, np.int64),
-            np.zeros(k, np.int64), np.zeros((nt, 5)), np.zeros(nt, np.bool_), np.zeros(nt),
-            np.zeros(room, np.int64), np.zeros(room), np.zeros(room), np.zeros(2, np.int64))
 
 
 def _batch_kinds(costs: Sequence[Sequence[Tenant]], nb: int, bw: float) -> np.ndarray:
@@ -162,6 +139,7 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
 
     Examples
     --------
+    >>> from npuweave.schedule.sequential import Sequential
     >>> a = Tenant("a", ("x",), (2.0,), (10,))
     >>> s = serve_compiled([[a]], 10, 10.0, np.array([0.0, 0.5]), np.array([0, 0]),
     ...                    [5.0], Sequential())
@@ -201,19 +179,20 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     batch = np.zeros(len(times), np.int64)
     limit = np.iinfo(np.int64).max if stop_missed is None else int(stop_missed)
     offsets = np.array(seg_off, np.int64)
-    prune = bool(plus and policy.prune)  # type: ignore[attr-defined]
-    inherit = bool(getattr(policy, "inherit", False))
     units = np.array([len(c[0].units) for c in costs], np.int64)
     sizes = cat("size")
+    pol = closed.policy_tables(policy, code, cat(est_name), cat("bound"), cat("approx")[offsets])
+    tab = (k, slots, nb, board.buf, board.bw, offsets, cat("mft"), cat("pe"),
+           _batch_kinds(costs, nb, board.bw), units, sizes, cat("comp"), cat("ftime"), cat("inh"))
+    arr = (False, -1, 0.0, False, times, models, order, moff,
+           np.array([float(d) for d in deadline_s]), float(batching.window_s), limit)
+    st = loop.state(k, slots, room(board.buf, sizes, len(times) * int(units.max())))
+    out = [False, *closed.columns(0), finish, batch]
     t0 = time.perf_counter()
-    missed, decisions, estimates, urgent, pe_busy = _loop._serve(
-        code, prune, inherit, k, slots, nb, offsets, units, sizes, cat("comp"), cat("ftime"),
-        cat("inh"), cat(est_name), cat("bound"), cat("approx")[offsets], cat("mft"), cat("pe"), _batch_kinds(costs, nb, board.bw),
-        board.buf, board.bw,
-        loop_state(k, slots, room(board.buf, sizes, len(times) * int(units.max()))), times,
-        models, order, moff,
-        np.array([float(d) for d in deadline_s]), float(batching.window_s), limit, finish,
-        batch)
+    decisions = loop.drive(loop.run_loop, pol, tab, arr, st, out)
+    si, stats = st[loop.ST_SI], st[loop.ST["stats"]]
+    missed, estimates, urgent = si[loop.MISSED], stats[0], stats[1]
+    pe_busy = st[loop.ST["sf"]][loop.PE_BUSY]
     spent = time.perf_counter() - t0
     if plus:
         assert isinstance(policy, LayerweaverPlus)

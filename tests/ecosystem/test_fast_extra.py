@@ -68,8 +68,8 @@ def test_without_numba_the_kernel_runs_as_python_and_matches():
 def test_with_numba_the_compiled_kernel_matches_the_reference():
     pytest.importorskip("numba")
     out = _python(_PLAN, """
-        from npuweave.schedule import kernel
+        from npuweave.schedule import kernel, loop
         fast, ref = run("kernel"), run("python")
-        print(kernel.available(), type(kernel.run_kernel).__module__.split(".")[0], fast == ref)
+        print(kernel.available(), type(loop.run_loop).__module__.split(".")[0], fast == ref)
     """)
     assert out == "True numba True"

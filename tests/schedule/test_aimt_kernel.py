@@ -64,10 +64,10 @@ def test_compiled_loop_equals_python_select_bit_for_bit(inst):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instance)
 def test_compiled_loop_resumes_when_its_arrays_fill(inst):
-    """With room for one decision ``run_aimt`` stops whenever its outputs or its in-flight
-    arrays are full and ``kernel.resume`` grows them and calls again: the same rows, floats,
+    """With room for one decision the loop stops whenever its outputs or its in-flight
+    arrays are full and ``loop.drive`` grows them and calls again: the same rows, floats,
     generator and box as the Python loop."""
-    from npuweave.schedule import aimt_kernel
+    from npuweave.schedule.closed import run_closed
 
     ts = build(inst)
     assume(inst["window"] is None or all(t.total_compute_s + t.total_weight_bytes > 0
@@ -77,7 +77,7 @@ def test_compiled_loop_resumes_when_its_arrays_fill(inst):
     pol = AIMT(**opts)
     board = Board(policy_tenants(pol, ts, BUF, inst["bw"]), BUF, inst["bw"])
     start_streams(board, pol, inst["requests"], inst["window"])
-    cols = aimt_kernel.run_board_arrays(pol, board, inst["requests"], inst["window"], 1)
+    cols = run_closed(pol, board, inst["requests"], inst["window"], 1)
     fast = [c.tolist() for c in cols[:3]] + [[x.hex() for x in c.tolist()] for c in cols[3:]]
     assert fast == ref
     assert bits(pol) == bits(ref_pol)

@@ -121,15 +121,15 @@ def test_refused_kernel_runs_as_written_and_says_why(monkeypatch, caplog):
         jit.inlined_source(name)
 
 
-RUN_KERNEL = "npuweave.schedule.kernel.run_kernel"
+RUN_KERNEL = "npuweave.schedule.loop.run_loop"
 
 
 def test_the_closed_loop_runs_inlined():
     src = jit.inlined_source(RUN_KERNEL)
     calls = {n.func.id for n in ast.walk(ast.parse(src))
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    assert calls.isdisjoint({"choose_lw", "fcfs", "dispatch", "has_room", "evaluate",
-                             "commit_in_place", "pool", "pick_lw"})
+    assert calls.isdisjoint({"choose", "choose_lw", "fcfs", "choose_among", "evaluate",
+                             "commit_in_place", "pool", "pick_lw", "urgency", "reissues"})
     assert jit.python(RUN_KERNEL).__code__.co_filename == f"<inlined {RUN_KERNEL}>"
 
 
@@ -146,11 +146,11 @@ def test_traceback_shows_the_generated_line():
 
 @pytest.mark.parametrize("case", ["greedy", "failsafe"])
 def test_closed_loop_inlined_equals_as_written(case, monkeypatch):
-    """``run_board_arrays`` as plain Python: the inlined loop and the loop as written give
+    """``run_closed`` as plain Python: the inlined loop and the loop as written give
     the same decisions and times, bit for bit."""
     from npuweave.hardware import preset
-    from npuweave.schedule import kernel
     from npuweave.schedule.board import Board
+    from npuweave.schedule.closed import run_closed
     from npuweave.schedule.plan import start_streams
     from npuweave.schedule.registry import get_scheduler
     from npuweave.sim.streams import costed_tenants
@@ -163,7 +163,7 @@ def test_closed_loop_inlined_equals_as_written(case, monkeypatch):
         policy = get_scheduler("layerweaver", reading="npuweave")
         board = Board(costed_tenants(models, hw, 1), hw.weight_buffer, hw.dram_bw)
         start_streams(board, policy, 3, None)
-        return kernel.run_board_arrays(board, policy.failsafe, 3, None, 16, plain=True)
+        return run_closed(policy, board, 3, None, 16, plain=True)
 
     fast = run()
     monkeypatch.setenv("NPUWEAVE_INLINE", "0")

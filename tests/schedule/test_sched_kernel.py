@@ -87,21 +87,25 @@ def test_auto_uses_kernel_only_for_long_layerweaver_runs():
                                                        else "kernel")
     lots = KERNEL_COLD_MIN_DECISIONS // 100 + 1
     assert choose_path("auto", lw, board, lots, None) == "kernel"
-    assert choose_path("auto", get_scheduler("sequential"), board, many, None) == "python"
-    with pytest.raises(ValueError, match="kernel runs Layerweaver"):
+    # every policy with a loop code takes the loop by the same rule; others never do
+    want = choose_path("auto", lw, board, many, None) if numba else "python"
+    assert choose_path("auto", get_scheduler("sequential"), board, many, None) == want
+    with pytest.raises(ValueError, match="runs policies with a loop code"):
         choose_path("kernel", get_scheduler("fair"), board, 1, None)
-    # the kernel implements the "npuweave" reading only: other readings fall back to Python
-    printed = get_scheduler("layerweaver")
-    assert choose_path("auto", printed, board, many, None) == "python"
-    with pytest.raises(ValueError, match="kernel runs Layerweaver"):
-        choose_path("kernel", printed, board, 1, None)
+    printed = get_scheduler("layerweaver")  # the printed reading has its code too
+    assert choose_path("auto", printed, board, many, None) == choose_path("auto", lw, board,
+                                                                         many, None)
+    mixed = get_scheduler("layerweaver", memory_idle="printed", reading=NPW)  # no named one
+    assert choose_path("auto", mixed, board, lots, None) == "python"
+    with pytest.raises(ValueError, match="runs policies with a loop code"):
+        choose_path("kernel", mixed, board, 1, None)
     with pytest.raises(ValueError, match="path must be"):
         choose_path("numba", lw, board, 1, None)
 
 
 def test_without_numba_layerweaver_takes_the_plain_kernel(monkeypatch):
     """Without numba "auto" runs Layerweaver's kernel as plain Python on lists (the same loop
-    as the compiled one), not the policy loop; AI-MT and other readings keep the policy loop."""
+    as the compiled one), not the policy loop; AI-MT keeps the policy loop."""
     from npuweave.schedule import jit, kernel
 
     monkeypatch.setattr(kernel, "available", lambda: False)
@@ -110,10 +114,36 @@ def test_without_numba_layerweaver_takes_the_plain_kernel(monkeypatch):
     board = Board(ts, 100, 10.0)
     assert choose_path("auto", get_scheduler("layerweaver", reading=NPW), board, 1, None) == "kernel"
     assert choose_path("auto", get_scheduler("aimt"), board, 1, None) == "python"
-    assert choose_path("auto", get_scheduler("layerweaver"), board, 1, None) == "python"
+    assert choose_path("auto", get_scheduler("layerweaver"), board, 1, None) == "kernel"
     args = (ts, 100, 10.0, 3)
     assert bits(plan_using("auto", "layerweaver", *args, reading=NPW)) == bits(
         plan_using("python", "layerweaver", *args, reading=NPW))
+
+
+coded = st.sampled_from([("sequential", {}), ("layerweaver", {"reading": "printed"}),
+                         ("layerweaver", {"reading": NPW}),
+                         ("layerweaver-plus", {"reading": "printed"}),
+                         ("layerweaver-plus", {"reading": NPW, "standalone": "precise"})])
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instance, coded)
+def test_the_loop_reproduces_every_coded_policy(inst, policy):
+    """Every policy that states a loop code (``LayerBase.loop_code``) makes the same
+    schedule, bit for bit, in the loop (compiled where numba is) as in its Python ``select``
+    (Layerweaver+ without deadlines: Mode 1 alone), with its decision counter alike."""
+    ts = build(inst)
+    if inst["window"] is not None:
+        assume(all(t.total_compute_s + t.total_weight_bytes > 0 for t in ts))
+    name, opts = policy
+    if name == "layerweaver":
+        opts = {**opts, "failsafe": inst["failsafe"]}
+    args = (ts, BUF, inst["bw"], inst["requests"], inst["window"])
+    ref_policy, fast_policy = get_scheduler(name, **opts), get_scheduler(name, **opts)
+    ref = plan_using("python", ref_policy, *args)
+    fast = plan_using("kernel", fast_policy, *args)
+    assert bits(fast) == bits(ref)
+    assert getattr(fast_policy, "decisions", 0) == getattr(ref_policy, "decisions", 0)
 
 
 def test_kernel_runs_the_failsafe_of_any_reading():
@@ -145,7 +175,7 @@ def test_kernel_resumes_when_its_arrays_fill(inst, cap):
     arrays are full; ``resume`` grows them and calls again: the same rows as ``plan``. The
     plain-Python run on lists (what runs without numba) gives the same rows too."""
 
-    from npuweave.schedule import kernel
+    from npuweave.schedule.closed import run_closed
     from npuweave.schedule.plan import plan_arrays, start_streams
 
     ts = build(inst)
@@ -159,8 +189,8 @@ def test_kernel_resumes_when_its_arrays_fill(inst, cap):
         if run == "python":
             rows.append(plan_arrays(policy, board, inst["requests"], inst["window"], "python"))
         else:
-            rows.append(kernel.run_board_arrays(board, policy.failsafe, inst["requests"],
-                                                inst["window"], cap, plain=run == "lists"))
+            rows.append(run_closed(policy, board, inst["requests"], inst["window"], cap,
+                                   plain=run == "lists"))
     for other in rows[1:]:
         assert len(other) == len(rows[0])
         assert all(a.dtype == b.dtype and [x.hex() for x in a.astype(float).tolist()]

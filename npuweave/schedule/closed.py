@@ -1,0 +1,159 @@
+"""Closed-loop streams on the one decision loop: a started ``Board`` in, its decisions out.
+
+``plan`` (``plan_using``'s ``"kernel"`` path) and the closed-loop fast path hand a board whose
+streams have issued their first request (``plan.start_streams``) to ``run_closed``, which
+flattens it (``npuweave.schedule.loop``'s state: the board's tables, positions, requests,
+arrival times, clocks and in-flight list), runs ``loop.run_loop`` with the closed-loop
+arrival rule, and returns one row per decision: ``tenant, request, unit, fs, fe, cs, ce``.
+The policy's code says which rule chooses (``policy_code``); AI-MT's generator state and
+threshold box go in and come back, so the policy ends as its Python ``select`` would leave it.
+
+Without numba (or with ``plain``) the same loop runs as plain Python on lists
+(``as_lists``): indexing a NumPy array from Python (a scalar object per read) costs more than
+the loop's own work.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+import numpy as np
+
+from npuweave.schedule import jit, loop
+from npuweave.schedule.board import Board, concatenated
+from npuweave.schedule.buffer import room
+from npuweave.schedule.loop_steps import (
+    AIMT,
+    LW_PLUS,
+    LW_PLUS_PRINTED,
+)
+
+INT_MAX = int(np.iinfo(np.int64).max)
+
+
+def policy_code(policy: object) -> int | None:
+    """The loop's code for ``policy`` (after its ``start``: Layerweaver's failsafe is decided
+    there): its ``loop_code()``, unless a subclass overrides ``select`` below the class
+    that states the code (then the loop would not make its decisions); None when the loop
+    does not run it.
+
+    Examples
+    --------
+    >>> from npuweave.schedule import get_scheduler
+    >>> from npuweave.schedule.sequential import Sequential
+    >>> class Mine(Sequential):
+    ...     def select(self, board):
+    ...         return board.active[-1]
+    >>> policy_code(get_scheduler("sequential")), policy_code(get_scheduler("fair"))
+    (0, None)
+    >>> policy_code(Mine()) is None
+    True
+    """
+    mro = type(policy).__mro__
+    states = next((c for c in mro if "loop_code" in vars(c)), None)
+    selects = next((c for c in mro if "select" in vars(c)), None)
+    if states is None or selects is None or (selects is not states
+                                            and issubclass(selects, states)):
+        return None
+    return policy.loop_code()  # type: ignore[attr-defined, no-any-return]
+
+
+def policy_tables(policy: Any, code: int, est: np.ndarray | None = None,
+                  bound: np.ndarray | None = None, alone: np.ndarray | None = None) -> tuple:
+    """``run_loop``'s ``pol`` for ``policy`` under ``code``: Layerweaver+'s ``prune`` and
+    ``inherit`` flags and tables (``est, bound, alone``, placeholders when not given), AI-MT's
+    thresholds, box and generator state (placeholders for other policies)."""
+    none = np.zeros(1)
+    low_free = min_d = 0.0
+    box, mt = np.zeros(4), np.zeros(1, np.int64)
+    if code == AIMT:
+        low_free, min_d = float(policy.low_free), float(policy.min_d)
+        box = np.array(policy.box, np.float64)
+        mt = np.array(policy.rng.getstate()[1], np.int64)
+    plus = code in (LW_PLUS, LW_PLUS_PRINTED)
+    return (code, bool(plus and policy.prune), bool(getattr(policy, "inherit", False)),
+            none if est is None else est, none if bound is None else bound,
+            none if alone is None else alone, low_free, min_d, box, mt)
+
+
+def run_closed(policy: Any, board: Board, requests: int | None, window_s: float | None,
+               cap: int, plain: bool = False) -> tuple[np.ndarray, ...]:
+    """Run ``board`` (started by ``policy``) to the end on the closed loop; return
+    ``tenant, request, unit, fs, fe, cs, ce`` (one row per decision). ``cap``: the expected
+    number of decisions (the arrays grow past it)."""
+    code = policy_code(policy)
+    if code is None:
+        raise ValueError(f"policy {getattr(policy, 'name', policy)!r} is not in the loop")
+    compiled = jit.compile() and not plain
+    b = board
+    off, size, comp, ftime, inh, kinds, mft = _static(b)
+    k = len(b.tenants)
+    fl = b.in_flight()
+    st = loop.state(k, 1, len(fl) + room(b.buf, size, max(cap, 1)))
+    st[loop.ST["compute_kind"]], st[loop.ST["cur_mft"]] = kinds, mft  # read only here
+    st[loop.ST["active"]][b.active] = True
+    st[loop.ST["seg"]][:] = off[:-1]
+    st[loop.ST["nu"]][:] = np.diff(off)
+    for name in ("pos", "req", "arrival"):
+        st[loop.ST[name]][:] = getattr(b, name)
+    fl_s, fl_c, fl_f = st[loop.ST_FL:loop.ST_FL + 3]
+    fl_s[:len(fl)] = [s for s, _ in fl]
+    fl_c[:len(fl)] = [c for _, c in fl]
+    fl_f[:len(fl)] = [s / b.bw for s, _ in fl]
+    si, sf = st[loop.ST_SI], st[loop.ST["sf"]]
+    si[loop.TAIL], si[loop.USED] = len(fl), b.used
+    sf[loop.T_M], sf[loop.T_C], sf[loop.NOW] = b.t_m, b.t_c, b.t_m
+    pol = policy_tables(policy, code)
+    tab = (k, 1, 1, b.buf, b.bw, off[:-1], mft, np.zeros(k), kinds, np.diff(off), size, comp,
+           ftime, inh)
+    arr = (True, *loop_end(requests, window_s), np.zeros(0), np.zeros(0, np.int64),
+           np.zeros(0, np.int64), np.zeros(k, np.int64), np.zeros(k), 0.0, INT_MAX)
+    out = [True, *columns(max(cap, 1), not compiled), np.zeros(0), np.zeros(0, np.int64)]
+    run = loop.run_loop
+    if not compiled:
+        pol, tab, arr, st = as_lists(pol), as_lists(tab), as_lists(arr), list(as_lists(st))
+        run = jit.python(f"{loop.__name__}.run_loop")
+    n = loop.drive(run, pol, tab, arr, st, out)
+    if code in (LW_PLUS, LW_PLUS_PRINTED):
+        policy.decisions += n  # as its select counts them (no deadlines: no estimate)
+    if code == AIMT:
+        version, _, gauss = policy.rng.getstate()
+        policy.rng.setstate((version, tuple(int(w) for w in pol[9]), gauss))
+        policy.box[:] = [float(x) for x in pol[8]]
+    return (*(_column(c, n, np.int64) for c in out[1]),
+            *(_column(c, n, np.float64) for c in out[2]))
+
+
+def columns(cap: int, lists: bool = False) -> tuple:
+    """Empty output columns for ``cap`` decisions: ``o_int`` (tenant, request, unit) and
+    ``o_float`` (fs, fe, cs, ce), one row per column, one entry per decision; 2-D arrays, or
+    for a loop run as plain Python lists of ``array.array`` columns: indexed from Python about
+    as fast as lists, and read back by NumPy without a copy."""
+    if lists:
+        return ([array("q", bytes(8 * cap)) for _ in range(3)],
+                [array("d", bytes(8 * cap)) for _ in range(4)])
+    return np.empty((3, cap), np.int64), np.empty((4, cap), np.float64)
+
+
+def as_lists(arrays: tuple | list) -> tuple:
+    """``arrays`` with every NumPy array as a (nested) list (see the module docstring)."""
+    return tuple(a.tolist() if isinstance(a, np.ndarray) else a for a in arrays)
+
+
+def loop_end(requests: int | None, window_s: float | None) -> tuple[int, float, bool]:
+    """The closed loop's end as ``run_loop`` reads it: ``requests, horizon, has_horizon``."""
+    return (-1 if requests is None else int(requests),
+            0.0 if window_s is None else float(window_s), window_s is not None)
+
+
+def _static(b: Board) -> tuple[np.ndarray, ...]:
+    """``off, size, comp, ftime, inh, compute kind, mft`` of board ``b`` as arrays: its
+    tenant set's shared ``Tables.flat`` while no tenant's list was replaced (the loop only
+    reads them), else built from its lists."""
+    return b.tables.flat() if b.tables.same(b) else concatenated(b)
+
+
+def _column(c: Any, n: int, dtype: type) -> np.ndarray:
+    """The first ``n`` entries of an output column (an array, or ``array.array``: no copy)."""
+    return np.frombuffer(c, dtype)[:n] if isinstance(c, array) else np.asarray(c[:n], dtype)
