@@ -66,34 +66,63 @@ class ConstantError(NpuweaveError, ValueError):
 
 
 def check(fdef: ast.FunctionDef, consts: Mapping[str, Any]) -> None:
-    """Raise ``ConstantError`` unless each of ``consts`` names a parameter of ``fdef`` that
-    nothing in it rebinds, fixed to a bool, int, float or None."""
+    """Raise ``ConstantError`` unless each of ``consts`` is fixed to a bool, int, float or
+    None and names a parameter of ``fdef`` that nothing in it rebinds, or a name that one
+    assignment at its top level binds (``code, flag = pol``) before any read of it, and
+    nothing else rebinds (the value bound there is then never read)."""
     params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
     for key, value in consts.items():
-        if key not in params:
-            raise ConstantError(f"{fdef.name} has no parameter {key!r} to fix; its parameters: "
-                                f"{', '.join(params)}")
         if type(value) not in VALUES:
             raise ConstantError(f"{fdef.name}: {key}={value!r} is a {type(value).__name__}; "
                                 "only a bool, int, float or None can be fixed")
-        where = _rebinding(fdef, key)
+        if key not in params and not _bound_at_top(fdef, key):
+            raise ConstantError(f"{fdef.name} has no parameter {key!r} and binds no such name "
+                                "once at its top level before reading it; its parameters: "
+                                f"{', '.join(params)}")
+        where = _rebinding(fdef, key, 0 if key in params else 1)
         if where:
-            raise ConstantError(f"{fdef.name} {where} (line {fdef.lineno}): a parameter it "
-                                "changes cannot be fixed to a constant")
+            raise ConstantError(f"{fdef.name} {where}: a name it changes cannot be fixed "
+                                "to a constant")
 
 
-def _rebinding(fdef: ast.FunctionDef, key: str) -> str:
-    """How ``fdef`` rebinds its parameter ``key`` (assigns, deletes, shadows it in a nested
-    scope or declares it nonlocal there), or ''."""
+def _bound_at_top(fdef: ast.FunctionDef, key: str) -> bool:
+    """Whether a statement of ``fdef``'s top level assigns ``key`` with nothing before it
+    (its value included) reading it."""
+    for i, s in enumerate(fdef.body):
+        if isinstance(s, ast.Assign) and any(isinstance(n, ast.Name) and n.id == key
+                                             for t in s.targets for n in ast.walk(t)):
+            return not any(isinstance(n, ast.Name) and n.id == key
+                           for n in ast.walk(ast.Module([*fdef.body[:i], ast.Expr(s.value)],
+                                                        [])))
+    return False
+
+
+def _rebinding(fdef: ast.FunctionDef, key: str, allowed: int) -> str:
+    """How ``fdef`` rebinds ``key`` beyond its first ``allowed`` assignments (assigns,
+    deletes, shadows it in a nested scope or declares it nonlocal there), or ''."""
+    stores = 0
     for node in ast.walk(ast.Module(fdef.body, [])):
         if isinstance(node, ast.Name) and node.id == key and not isinstance(node.ctx, ast.Load):
-            return f"assigns its parameter {key!r}"
+            stores += 1
+            if stores > allowed:
+                return f"assigns {key!r} more than once" if allowed else \
+                    f"assigns its parameter {key!r}"
         if isinstance(node, (ast.Global, ast.Nonlocal)) and key in node.names:
             return f"declares {key!r} global or nonlocal in a nested function"
         if isinstance(node, _SCOPES[:3]) and key in {a.arg for a in ast.walk(node.args)
                                                      if isinstance(a, ast.arg)}:
             return f"has a nested function with a parameter {key!r}"
     return ""
+
+
+def frozen(stmts: list[ast.stmt], local: set[str], space: Mapping[str, Any]) -> dict[str, Any]:
+    """The module-level names ``stmts`` read (not in ``local``) whose values in ``space``
+    are bools, ints, floats or None: numba reads them as compile-time constants, and so
+    does a specialised function (the inlined loop already copies its module namespace when
+    it is built)."""
+    return {n.id: space[n.id] for n in ast.walk(ast.Module(stmts, []))
+            if isinstance(n, ast.Name) and n.id not in local and type(space.get(n.id, ...))
+            in VALUES}
 
 
 def literal(value: Any) -> ast.expr:

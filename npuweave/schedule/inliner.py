@@ -50,6 +50,7 @@ from npuweave.schedule.inline_fold import (
     check,
     fold,
     fold_expr,
+    frozen,
     known,
     literal,
     substitute,
@@ -120,9 +121,12 @@ class _Expander:
         if self.stack and body and isinstance(body[0], ast.Expr) and isinstance(
                 body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
             body = body[1:]  # a callee's docstring
-        if not self.stack and self.consts is not None:
-            check(fdef, self.consts)
-            body = fold(substitute(body, self.consts))
+        if self.consts is not None:  # specialised: its module's constants and ``consts``
+            fixed = frozen(body, local, fn.__globals__)
+            if not self.stack:
+                check(fdef, self.consts)
+                fixed.update(self.consts)
+            body = fold(substitute(body, fixed))
         self.stack.append(fn)
         try:
             stmts = self._aliased(body, fn.__globals__, local)

@@ -95,3 +95,20 @@ def unbound_if_dead(flag):
 
 def identity(a, b, c):
     return a is b, a is c, b is None, a is not None
+
+
+def unpacked(pol, xs):
+    """Run-constant flags packed in a tuple (as ``loop.run_loop`` takes them)."""
+    mode, scale = pol
+    total = 0
+    for x in xs:
+        total = step(total, x, mode, scale)
+    return total
+
+
+def late(pol):
+    if pol:
+        mode = 1
+    else:
+        mode = 2
+    return mode

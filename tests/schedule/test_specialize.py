@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+import npuweave.schedule.loop  # noqa: F401 (registers run_loop)
 from npuweave.errors import NpuweaveError
 from npuweave.schedule import Board, get_scheduler, jit
 from npuweave.schedule.inline_fold import ConstantError, fold, fold_expr, substitute
@@ -68,8 +69,8 @@ def reads(src, name):
     fdef = ast.parse(src).body[0]
     skip = {id(n) for c in ast.walk(fdef) if isinstance(c, ast.Compare) and any(
         isinstance(op, (ast.Is, ast.IsNot)) for op in c.ops) for n in ast.walk(c)}
-    return any(isinstance(n, ast.Name) and n.id == name and id(n) not in skip
-               for s in fdef.body for n in ast.walk(s))
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               and id(n) not in skip for s in fdef.body for n in ast.walk(s))
 
 
 # -- random expressions and statements over a, b, c --
@@ -203,7 +204,17 @@ def test_specialisation_errors_name_the_parameter():
         specialised(c.nested_def, {"flag": True})
     with pytest.raises(ConstantError, match="flag='yes' is a str"):
         specialised(c.rebinds, {"flag": "yes"})
+    with pytest.raises(ConstantError, match="binds no such name once at its top level"):
+        specialised(c.late, {"mode": 1})
     assert issubclass(ConstantError, (NpuweaveError, ValueError))
+
+
+@given(st.lists(st.integers(-5, 120), max_size=6), st.sampled_from([0, 1, 2]),
+       st.sampled_from([1, 3, 0.5]))
+def test_a_name_bound_once_at_the_top_can_be_fixed(xs, mode, scale):
+    f, src = specialised(c.unpacked, {"mode": mode})
+    assert f((mode, scale), xs) == c.unpacked((mode, scale), xs)
+    assert not reads(src, "mode") and "mode, scale = pol" in src
 
 
 def test_dead_code_that_still_means_something_stays():
@@ -226,18 +237,30 @@ def test_identity_between_fixed_numbers_reads_the_parameters():
     assert "(a is b, a is c, False, True)" in src
 
 
-RUN_KERNEL = "npuweave.schedule.kernel.run_kernel"
+RUN_LOOP = "npuweave.schedule.loop.run_loop"
 
 
-def _run(board, failsafe, requests, window, consts):
-    """``run_board_arrays`` as plain Python with ``run_kernel`` specialised for ``consts``
-    (``None``: as ``python`` builds it without)."""
-    from npuweave.schedule import kernel
+def flags(pol, tab, arr, out):
+    """``run_loop``'s run-constant names for its arguments: fixed by ``consts``."""
+    return {"code": pol[0], "prune": pol[1], "inh_on": pol[2], "slots": tab[1],
+            "closed": arr[0], "has_horizon": arr[3], "record": out[0]}
+
+
+def _run(policy, board, requests, window, specialise):
+    """``run_closed`` as plain Python, with ``run_loop`` specialised for each call's flags
+    (``specialise``) or not."""
+    from npuweave.schedule.closed import run_closed
 
     python = jit.python
+
+    def patched(q, consts=None):
+        if q != RUN_LOOP or not specialise:
+            return python(q, consts)
+        return lambda *a: python(q, flags(a[0], a[1], a[2], a[4]))(*a)
+
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(jit, "python", lambda q, k=None: python(q, consts if q == RUN_KERNEL else k))
-        return kernel.run_board_arrays(board, failsafe, requests, window, 16, plain=True)
+        mp.setattr(jit, "python", patched)
+        return run_closed(policy, board, requests, window, 16, plain=True)
 
 
 def _same_rows(got, ref):
@@ -246,35 +269,40 @@ def _same_rows(got, ref):
         assert a.dtype == b.dtype and np.array_equal(a.view(np.int64), b.view(np.int64))
 
 
-@pytest.mark.parametrize(("models", "npu", "failsafe"), [
-    (["resnet50", "bert-base"], "memory-centric", True),  # both compute-intensive there
-    (["mobilenetv2", "bert-base"], "compute-centric", False)])
-def test_the_closed_loop_specialised_equals_it_bit_for_bit(models, npu, failsafe):
+@pytest.mark.parametrize(("models", "npu", "name", "code"), [
+    (["resnet50", "bert-base"], "memory-centric", "layerweaver", 0),  # its failsafe: FCFS
+    (["mobilenetv2", "bert-base"], "compute-centric", "layerweaver", 2),
+    (["resnet50", "bert-base"], "memory-centric", "aimt", 5)])
+def test_the_closed_loop_specialised_equals_it_bit_for_bit(models, npu, name, code):
     from npuweave.hardware import preset
+    from npuweave.schedule.closed import policy_code
     from npuweave.schedule.plan import start_streams
     from npuweave.sim.streams import costed_tenants
 
     hw = preset(npu)
     rows = []
-    for consts in (None, {"failsafe": failsafe, "has_window": False, "k": 2}, {}):
-        policy = get_scheduler("layerweaver", reading="npuweave")
+    for specialise in (False, True):
+        policy = get_scheduler(name, **({"reading": "npuweave"} if name != "aimt" else {}))
         board = Board(costed_tenants(models, hw, 1), hw.weight_buffer, hw.dram_bw)
         start_streams(board, policy, 3, None)
-        assert policy.failsafe == failsafe
-        rows.append(_run(board, failsafe, 3, None, consts))
+        assert policy_code(policy) == code
+        rows.append(_run(policy, board, 3, None, specialise))
     assert len(rows[0][0]) > 100
-    for got in rows[1:]:
-        _same_rows(got, rows[0])
-    src = jit.inlined_source(RUN_KERNEL, consts={"failsafe": failsafe, "has_window": False})
-    assert not reads(src, "failsafe") and not reads(src, "has_window")
-    assert ("inlined evaluate" in src) != failsafe  # the failsafe never scores
+    _same_rows(rows[1], rows[0])
+    consts = {"code": code, "closed": True, "record": True, "inh_on": False, "prune": False,
+              "slots": 1, "has_horizon": False}
+    src = jit.inlined_source(RUN_LOOP, consts=consts)
+    assert not any(reads(src, k) for k in consts)
+    assert ("inlined evaluate" in src) == (code == 2)  # only Layerweaver scores
+    assert ("inlined choose_among" in src) == (code == 5)
+    assert "inlined inherit" not in src and "inlined free_slot" not in src  # open arrivals
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
-@given(sk.instance, st.booleans())
-def test_random_boards_specialised_equal_the_loop_as_inlined(inst, fix_k):
+@given(sk.instance)
+def test_random_boards_specialised_equal_the_loop_as_inlined(inst):
     """``test_sched_kernel``'s small boards (ties, tiles, windows, a board that fills):
-    specialised for its flags (and the tenant count), the same rows."""
+    specialised for their flags, the same rows."""
     from npuweave.schedule.plan import start_streams
 
     ts = sk.build(inst)
@@ -284,28 +312,27 @@ def test_random_boards_specialised_equal_the_loop_as_inlined(inst, fix_k):
     for specialise in (False, True):
         policy = get_scheduler("layerweaver", failsafe=inst["failsafe"], reading=sk.NPW)
         board = Board(ts, sk.BUF, inst["bw"])
-        start_streams(board, policy, inst["requests"], inst["window"])  # decides the failsafe
-        consts = {"failsafe": policy.failsafe, "has_window": inst["window"] is not None}
-        consts |= {"k": len(ts)} if fix_k else {}
-        rows.append(_run(board, policy.failsafe, inst["requests"], inst["window"],
-                         consts if specialise else None))
+        start_streams(board, policy, inst["requests"], inst["window"])
+        rows.append(_run(policy, board, inst["requests"], inst["window"], specialise))
     _same_rows(rows[1], rows[0])
 
 
 def test_python_caches_per_constants_and_respects_inline_off(monkeypatch):
-    one = jit.python(RUN_KERNEL, {"failsafe": True})
-    assert jit.python(RUN_KERNEL, {"failsafe": True}) is one
-    assert jit.python(RUN_KERNEL, {"failsafe": 1}) is not one  # True == 1, yet not the same
-    assert jit.inlined_source(one) == jit.inlined_source(RUN_KERNEL, {"failsafe": True})
-    assert one.__code__.co_filename == f"<inlined {RUN_KERNEL} failsafe=True>"
-    with pytest.raises(ConstantError, match="run_kernel has no parameter 'fail'"):
-        jit.python(RUN_KERNEL, {"fail": True})
+    one = jit.python(RUN_LOOP, {"code": 0})
+    assert jit.python(RUN_LOOP, {"code": 0}) is one
+    assert jit.python(RUN_LOOP, {"code": False}) is not one  # False == 0, yet not the same
+    assert jit.inlined_source(one) == jit.inlined_source(RUN_LOOP, {"code": 0})
+    assert one.__code__.co_filename == f"<inlined {RUN_LOOP} code=0>"
+    with pytest.raises(ConstantError, match="run_loop has no parameter 'mode'.*pol, tab"):
+        jit.python(RUN_LOOP, {"mode": 1})
+    with pytest.raises(ConstantError, match="assigns 'n' more than once"):
+        jit.python(RUN_LOOP, {"n": 1})  # bound at the top, then counted
     with pytest.raises(TypeError, match="a dict"):
-        jit.python(RUN_KERNEL, [("failsafe", True)])  # type: ignore[arg-type]
+        jit.python(RUN_LOOP, [("code", 0)])  # type: ignore[arg-type]
     monkeypatch.setenv("NPUWEAVE_INLINE", "0")
-    assert jit.python(RUN_KERNEL, {"failsafe": True}) is jit.python(RUN_KERNEL)
+    assert jit.python(RUN_LOOP, {"code": 0}) is jit.python(RUN_LOOP)
     with pytest.raises(LookupError, match="NPUWEAVE_INLINE=0"):
-        jit.inlined_source(RUN_KERNEL, {"failsafe": True})
+        jit.inlined_source(RUN_LOOP, {"code": 0})
 
 
 def test_a_function_without_inline_calls_is_specialised_too():
