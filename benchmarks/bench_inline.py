@@ -14,8 +14,10 @@ Rows:
   ``plain kernel`` column: board set-up and array conversion included) and
   ``anchors/lwgreedy.py`` (``py port``) on the same requests; ``greedy`` is MN+BB on the
   compute-centric NPU, ``failsafe`` RN+BB on the memory-centric one (``bench_anchors.CLOSED``).
-  ``specialised``: the same call with the loop built by ``jit.python(..., consts=...)``
-  (the run's own flags fixed, ``npuweave.schedule.inline_fold``).
+  ``specialised``: the same call with ``run_loop`` built by ``jit.python(..., consts=...)``
+  for the run's own flags (``flags``: policy code, ``closed``, ``record``, ...;
+  ``npuweave.schedule.inline_fold``). ``loop only <case>``: the ``run_loop`` calls alone,
+  inlined against specialised, and the bytecode instructions each runs per decision.
 * ``aimt``: AI-MT's closed loop (``closed.run_closed``: the one loop, on lists).
 * ``task loop``: ``serve`` fcfs on RN+BB Poisson with ``stretch.settings.mode = "loop-python"``
   (the uncompiled whole-run task loop; without numba ``auto`` runs per event).
@@ -33,7 +35,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +55,7 @@ from npuweave.schedule.registry import get_scheduler  # noqa: E402
 from npuweave.sim.streams import costed_tenants  # noqa: E402
 
 VARIANTS = ("inlined", "as written", "specialised")
-RUN_KERNEL = "npuweave.schedule.kernel.run_kernel"
+RUN_LOOP = "npuweave.schedule.loop.run_loop"
 
 
 def _as(variant: str) -> None:
@@ -63,25 +65,33 @@ def _as(variant: str) -> None:
         os.environ.pop("NPUWEAVE_INLINE", None)
 
 
+def flags(pol: tuple, tab: tuple, arr: tuple, out: tuple) -> dict:
+    """``run_loop``'s run-constant names for its arguments (fixed by ``consts``)."""
+    return {"code": pol[0], "prune": pol[1], "inh_on": pol[2], "slots": tab[1],
+            "closed": arr[0], "has_horizon": arr[3], "record": out[0]}
+
+
 @contextlib.contextmanager
-def specialised(qualname: str, consts: dict | None, spent: list | None = None) -> object:
-    """Within: ``jit.python(qualname)`` (what ``kernel.run_board_arrays`` calls without
-    numba) returns the function specialised for ``consts`` (None: not specialised); with
-    ``spent``, each call's CPU seconds are appended to it."""
+def specialised(on: bool, spent: list | None = None) -> Iterator[None]:
+    """Within: what ``jit.python(RUN_LOOP)`` returns (``closed.run_closed`` calls it without
+    numba) runs ``run_loop`` specialised for each call's ``flags`` when ``on``, else as
+    ``python`` builds it; with ``spent``, each call's CPU seconds (the loop alone, its look-up
+    left out) are appended to it."""
     python = jit.python
 
-    def patched(q: str, k: dict | None = None) -> object:
-        fn = python(q, consts if q == qualname else k)
-        if q != qualname or spent is None:
-            return fn
+    def patched(q: str, consts: dict | None = None) -> Callable[..., Any]:
+        if q != RUN_LOOP:
+            return python(q, consts)
 
-        def timed(*args: object) -> object:
+        def run(*a: Any) -> Any:
+            fn = python(q, flags(a[0], a[1], a[2], a[4])) if on else python(q)
             t0 = time.process_time()
-            out = fn(*args)
-            spent.append(time.process_time() - t0)
-            return out
+            status = fn(*a)
+            if spent is not None:
+                spent.append(time.process_time() - t0)
+            return status
 
-        return timed
+        return run
 
     jit.python = patched  # type: ignore[assignment]
     try:
@@ -91,34 +101,32 @@ def specialised(qualname: str, consts: dict | None, spent: list | None = None) -
 
 
 def loop_gain(case: str, requests: int, repeats: int) -> str:
-    """The closed loop ``case``'s ``run_kernel`` calls alone (board set-up left out), as
-    inlined and specialised for the run's flags, timed alternately: medians and ratio."""
+    """The closed loop ``case``'s ``run_loop`` calls alone (board set-up left out), as
+    inlined and specialised for the run's flags, timed alternately: medians and ratio, and
+    the bytecode instructions per decision of each (``opcodes``)."""
     models, npu = anchors.CLOSED[case]
-    policy, _ = anchors._started(models, npu, requests)
-    consts = {"failsafe": bool(policy.failsafe), "has_window": False}
     times: dict[str, list[float]] = {"inlined": [], "specialised": []}
-    outs = {}
+    outs, ops = {}, {}
     for i in range(repeats + 2):  # two warm-up rounds
-        for name, fixed in (("inlined", None), ("specialised", consts)):
+        for name in times:
             spent: list[float] = []
             policy, board = anchors._started(models, npu, requests)
-            with specialised(RUN_KERNEL, fixed, spent):
+            with specialised(name == "specialised", spent):
                 outs[name] = plan_arrays(policy, board, requests, None, "kernel")
             if i >= 2:
                 times[name].append(sum(spent))
     if not _equal(outs["inlined"], outs["specialised"]):
         raise SystemExit(f"{case}: the specialised loop's output differs")
     t = {k: float(np.median(v)) for k, v in times.items()}
-    ops = {}
-    for name, fixed in (("inlined", None), ("specialised", consts)):
+    for name in times:
         policy, board = anchors._started(models, npu, requests)
-        with specialised(RUN_KERNEL, fixed):
+        with specialised(name == "specialised"):
             ops[name] = opcodes(plan_arrays, policy, board, requests, None, "kernel")
     n = len(outs["inlined"][0])
     return (f"loop only {case:<9} inlined {t['inlined'] * 1e3:7.2f} ms  specialised "
             f"{t['specialised'] * 1e3:7.2f} ms  specialised/inlined "
             f"{t['inlined'] / t['specialised']:.3f}x faster  bytecodes per decision "
-            f"{ops['inlined'] / n:.1f} -> {ops['specialised'] / n:.1f}  ({consts})")
+            f"{ops['inlined'] / n:.1f} -> {ops['specialised'] / n:.1f}")
 
 
 def opcodes(fn: Callable[..., object], *args: object) -> int:
@@ -186,14 +194,13 @@ def closed_rates(case: str, requests: int, repeats: int,
     policy, board = anchors._started(models, npu, requests)
     args = anchors._py_input(policy, board, requests)
     n = len(lwgreedy.run(*args)[0])
-    consts = {"failsafe": bool(policy.failsafe), "has_window": False}
 
     def kernel() -> tuple:
         policy, board = anchors._started(models, npu, requests)
         return plan_arrays(policy, board, requests, None, "kernel")
 
     def fixed_kernel() -> tuple:
-        with specialised(RUN_KERNEL, consts):
+        with specialised(True):
             return kernel()
 
     t = alternate({"inlined": kernel, "as written": kernel,

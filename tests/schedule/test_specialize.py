@@ -317,6 +317,43 @@ def test_random_boards_specialised_equal_the_loop_as_inlined(inst):
     _same_rows(rows[1], rows[0])
 
 
+def _serve(options, run, monkeypatch):
+    """Layerweaver+ serving RN+BB (``lwkernel.serve_compiled``) with ``run`` as the loop."""
+    from npuweave.hardware import preset
+    from npuweave.schedule import loop
+    from npuweave.schedule.layerweaver_plus import LayerweaverPlus
+    from npuweave.sim.lwkernel import serve_compiled
+    from npuweave.sim.lwserve import Batching
+    from npuweave.sim.streams import costed_tenants
+
+    npu = preset("memory-centric")
+    costs = [list(per) for per in zip(*(costed_tenants(["resnet50", "bert-base"], npu, b)
+                                        for b in (1, 2)))]
+    rng = np.random.default_rng(3)
+    times = np.sort(rng.uniform(0.0, 0.05, 60))  # overloaded: deadlines missed, urgent picks
+    model = rng.integers(0, 2, len(times))
+    monkeypatch.setattr(jit, "compile", lambda: False)  # the loop as plain Python
+    monkeypatch.setattr(loop, "run_loop", run)
+    s = serve_compiled(costs, npu.weight_buffer, npu.dram_bw, times, model, [0.01, 0.03],
+                       LayerweaverPlus(**options), Batching(0.002, 2))
+    assert s is not None
+    return [s.finish_s.tobytes(), s.batch.tolist(), s.missed, s.decisions, s.urgent]
+
+
+@pytest.mark.parametrize("options", [{}, {"inherit": True, "prune": False},
+                                     {"reading": "npuweave", "grouping": "per-request"}])
+def test_open_arrivals_specialised_equal_the_loop_as_inlined(options, monkeypatch):
+    """Open arrivals (batching, grouping, inheritance, deadlines) with ``run_loop`` as plain
+    Python, specialised for each call's flags or not: the same finish times, batches,
+    misses and counters."""
+    plain = _serve(options, jit.python(RUN_LOOP), monkeypatch)
+    fixed = _serve(options, lambda *a: jit.python(RUN_LOOP, flags(*a[:3], a[4]))(*a),
+                   monkeypatch)
+    assert fixed == plain and plain[3] > 100
+    if options.get("inherit"):  # the flag matters here: fixed the other way, other results
+        assert _serve({**options, "inherit": False}, jit.python(RUN_LOOP), monkeypatch) != plain
+
+
 def test_python_caches_per_constants_and_respects_inline_off(monkeypatch):
     one = jit.python(RUN_LOOP, {"code": 0})
     assert jit.python(RUN_LOOP, {"code": 0}) is one
