@@ -16,6 +16,9 @@ unchanged; ``and``/``or``/``x if c else y`` with an inlined call become ``if`` s
 ``while`` test with one is evaluated at the top of ``while True``. Names the callee reads
 from its own module are bound in the caller's namespace under fresh names (``aliases``).
 
+``inline_source(fn, resolve, consts)`` also specialises ``fn`` for fixed values of some of
+its parameters (or names its top level binds once): ``npuweave.schedule.inline_fold``.
+
 What it does not copy in (``NotInlinable``, with the reason): recursion, ``*args`` and
 ``**kwargs``, keyword-only parameters, a callee with ``try``/``with``/``global``/nested
 functions, generators, and an inlined call inside a comprehension, a lambda, an assignment
