@@ -72,9 +72,10 @@ def check(fdef: ast.FunctionDef, consts: Mapping[str, Any]) -> None:
     nothing else rebinds (the value bound there is then never read)."""
     params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
     for key, value in consts.items():
-        if type(value) not in VALUES:
-            raise ConstantError(f"{fdef.name}: {key}={value!r} is a {type(value).__name__}; "
-                                "only a bool, int, float or None can be fixed")
+        if type(value) not in VALUES or type(value) is int and value.bit_length() > 1024:
+            raise ConstantError(f"{fdef.name}: {key}={value!r:.40} is a "
+                                f"{type(value).__name__}; only a bool, int (of at most 1024 "
+                                "bits), float or None can be fixed")
         if key not in params and not _bound_at_top(fdef, key):
             raise ConstantError(f"{fdef.name} has no parameter {key!r} and binds no such name "
                                 "once at its top level before reading it; its parameters: "

@@ -207,9 +207,9 @@ def python(qualname: str, consts: dict[str, Any] | None = None) -> Callable[...,
 def _key(qualname: str, consts: dict[str, Any]) -> tuple:
     """``python``'s cache key for ``consts``, by type and ``repr`` (``True == 1 == 1.0`` and
     ``0.0 == -0.0`` fold differently; a NaN is not equal to itself)."""
-    if not isinstance(consts, dict):
+    if not isinstance(consts, dict) or not all(isinstance(k, str) for k in consts):
         raise TypeError(f"consts for {qualname}: a dict of parameter name -> value, not "
-                        f"{type(consts).__name__}")
+                        f"{consts!r:.60}")
     return (qualname, *sorted((k, type(v).__name__, repr(v)) for k, v in consts.items()))
 
 

@@ -366,6 +366,10 @@ def test_python_caches_per_constants_and_respects_inline_off(monkeypatch):
         jit.python(RUN_LOOP, {"n": 1})  # bound at the top, then counted
     with pytest.raises(TypeError, match="a dict"):
         jit.python(RUN_LOOP, [("code", 0)])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="a dict"):
+        jit.python(RUN_LOOP, {"code": 0, 1: 2})  # type: ignore[dict-item]
+    with pytest.raises(ConstantError, match="at most 1024 bits"):
+        jit.python(RUN_LOOP, {"code": 10 ** 400})
     monkeypatch.setenv("NPUWEAVE_INLINE", "0")
     assert jit.python(RUN_LOOP, {"code": 0}) is jit.python(RUN_LOOP)
     with pytest.raises(LookupError, match="NPUWEAVE_INLINE=0"):
