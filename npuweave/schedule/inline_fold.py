@@ -121,9 +121,10 @@ def frozen(stmts: list[ast.stmt], local: set[str], space: Mapping[str, Any]) -> 
     are bools, ints, floats or None: numba reads them as compile-time constants, and so
     does a specialised function (the inlined loop already copies its module namespace when
     it is built)."""
-    return {n.id: space[n.id] for n in ast.walk(ast.Module(stmts, []))
-            if isinstance(n, ast.Name) and n.id not in local and type(space.get(n.id, ...))
-            in VALUES}
+    nodes = list(ast.walk(ast.Module(stmts, [])))
+    local = local | {a.arg for a in nodes if isinstance(a, ast.arg)}  # a lambda's own
+    return {n.id: space[n.id] for n in nodes if isinstance(n, ast.Name)
+            and n.id not in local and type(space.get(n.id, ...)) in VALUES}
 
 
 def literal(value: Any) -> ast.expr:

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import npuweave.schedule.loop  # noqa: F401 (registers run_loop)
 from npuweave.errors import NpuweaveError
 from npuweave.schedule import Board, get_scheduler, jit
-from npuweave.schedule.inline_fold import ConstantError, fold, fold_expr, substitute
+from npuweave.schedule.inline_fold import ConstantError, fold, fold_expr, frozen, substitute
 from npuweave.schedule.inliner import inline_source
 from tests.schedule import specialize_cases as c
 from tests.schedule import test_sched_kernel as sk
@@ -225,6 +225,10 @@ def test_dead_code_that_still_means_something_stays():
     # without flag ``y`` would be read unbound: an error either way (a limit: see the note)
     assert outcome(specialised(c.unbound_if_dead, {"flag": False})[0], False)[0] == "raise"
     assert substitute(ast.parse("x = a").body, {"a": 1})[0].value.value == 1
+    # a module constant is read as numba reads it, unless a lambda's parameter shadows it
+    space = {"EPS": 0.5, "np": np, "NAME": "x"}
+    assert frozen(ast.parse("y = EPS + len(NAME) + np.inf").body, {"y"}, space) == {"EPS": 0.5}
+    assert frozen(ast.parse("y = (lambda EPS: EPS)(1)").body, {"y"}, space) == {}
 
 
 def test_identity_between_fixed_numbers_reads_the_parameters():
