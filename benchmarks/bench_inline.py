@@ -22,8 +22,8 @@ Rows:
 * ``task loop``: ``serve`` fcfs on RN+BB Poisson with ``stretch.settings.mode = "loop-python"``
   (the uncompiled whole-run task loop; without numba ``auto`` runs per event).
 * ``stretches``: the same with ``"python"`` (the uncompiled stretch rules).
-* ``serving loop``: ``lwkernel.serve_compiled`` with Layerweaver+ (``loop.run_loop`` on
-  NumPy arrays; without numba ``serve_auto`` runs the Python serving loop instead).
+* ``serving loop``: ``lwkernel.serve_compiled`` with Layerweaver+ (``loop.run_loop`` as plain
+  Python on lists, what ``serve_auto`` runs without numba).
 
 Run: ``python benchmarks/bench_inline.py [--requests 50] [--repeats 7] [--closed-only]``.
 """

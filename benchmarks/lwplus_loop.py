@@ -129,7 +129,8 @@ def main() -> int:
             other = _run_tree(args.against, path, args.repeats) if args.against else {}
             print(f"round {rnd + 1} (load average {os.getloadavg()[0]:.1f})")
             for name, (cpu, dec, digest) in mine.items():
-                line = f"  {name:30} {cpu * 1e3:7.1f} ms  {dec / cpu / 1e6:5.2f} M decisions/s"
+                line = (f"  {name:30} {cpu * 1e3:7.1f} ms  {dec / cpu / 1e6:5.2f} M decisions/s  "
+                        f"md5 {digest}")
                 if name in other:
                     o_cpu, _, o_digest = other[name]
                     same = "same outputs" if o_digest == digest else "OUTPUTS DIFFER"

@@ -129,13 +129,14 @@ def _batch_kinds(costs: Sequence[Sequence[Tenant]], nb: int, bw: float) -> np.nd
 def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw: float,
                    time_s: np.ndarray, model: np.ndarray, deadline_s: Sequence[float],
                    policy: LayerBase, batching: Batching = Batching(),
-                   stop_missed: int | None = None) -> Served | None:
-    """``serve_layerwise`` in the compiled loop; ``None`` when the policy is not supported.
+                   stop_missed: int | None = None, plain: bool = False) -> Served | None:
+    """``serve_layerwise`` in the one compiled loop; ``None`` when the policy is not in it.
 
     Same arguments and result as ``serve_layerwise``, except ``policy_s``: the wall time of
     the whole loop (board, batching and policy), which bounds the policy's own time above.
     The policy's counters (``decisions``, ``urgent``; ``estimates`` for Layerweaver+) are
-    updated as the Python loop would leave them.
+    updated as the Python loop would leave them. Without numba (or with ``plain``) the same
+    loop runs as plain Python on lists, its steps copied in (``jit.python``).
 
     Examples
     --------
@@ -153,7 +154,37 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     code = policy_code(policy)
     if code is None or any(not per[0].units for per in costs):
         return None
-    jit.compile()
+    compiled = jit.compile() and not plain
+    pol, tab, arr, st, out = _loop_args(costs, board, time_s, model, deadline_s, policy, code,
+                                        batching, stop_missed)
+    run = loop.run_loop
+    if not compiled:
+        pol, tab, arr, st = (closed.as_lists(pol), closed.as_lists(tab), closed.as_lists(arr),
+                             list(closed.as_lists(st)))
+        out = [False, *closed.columns(0, True), out[3].tolist(), out[4].tolist()]
+        run = jit.python(f"{loop.__name__}.run_loop")
+    t0 = time.perf_counter()
+    decisions = loop.drive(run, pol, tab, arr, st, out)
+    spent = time.perf_counter() - t0
+    si, stats = st[loop.ST_SI], st[loop.ST["stats"]]
+    missed, estimates, urgent = si[loop.MISSED], stats[0], stats[1]
+    if isinstance(policy, LayerweaverPlus):
+        policy.decisions += int(decisions)
+        policy.urgent += int(urgent)
+        if policy.est is not None:
+            policy.est.calls += int(estimates)
+    finish, batch = np.asarray(out[3], np.float64), np.asarray(out[4], np.int64)
+    done = not np.isnan(finish).any()
+    return Served(finish, batch, int(missed), bool(done), int(decisions), int(urgent),
+                  spent, float(st[loop.ST["sf"]][loop.PE_BUSY]), notes)
+
+
+def _loop_args(costs: Sequence[Sequence[Tenant]], board: Predictor, time_s: np.ndarray,
+               model: np.ndarray, deadline_s: Sequence[float], policy: LayerBase, code: int,
+               batching: Batching, stop_missed: int | None) -> tuple:
+    """``run_loop``'s ``pol, tab, arr, st, out`` for an open-arrival run (``st`` and ``out``
+    as lists, for ``loop.drive``): the per-(model, batch) tables concatenated, the arrivals
+    ordered by model, ``finish`` (NaN) and ``batch_of`` (0) per request."""
     k, nb = len(costs), batching.max_batch
     tabs = [_model_tables(per, board.buf, board.bw) for per in costs]
     seg_off, base = [], 0
@@ -165,62 +196,50 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     def cat(name: str) -> np.ndarray:
         return np.concatenate([tab[name] for tab in tabs])
 
-    plus = code in (LW_PLUS, LW_PLUS_PRINTED)
     est_name = "approx"
-    if plus:
-        assert isinstance(policy, LayerweaverPlus)
-        est_name = "precise" if policy.mode is StandaloneMode.PRECISE else "approx"
+    if isinstance(policy, LayerweaverPlus) and policy.mode is StandaloneMode.PRECISE:
+        est_name = "precise"
     times = np.ascontiguousarray(time_s, np.float64)
     models = np.ascontiguousarray(model, np.int64)
     order = np.argsort(models, kind="stable").astype(np.int64)
     moff = np.zeros(k, np.int64)
     moff[1:] = np.cumsum(np.bincount(models, minlength=k))[:-1]
-    finish = np.full(len(times), np.nan)
-    batch = np.zeros(len(times), np.int64)
     limit = np.iinfo(np.int64).max if stop_missed is None else int(stop_missed)
     offsets = np.array(seg_off, np.int64)
     units = np.array([len(c[0].units) for c in costs], np.int64)
     sizes = cat("size")
     pol = closed.policy_tables(policy, code, cat(est_name), cat("bound"), cat("approx")[offsets])
-    tab = (k, slots, nb, board.buf, board.bw, offsets, cat("mft"), cat("pe"),
-           _batch_kinds(costs, nb, board.bw), units, sizes, cat("comp"), cat("ftime"), cat("inh"))
+    tab = (k, inflight_slots(policy), nb, board.buf, board.bw, offsets, cat("mft"), cat("pe"),
+           _batch_kinds(costs, nb, board.bw), units, sizes, cat("comp"), cat("ftime"),
+           cat("inh"))
     arr = (False, -1, 0.0, False, times, models, order, moff,
            np.array([float(d) for d in deadline_s]), float(batching.window_s), limit)
-    st = loop.state(k, slots, room(board.buf, sizes, len(times) * int(units.max())))
-    out = [False, *closed.columns(0), finish, batch]
-    t0 = time.perf_counter()
-    decisions = loop.drive(loop.run_loop, pol, tab, arr, st, out)
-    si, stats = st[loop.ST_SI], st[loop.ST["stats"]]
-    missed, estimates, urgent = si[loop.MISSED], stats[0], stats[1]
-    pe_busy = st[loop.ST["sf"]][loop.PE_BUSY]
-    spent = time.perf_counter() - t0
-    if plus:
-        assert isinstance(policy, LayerweaverPlus)
-        policy.decisions += int(decisions)
-        policy.urgent += int(urgent)
-        if policy.est is not None:
-            policy.est.calls += int(estimates)
-    done = not np.isnan(finish).any()
-    return Served(finish, batch, int(missed), bool(done), int(decisions), int(urgent),
-                  spent, float(pe_busy), notes)
+    st = loop.state(k, tab[1], room(board.buf, sizes, len(times) * int(units.max())))
+    out = [False, *closed.columns(0), np.full(len(times), np.nan),
+           np.zeros(len(times), np.int64)]
+    return pol, tab, arr, st, out
 
 
 def serve_auto(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw: float,
                time_s: np.ndarray, model: np.ndarray, deadline_s: Sequence[float],
                policy: LayerBase, batching: Batching = Batching(),
                stop_missed: int | None = None, compiled: bool = True) -> Served:
-    """``serve_compiled`` where it applies, else ``serve_layerwise`` (the same outcome, the
-    Python loop); the result's last note says which path ran and why."""
+    """``serve_compiled`` where the policy is in the loop (compiled, or as plain Python
+    without numba), else ``serve_layerwise`` (the same outcome, the Python policy loop); the
+    result's last note says which path ran and why."""
     args = (costs, buffer_bytes, dram_bw, time_s, model, deadline_s, policy, batching,
             stop_missed)
-    why = None if compiled else "the compiled loop was turned off"
-    if why is None and not available():
-        why = "numba is not installed"
-    out = serve_compiled(*args) if why is None else None
-    if out is not None:
-        return replace(out, notes=(*out.notes, "path: compiled serving loop"))
-    if why is None:
-        why = refusal(policy) or "a model has no units"
+    if not compiled:
+        out = serve_layerwise(*args)
+        return replace(out, notes=(*out.notes, "path: Python serving loop (the compiled loop "
+                                   "was turned off)"))
+    plain = not available()
+    got = serve_compiled(*args, plain=plain)
+    if got is not None:
+        path = ("the serving loop as plain Python (numba is not installed)" if plain
+                else "compiled serving loop")
+        return replace(got, notes=(*got.notes, f"path: {path}"))
+    why = refusal(policy) or "a model has no units"
     out = serve_layerwise(*args)
     return replace(out, notes=(*out.notes, f"path: Python serving loop ({why})"))
 

@@ -73,12 +73,14 @@ def _costs(tenants, max_batch):
 # inheritance: the queue behind model 0's batch is urgent before the batch is
 @example([[(10, 1.0), (30, 2.0)], [(20, 0.5)]], [(0.0, 0), (0.1, 1), (0.2, 0), (0.3, 0)],
          [6.0, 9.0, 1.0], 0.0, 1, "plus-approx", None, False, "per-model-fifo", 1, True)
-def test_compiled_loop_equals_the_python_loop(tenants, arrivals, deadlines, window, max_batch,
-                                              name, stop, clone, grouping, inflight,
+@pytest.mark.parametrize("plain", [False, True])
+def test_compiled_loop_equals_the_python_loop(plain, tenants, arrivals, deadlines, window,
+                                              max_batch, name, stop, clone, grouping, inflight,
                                               inherit) -> None:
     """Same finish times (bit for bit), batches, misses, decisions, Mode 2 decisions and
     estimates as ``serve_layerwise`` for every supported policy, batching and early stop;
-    Layerweaver+ with either grouping and with or without deadline inheritance."""
+    Layerweaver+ with either grouping and with or without deadline inheritance. ``plain``:
+    the loop as plain Python on lists (what runs without numba)."""
     costs = _costs(tenants, max_batch)
     if clone:
         costs = [costs[0]] * len(tenants)  # identical models: candidates tie often
@@ -93,7 +95,7 @@ def test_compiled_loop_equals_the_python_loop(tenants, arrivals, deadlines, wind
     ref = serve_layerwise(costs, 100, 10.0, times, models, dl, ref_policy,
                           Batching(window, max_batch), stop)
     got = serve_compiled(costs, 100, 10.0, times, models, dl, fast_policy,
-                         Batching(window, max_batch), stop)
+                         Batching(window, max_batch), stop, plain=plain)
     assert got is not None
     assert np.array_equal(got.finish_s, ref.finish_s, equal_nan=True)
     assert got.batch.tolist() == ref.batch.tolist()
