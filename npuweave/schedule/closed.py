@@ -113,7 +113,7 @@ def run_closed(policy: Any, board: Board, requests: int | None, window_s: float 
     run = loop.run_loop
     if not compiled:
         pol, tab, arr, st = as_lists(pol), as_lists(tab), as_lists(arr), list(as_lists(st))
-        run = jit.python(f"{loop.__name__}.run_loop")
+        run = loop.plain(pol, tab, arr, out)
     n = loop.drive(run, pol, tab, arr, st, out)
     if code in (LW_PLUS, LW_PLUS_PRINTED):
         policy.decisions += n  # as its select counts them (no deadlines: no estimate)

@@ -199,6 +199,20 @@ def state(k: int, slots: int, fl_room: int) -> list:
             zeros(), *in_flight(fl_room), np.zeros(8, i8), np.zeros(4), np.zeros(2, i8)]
 
 
+def flags(pol: tuple, tab: tuple, arr: tuple, out: list) -> dict[str, object]:
+    """``run_loop``'s run-constant values in these arguments, by the names the loop binds
+    them to (the policy code and switches, the slots, the arrival process, whether
+    decisions are recorded): ``consts`` for ``jit.python``."""
+    return {"code": pol[0], "prune": pol[1], "inh_on": pol[2], "slots": tab[1],
+            "closed": arr[0], "has_horizon": arr[3], "record": out[0]}
+
+
+def plain(pol: tuple, tab: tuple, arr: tuple, out: list) -> Callable[..., int]:
+    """``run_loop`` as plain Python for a run without numba: its steps copied in and its
+    flags for these arguments fixed, dead branches dropped (``jit.python``)."""
+    return jit.python(f"{__name__}.run_loop", consts=flags(pol, tab, arr, out))
+
+
 def drive(run: Callable[..., int], pol: tuple, tab: tuple, arr: tuple, st: list,
           out: list) -> int:
     """Call ``run`` (``run_loop``, compiled or as plain Python) until the board is done,

@@ -22,9 +22,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import npuweave.schedule.loop  # noqa: F401 (registers run_loop)
 from npuweave.errors import NpuweaveError
-from npuweave.schedule import Board, get_scheduler, jit
+from npuweave.schedule import Board, get_scheduler, jit, loop
 from npuweave.schedule.inline_fold import ConstantError, fold, fold_expr, frozen, substitute
 from npuweave.schedule.inliner import inline_source
 from tests.schedule import specialize_cases as c
@@ -244,23 +243,15 @@ def test_identity_between_fixed_numbers_reads_the_parameters():
 RUN_LOOP = "npuweave.schedule.loop.run_loop"
 
 
-def flags(pol, tab, arr, out):
-    """``run_loop``'s run-constant names for its arguments: fixed by ``consts``."""
-    return {"code": pol[0], "prune": pol[1], "inh_on": pol[2], "slots": tab[1],
-            "closed": arr[0], "has_horizon": arr[3], "record": out[0]}
-
-
 def _run(policy, board, requests, window, specialise):
     """``run_closed`` as plain Python, with ``run_loop`` specialised for each call's flags
-    (``specialise``) or not."""
+    (``loop.plain``, what runs without numba) or not (``specialise`` False)."""
     from npuweave.schedule.closed import run_closed
 
     python = jit.python
 
     def patched(q, consts=None):
-        if q != RUN_LOOP or not specialise:
-            return python(q, consts)
-        return lambda *a: python(q, flags(a[0], a[1], a[2], a[4]))(*a)
+        return python(q, consts if q != RUN_LOOP or specialise else None)
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(jit, "python", patched)
@@ -324,7 +315,6 @@ def test_random_boards_specialised_equal_the_loop_as_inlined(inst):
 def _serve(options, run, monkeypatch):
     """Layerweaver+ serving RN+BB (``lwkernel.serve_compiled``) with ``run`` as the loop."""
     from npuweave.hardware import preset
-    from npuweave.schedule import loop
     from npuweave.schedule.layerweaver_plus import LayerweaverPlus
     from npuweave.sim.lwkernel import serve_compiled
     from npuweave.sim.lwserve import Batching
@@ -337,7 +327,7 @@ def _serve(options, run, monkeypatch):
     times = np.sort(rng.uniform(0.0, 0.05, 60))  # overloaded: deadlines missed, urgent picks
     model = rng.integers(0, 2, len(times))
     monkeypatch.setattr(jit, "compile", lambda: False)  # the loop as plain Python
-    monkeypatch.setattr(loop, "run_loop", run)
+    monkeypatch.setattr(loop, "plain", lambda *args: run)
     s = serve_compiled(costs, npu.weight_buffer, npu.dram_bw, times, model, [0.01, 0.03],
                        LayerweaverPlus(**options), Batching(0.002, 2))
     assert s is not None
@@ -351,7 +341,7 @@ def test_open_arrivals_specialised_equal_the_loop_as_inlined(options, monkeypatc
     Python, specialised for each call's flags or not: the same finish times, batches,
     misses and counters."""
     plain = _serve(options, jit.python(RUN_LOOP), monkeypatch)
-    fixed = _serve(options, lambda *a: jit.python(RUN_LOOP, flags(*a[:3], a[4]))(*a),
+    fixed = _serve(options, lambda *a: jit.python(RUN_LOOP, loop.flags(*a[:3], a[4]))(*a),
                    monkeypatch)
     assert fixed == plain and plain[3] > 100
     if options.get("inherit"):  # the flag matters here: fixed the other way, other results
