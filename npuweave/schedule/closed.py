@@ -56,7 +56,7 @@ def policy_code(policy: object) -> int | None:
     if states is None or selects is None or (selects is not states
                                             and issubclass(selects, states)):
         return None
-    return policy.loop_code()  # type: ignore[attr-defined, no-any-return]
+    return policy.loop_code()  # type: ignore[attr-defined]
 
 
 def policy_tables(policy: Any, code: int, est: np.ndarray | None = None,
