@@ -14,6 +14,10 @@ Rows:
   ``plain kernel`` column: board set-up and array conversion included) and
   ``anchors/lwgreedy.py`` (``py port``) on the same requests; ``greedy`` is MN+BB on the
   compute-centric NPU, ``failsafe`` RN+BB on the memory-centric one (``bench_anchors.CLOSED``).
+  ``specialised``: the same call with ``run_loop`` built by ``jit.python(..., consts=...)``
+  for the run's own flags (``flags``: policy code, ``closed``, ``record``, ...;
+  ``npuweave.schedule.inline_fold``). ``loop only <case>``: the ``run_loop`` calls alone,
+  inlined against specialised, and the bytecode instructions each runs per decision.
 * ``aimt``: AI-MT's closed loop (``closed.run_closed``: the one loop, on lists).
 * ``task loop``: ``serve`` fcfs on RN+BB Poisson with ``stretch.settings.mode = "loop-python"``
   (the uncompiled whole-run task loop; without numba ``auto`` runs per event).
@@ -21,17 +25,19 @@ Rows:
 * ``serving loop``: ``lwkernel.serve_compiled`` with Layerweaver+ (``loop.run_loop`` as plain
   Python on lists, what ``serve_auto`` runs without numba).
 
-Run: ``python benchmarks/bench_inline.py [--requests 50] [--repeats 7]``.
+Run: ``python benchmarks/bench_inline.py [--requests 50] [--repeats 7] [--closed-only]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 sys.modules["numba"] = None  # type: ignore[assignment]  # as if the fast extra were missing
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,19 +48,109 @@ import numpy as np  # noqa: E402
 from benchmarks import bench_anchors as anchors  # noqa: E402
 from benchmarks.anchors import lwgreedy  # noqa: E402
 from npuweave.hardware import preset  # noqa: E402
+from npuweave.schedule import jit  # noqa: E402
 from npuweave.schedule.board import Board  # noqa: E402
 from npuweave.schedule.plan import plan_arrays, start_streams  # noqa: E402
 from npuweave.schedule.registry import get_scheduler  # noqa: E402
 from npuweave.sim.streams import costed_tenants  # noqa: E402
 
-VARIANTS = ("inlined", "as written")
+VARIANTS = ("inlined", "as written", "specialised")
+RUN_LOOP = "npuweave.schedule.loop.run_loop"
 
 
 def _as(variant: str) -> None:
-    if variant == "inlined":
-        os.environ.pop("NPUWEAVE_INLINE", None)
-    else:
+    if variant == "as written":
         os.environ["NPUWEAVE_INLINE"] = "0"
+    else:
+        os.environ.pop("NPUWEAVE_INLINE", None)
+
+
+def flags(pol: tuple, tab: tuple, arr: tuple, out: tuple) -> dict:
+    """``run_loop``'s run-constant names for its arguments (fixed by ``consts``)."""
+    return {"code": pol[0], "prune": pol[1], "inh_on": pol[2], "slots": tab[1],
+            "closed": arr[0], "has_horizon": arr[3], "record": out[0]}
+
+
+@contextlib.contextmanager
+def specialised(on: bool, spent: list | None = None) -> Iterator[None]:
+    """Within: what ``jit.python(RUN_LOOP)`` returns (``closed.run_closed`` calls it without
+    numba) runs ``run_loop`` specialised for each call's ``flags`` when ``on``, else as
+    ``python`` builds it; with ``spent``, each call's CPU seconds (the loop alone, its look-up
+    left out) are appended to it."""
+    python = jit.python
+
+    def patched(q: str, consts: dict | None = None) -> Callable[..., Any]:
+        if q != RUN_LOOP:
+            return python(q, consts)
+
+        def run(*a: Any) -> Any:
+            fn = python(q, flags(a[0], a[1], a[2], a[4])) if on else python(q)
+            t0 = time.process_time()
+            status = fn(*a)
+            if spent is not None:
+                spent.append(time.process_time() - t0)
+            return status
+
+        return run
+
+    jit.python = patched  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        jit.python = python  # type: ignore[assignment]
+
+
+def loop_gain(case: str, requests: int, repeats: int) -> str:
+    """The closed loop ``case``'s ``run_loop`` calls alone (board set-up left out), as
+    inlined and specialised for the run's flags, timed alternately: medians and ratio, and
+    the bytecode instructions per decision of each (``opcodes``)."""
+    models, npu = anchors.CLOSED[case]
+    times: dict[str, list[float]] = {"inlined": [], "specialised": []}
+    outs, ops = {}, {}
+    for i in range(repeats + 2):  # two warm-up rounds
+        for name in times:
+            spent: list[float] = []
+            policy, board = anchors._started(models, npu, requests)
+            with specialised(name == "specialised", spent):
+                outs[name] = plan_arrays(policy, board, requests, None, "kernel")
+            if i >= 2:
+                times[name].append(sum(spent))
+    if not _equal(outs["inlined"], outs["specialised"]):
+        raise SystemExit(f"{case}: the specialised loop's output differs")
+    t = {k: float(np.median(v)) for k, v in times.items()}
+    for name in times:
+        policy, board = anchors._started(models, npu, requests)
+        with specialised(name == "specialised"):
+            ops[name] = opcodes(plan_arrays, policy, board, requests, None, "kernel")
+    n = len(outs["inlined"][0])
+    return (f"loop only {case:<9} inlined {t['inlined'] * 1e3:7.2f} ms  specialised "
+            f"{t['specialised'] * 1e3:7.2f} ms  specialised/inlined "
+            f"{t['inlined'] / t['specialised']:.3f}x faster  bytecodes per decision "
+            f"{ops['inlined'] / n:.1f} -> {ops['specialised'] / n:.1f}")
+
+
+def opcodes(fn: Callable[..., object], *args: object) -> int:
+    """How many bytecode instructions ``fn(*args)`` runs in generated code (``<inlined ...>``
+    files): a count that the machine's load does not move (``sys.settrace``)."""
+    count = 0
+
+    def local(frame: Any, event: str, arg: object) -> Any:
+        nonlocal count
+        count += event == "opcode"
+        return local
+
+    def tracer(frame: Any, event: str, arg: object) -> Any:
+        if not frame.f_code.co_filename.startswith("<inlined "):
+            return None
+        frame.f_trace_opcodes = True
+        return local
+
+    sys.settrace(tracer)
+    try:
+        fn(*args)
+    finally:
+        sys.settrace(None)
+    return count
 
 
 def alternate(fns: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
@@ -90,9 +186,10 @@ def _equal(a: object, b: object) -> bool:
     return a == b
 
 
-def closed_rates(case: str, requests: int, repeats: int) -> dict[str, float]:
+def closed_rates(case: str, requests: int, repeats: int,
+                 fixed: bool = False) -> dict[str, float]:
     """Decisions per microsecond of the closed loop ``case``: ``inlined``, ``as written``
-    and ``py port``, timed alternately; ``decisions``."""
+    and ``py port`` (and with ``fixed``, ``specialised``), timed alternately; ``decisions``."""
     models, npu = anchors.CLOSED[case]
     policy, board = anchors._started(models, npu, requests)
     args = anchors._py_input(policy, board, requests)
@@ -102,17 +199,25 @@ def closed_rates(case: str, requests: int, repeats: int) -> dict[str, float]:
         policy, board = anchors._started(models, npu, requests)
         return plan_arrays(policy, board, requests, None, "kernel")
 
+    def fixed_kernel() -> tuple:
+        with specialised(True):
+            return kernel()
+
     t = alternate({"inlined": kernel, "as written": kernel,
+                   **({"specialised": fixed_kernel} if fixed else {}),
                    "py port": lambda: lwgreedy.run(*args)}, repeats)
     return {"decisions": n, **{k: n / v / 1e6 for k, v in t.items()}}
 
 
 def closed(case: str, requests: int, repeats: int) -> str:
-    r = closed_rates(case, requests, repeats)
+    r = closed_rates(case, requests, repeats, fixed=True)
     return (f"closed {case:<9} {r['decisions']:>7.0f} decisions  inlined {r['inlined']:.3f}  "
-            f"as written {r['as written']:.3f}  py port {r['py port']:.3f} decisions/us  "
+            f"as written {r['as written']:.3f}  specialised {r['specialised']:.3f}  "
+            f"py port {r['py port']:.3f} decisions/us  "
             f"inlined/as written {r['inlined'] / r['as written']:.2f}x  "
-            f"inlined/py port {r['inlined'] / r['py port']:.2f}x")
+            f"inlined/py port {r['inlined'] / r['py port']:.2f}x  "
+            f"specialised/inlined {r['specialised'] / r['inlined']:.3f}x  "
+            f"specialised/py port {r['specialised'] / r['py port']:.2f}x")
 
 
 def aimt(requests: int, repeats: int) -> str:
@@ -126,7 +231,7 @@ def aimt(requests: int, repeats: int) -> str:
         start_streams(board, policy, requests, None)
         return plan_arrays(policy, board, requests, None, "kernel")
 
-    return _row("aimt (RN+BB)", alternate({v: run for v in VARIANTS}, repeats))
+    return _row("aimt (RN+BB)", alternate({v: run for v in VARIANTS[:2]}, repeats))
 
 
 def task_loop(mode: str, label: str, duration: float, repeats: int) -> str:
@@ -145,7 +250,7 @@ def task_loop(mode: str, label: str, duration: float, repeats: int) -> str:
             stretch.settings.mode = before
         return np.asarray(r.table.latency_s)
 
-    return _row(f"{label} ({len(arr)} req)", alternate({v: run for v in VARIANTS}, repeats))
+    return _row(f"{label} ({len(arr)} req)", alternate({v: run for v in VARIANTS[:2]}, repeats))
 
 
 def serving_loop(requests: int, repeats: int) -> str:
@@ -166,7 +271,7 @@ def serving_loop(requests: int, repeats: int) -> str:
         assert s is not None
         return s.finish_s, s.batch, s.missed, s.decisions, s.urgent, s.pe_busy_s
 
-    return _row(f"serving loop ({len(times)} req)", alternate({v: run for v in VARIANTS},
+    return _row(f"serving loop ({len(times)} req)", alternate({v: run for v in VARIANTS[:2]},
                                                              repeats))
 
 
@@ -181,10 +286,16 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=50, help="closed-loop requests per tenant")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--duration", type=float, default=0.5, help="open-loop simulated seconds")
+    ap.add_argument("--closed-only", action="store_true", help="only the closed-loop rows")
     args = ap.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.1f}; numba blocked")
     for case in anchors.CLOSED:
         print(closed(case, args.requests, args.repeats), flush=True)
+    for case in anchors.CLOSED:
+        print(loop_gain(case, args.requests, 3 * args.repeats), flush=True)
+    if args.closed_only:
+        print(f"load average at end: {os.getloadavg()[0]:.1f}")
+        return
     print(aimt(args.requests, args.repeats), flush=True)
     print(task_loop("loop-python", "task loop", args.duration, args.repeats), flush=True)
     print(task_loop("python", "stretches", args.duration, args.repeats), flush=True)

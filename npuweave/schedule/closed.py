@@ -56,7 +56,7 @@ def policy_code(policy: object) -> int | None:
     if states is None or selects is None or (selects is not states
                                             and issubclass(selects, states)):
         return None
-    return policy.loop_code()  # type: ignore[attr-defined, no-any-return]
+    return policy.loop_code()  # type: ignore[attr-defined]
 
 
 def policy_tables(policy: Any, code: int, est: np.ndarray | None = None,
@@ -113,7 +113,7 @@ def run_closed(policy: Any, board: Board, requests: int | None, window_s: float 
     run = loop.run_loop
     if not compiled:
         pol, tab, arr, st = as_lists(pol), as_lists(tab), as_lists(arr), list(as_lists(st))
-        run = jit.python(f"{loop.__name__}.run_loop")
+        run = loop.plain(pol, tab, arr, out)
     n = loop.drive(run, pol, tab, arr, st, out)
     if code in (LW_PLUS, LW_PLUS_PRINTED):
         policy.decisions += n  # as its select counts them (no deadlines: no estimate)

@@ -16,6 +16,9 @@ unchanged; ``and``/``or``/``x if c else y`` with an inlined call become ``if`` s
 ``while`` test with one is evaluated at the top of ``while True``. Names the callee reads
 from its own module are bound in the caller's namespace under fresh names (``aliases``).
 
+``inline_source(fn, resolve, consts)`` also specialises ``fn`` for fixed values of some of
+its parameters (or names its top level binds once): ``npuweave.schedule.inline_fold``.
+
 What it does not copy in (``NotInlinable``, with the reason): recursion, ``*args`` and
 ``**kwargs``, keyword-only parameters, a callee with ``try``/``with``/``global``/nested
 functions, generators, and an inlined call inside a comprehension, a lambda, an assignment
@@ -45,6 +48,16 @@ from collections.abc import Callable
 from types import FunctionType
 from typing import Any
 
+from npuweave.schedule.inline_fold import (
+    VALUES,
+    check,
+    fold,
+    fold_expr,
+    frozen,
+    known,
+    literal,
+    substitute,
+)
 from npuweave.schedule.inline_order import Statements
 from npuweave.schedule.inline_steps import (
     Exits,
@@ -66,8 +79,10 @@ _REFUSED = (ast.Try, ast.With, ast.AsyncWith, ast.Global, ast.Nonlocal, ast.Func
 class _Expander:
     """One root function's expansion: fresh names, aliases and the call stack."""
 
-    def __init__(self, root: FunctionType, resolve: Callable[[Any], Any]):
+    def __init__(self, root: FunctionType, resolve: Callable[[Any], Any],
+                 consts: dict[str, Any] | None):
         self.resolve = resolve
+        self.consts = consts  # None: no partial evaluation (``inline_fold``)
         self.space = root.__globals__
         self.root_locals = local_names(definition(root))
         self.taken = set(self.space) | set(dir(builtins)) | {
@@ -109,6 +124,12 @@ class _Expander:
         if self.stack and body and isinstance(body[0], ast.Expr) and isinstance(
                 body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
             body = body[1:]  # a callee's docstring
+        if self.consts is not None:  # specialised: its module's constants and ``consts``
+            fixed = frozen(body, local, fn.__globals__)
+            if not self.stack:
+                check(fdef, self.consts)
+                fixed.update(self.consts)
+            body = fold(substitute(body, fixed))
         self.stack.append(fn)
         try:
             stmts = self._aliased(body, fn.__globals__, local)
@@ -150,9 +171,10 @@ class _Expander:
                 and local == set(params)):
             return None
         bound = self._bind(fn, params, node, args)
-        if not all(isinstance(a, (ast.Name, ast.Constant)) for a in bound):
+        if not all(isinstance(a, ast.Name) or _fixed(a) for a in bound):
             return None
-        return Rename(dict(zip(params, bound))).visit(body[0].value)
+        flat = Rename(dict(zip(params, bound))).visit(body[0].value)
+        return flat if self.consts is None else fold_expr(flat)
 
     def call(self, fn: FunctionType, node: ast.Call, args: list[ast.expr],
              target: ast.expr | None, discard: bool) -> tuple[list[ast.stmt], ast.expr | None]:
@@ -173,7 +195,7 @@ class _Expander:
         overwritten = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target else set()
         once = [a.id for a in bound if isinstance(a, ast.Name)]
         for p, arg in zip(params, bound):
-            if isinstance(arg, (ast.Name, ast.Constant)) and p not in stored or isinstance(
+            if (isinstance(arg, ast.Name) or _fixed(arg)) and p not in stored or isinstance(
                     arg, ast.Name) and arg.id in overwritten and once.count(arg.id) == 1:
                 names[p] = arg
             else:
@@ -182,6 +204,7 @@ class _Expander:
         for v in sorted(local - set(params)):
             names[v] = name(self.fresh(v, where))
         body = [Rename(names).visit(s) for s in body]
+        body = body if self.consts is None else fold(body) or [ast.Pass()]  # constants came in
         marker = ast.Expr(ast.Constant(f"inlined {fn.__name__}"))
         if target is not None or discard:
             code = Exits(self, target, where).rewrite(body, direct=True)
@@ -210,21 +233,37 @@ class _Expander:
             if g is None:
                 if j < 0:
                     raise NotInlinable(f"{fn.__name__} called without {params[i]}")
+                if self.consts is not None and type(defaults[j]) in VALUES:
+                    got[i] = literal(defaults[j])
+                    continue
                 alias = self.fresh(params[i], "default")
                 self.aliases[alias] = defaults[j]
                 got[i] = name(alias)
         return got  # type: ignore[return-value]
 
 
-def inline_source(fn: FunctionType, resolve: Callable[[Any], Any]) -> tuple[str, dict]:
+def _fixed(arg: ast.expr) -> bool:
+    """Whether ``arg`` is a constant (a negative number included) that may replace a
+    parameter."""
+    return isinstance(arg, ast.Constant) or known(arg)[0]
+
+
+def inline_source(fn: FunctionType, resolve: Callable[[Any], Any],
+                  consts: dict[str, Any] | None = None) -> tuple[str, dict]:
     """``fn``'s source with every call of an inline kernel replaced by its body, and the
     names the copied bodies need bound in ``fn``'s module namespace (``aliases``).
 
     ``resolve(obj)``: the plain function to copy in when ``obj`` (a global ``fn`` or a
     callee calls by name) is an inline kernel, else None. Raises ``NotInlinable``.
+    ``consts`` (parameter name -> bool, int, float or None): ``fn`` specialised for those
+    values, folded and without dead code (``inline_fold``; ``{}`` folds only); the
+    parameters stay in the signature, unread. Raises ``inline_fold.ConstantError`` for a
+    name that is not a parameter, a parameter ``fn`` rebinds, or another type of value.
     """
-    ex = _Expander(fn, resolve)
+    ex = _Expander(fn, resolve, None if consts is None else dict(consts))
     fdef, _, body = ex.body(fn)
+    if consts is not None:
+        body = fold(body) or [ast.Pass()]
     if ast.get_docstring(fdef) is None and isinstance(body[0], ast.Expr) and isinstance(
             body[0].value, ast.Constant) and str(body[0].value.value).startswith("inlined "):
         body = body[1:] or [ast.Pass()]  # a marker would read as the docstring

@@ -13,6 +13,8 @@ numba, each module's loop kernels) runs a version of the loop generated once per
 from its own source with the calls of ``inline=True`` kernels replaced by their bodies
 (``npuweave.schedule.inliner``; ``inlined_source`` shows it, ``NPUWEAVE_INLINE=0`` turns it
 off). A Python call with twenty arguments costs about a microsecond, more than a decision.
+``python(qualname, consts={...})`` also fixes run-constant parameters (flags, a policy code)
+and drops the code they rule out (``npuweave.schedule.inline_fold``).
 
 Examples
 --------
@@ -29,9 +31,11 @@ import importlib.util
 import linecache
 import logging
 import os
+import re
 import sys
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -43,9 +47,10 @@ _JITTED: dict[str, Any] = {}
 _PY: dict[str, Callable[..., Any]] = {}
 _FORMS: dict[str, Callable[[], Any]] = {}  # a compiled form other than numba's jit of the source
 _PY_AS_WRITTEN: dict[str, Callable[..., Any]] = {}  # python() with NPUWEAVE_INLINE=0
+_SPECIAL: dict[Any, Callable[..., Any]] = {}  # python(qualname, consts), by ``_key``
 _STANDINS: dict[str, Any] = {}  # a loop kernel's stand-in in its module without numba
-_SOURCES: dict[str, str] = {}  # the generated source of each function run inlined
-_NOT_INLINED: dict[str, str] = {}  # why a function that calls inline kernels runs as it is
+_SOURCES: dict[Any, str] = {}  # generated source, by qualname (or ``_key``: specialised)
+_NOT_INLINED: dict[Any, str] = {}  # why a function that calls inline kernels runs as it is
 _log = logging.getLogger(__name__)
 
 
@@ -81,11 +86,51 @@ def compile() -> bool:
             _swap({id(f): _deferred(name) for name, f in _PLAIN.items()
                    if name not in _INLINE and _calls_inline(f)})
         else:
+            fresh_cache()
             _JITTED.update((name, _FORMS[name]() if name in _FORMS else
                             _jitter(name in _INLINE)(f)) for name, f in _PLAIN.items())
             _swap({id(_PLAIN[name]): j for name, j in _JITTED.items()})
             _COMPILED.append(True)
     return _COMPILED[0]
+
+
+#: The file, next to this module's cached bytecode, that holds ``fresh_cache``'s digest.
+STAMP = "npuweave-kernels.stamp"
+
+
+def fresh_cache(root: Path | None = None) -> bool:
+    """Drop numba's on-disk cache of every npuweave kernel when any kernel source changed;
+    True when it did.
+
+    numba keys a cached function on its own file only: a loop whose inlined steps live in
+    other modules (``schedule/loop.py`` copies in ``loop_steps``, ``kernel``,
+    ``aimt_kernel``, ``buffer``) would otherwise keep the machine code of the steps as they
+    were when it was compiled. One digest covers the source of every module under ``root``
+    (the package) that defines kernels; when it differs from the one stamped beside the
+    cache, every ``.nbi``/``.nbc`` file of the package goes, and the kernels compile afresh.
+    An installed release never sees a change; a working tree pays one compile after an edit.
+    Where the package's folders are not writable numba caches elsewhere, and nothing is done.
+    """
+    import hashlib
+
+    base = Path(__file__).resolve().parents[1] if root is None else root
+    defines = re.compile(r"^@(jit\.)?kernel\b|^@_jit\b|^_PLAIN\[", re.M)
+    sources = sorted(p for p in base.rglob("*.py") if defines.search(p.read_text("utf-8")))
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
+    stamp = base / "__pycache__" / STAMP
+    try:
+        if stamp.read_text() == digest:
+            return False
+    except OSError:
+        pass
+    try:
+        stamp.parent.mkdir(exist_ok=True)
+        for cached in (*base.rglob("*.nbi"), *base.rglob("*.nbc")):
+            cached.unlink()
+        stamp.write_text(digest)
+    except OSError:  # a read-only install: numba keeps its cache in the user's folder
+        return False
+    return True
 
 
 def _swap(new: dict[int, Any]) -> None:
@@ -157,33 +202,57 @@ def plain(qualname: str) -> Callable[..., Any]:
     return _PLAIN[qualname]
 
 
-def python(qualname: str) -> Callable[..., Any]:
+def python(qualname: str, consts: dict[str, Any] | None = None) -> Callable[..., Any]:
     """A registered function as plain Python whose registered callees stay plain Python too,
     before and after ``compile`` (for Python callers that pass lists, such as the ``Board``).
     Calls of ``inline=True`` kernels in it are copied in (``inlined_source``), unless the
     environment says ``NPUWEAVE_INLINE=0`` at the call (then the function as written).
+
+    ``consts`` (parameter name -> a bool, int, float or None; ``{}`` folds only): the
+    function specialised for those values (``npuweave.schedule.inline_fold``): each read of
+    such a parameter, in it and in the copies of its inline callees, is the constant,
+    constant expressions are computed and branches that cannot run are gone. It takes the
+    same arguments and never reads those in ``consts`` (a different value passed there is
+    not seen). Built once per process per ``(qualname, consts)``. Raises ``ConstantError``
+    (a ``ValueError``) for a name that is not a parameter, a parameter the function
+    assigns, or another type of value. ``NPUWEAVE_INLINE=0``: the function as written.
 
     Examples
     --------
     >>> window = python("npuweave.schedule.buffer.fetch_window")
     >>> window([5], [2.0], [0.5], 0, 1, 0, 10.0, 0.0, 3.0)  # 5 bytes free at 2 s, in by 2.5 s
     5.0
+    >>> src = inlined_source("npuweave.schedule.kernel.choose_lw", consts={"failsafe": True})
+    >>> body = src.split('"' * 3)[-1]  # after the docstring
+    >>> "failsafe" in body, "evaluate" in body, "inlined fcfs" in body
+    (False, False, True)
     """
     inline = os.environ.get("NPUWEAVE_INLINE") != "0"
-    cache = _PY if inline else _PY_AS_WRITTEN
-    if qualname in cache:
-        return cache[qualname]
+    fixed = consts is not None and inline
+    cache: dict[Any, Callable[..., Any]] = _SPECIAL if fixed else _PY if inline else _PY_AS_WRITTEN
+    key = _key(qualname, consts) if fixed else qualname  # type: ignore[arg-type]
+    if key in cache:
+        return cache[key]
     f = _PLAIN[qualname]
     space = dict(f.__globals__)
-    clone = inline and _inlined(qualname, f, space) or types.FunctionType(
+    clone = inline and _inlined(qualname, f, space, consts) or types.FunctionType(
         f.__code__, space, f.__name__, f.__defaults__, f.__closure__)
-    cache[qualname] = clone
+    cache[key] = clone
     known = _known()
-    for key in _names(clone.__code__) & set(space):  # only what it reads: no import-time work
-        q = known.get(id(space[key]))
+    for name in _names(clone.__code__) & set(space):  # only what it reads: no import-time work
+        q = known.get(id(space[name]))
         if q is not None:
-            space[key] = python(q)
+            space[name] = python(q)
     return clone
+
+
+def _key(qualname: str, consts: dict[str, Any]) -> tuple:
+    """``python``'s cache key for ``consts``, by type and ``repr`` (``True == 1 == 1.0`` and
+    ``0.0 == -0.0`` fold differently; a NaN is not equal to itself)."""
+    if not isinstance(consts, dict) or not all(isinstance(k, str) for k in consts):
+        raise TypeError(f"consts for {qualname}: a dict of parameter name -> value, not "
+                        f"{consts!r:.60}")
+    return (qualname, *sorted((k, type(v).__name__, repr(v)) for k, v in consts.items()))
 
 
 def _names(code: types.CodeType) -> set[str]:
@@ -229,14 +298,37 @@ class _PlainLoop:
         return python(self.qualname)(*args, **kwargs)
 
 
-def _inlined(qualname: str, f: Callable[..., Any], space: dict) -> Any:
-    """``f`` with its calls of inline kernels copied in (``npuweave.schedule.inliner``),
-    defined in ``space``; None when it makes none, or when the inliner refuses (the reason
-    logged at debug level and kept for ``inlined_source``). ``python`` calls it only when
-    ``NPUWEAVE_INLINE`` allows."""
-    if not _calls_inline(f):
+def _inlined(qualname: str, f: Callable[..., Any], space: dict,
+             consts: dict[str, Any] | None = None) -> Any:
+    """``f`` with its calls of inline kernels copied in (``npuweave.schedule.inliner``) and
+    specialised for ``consts`` (when not None), defined in ``space``; None when that changes
+    nothing, or when the inliner refuses (the reason logged at debug level and kept for
+    ``inlined_source``). ``python`` calls it only when ``NPUWEAVE_INLINE`` allows."""
+    if consts is None and not _calls_inline(f):
         return None
-    from npuweave.schedule import inliner
+    key: Any = qualname if consts is None else _key(qualname, consts)
+    made = _generated(qualname, f, consts, key)
+    if made is None:
+        return None
+    src, aliases = made
+    space.update(aliases)
+    fixed = "" if consts is None else " " + ", ".join(f"{k}={v!r}" for k, v in consts.items())
+    filename = f"<inlined {qualname}{fixed}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    defined: dict[str, Any] = {}
+    exec(builtins.compile(src, filename, "exec"), space, defined)  # noqa: S102 (our own code)
+    g = defined[f.__name__]
+    g.__defaults__, g.__doc__, g.__qualname__ = f.__defaults__, f.__doc__, f.__qualname__
+    _SOURCES[key] = src
+    return g
+
+
+def _generated(qualname: str, f: Callable[..., Any], consts: dict[str, Any] | None,
+               key: Any) -> tuple[str, dict] | None:
+    """The inliner's source and aliases for ``f``; where it refuses to copy a callee in,
+    with ``consts``, ``f`` specialised with its calls left as calls. ``ConstantError`` is
+    raised: that is the caller's mistake, not a limit of the inliner."""
+    from npuweave.schedule import inline_fold, inliner
 
     known = _known()
 
@@ -244,28 +336,24 @@ def _inlined(qualname: str, f: Callable[..., Any], space: dict) -> Any:
         q = known.get(id(obj))
         return _PLAIN[q] if q in _INLINE else None
 
-    try:
-        src, aliases = inliner.inline_source(f, inline_kernel)  # type: ignore[arg-type]
-    except Exception as err:  # NotInlinable, or a bug: the function runs as it is
-        _NOT_INLINED[qualname] = f"{type(err).__name__}: {err}"
-        (_log.debug if isinstance(err, inliner.NotInlinable) else _log.warning)(
-            "%s runs without inlining: %s", qualname, _NOT_INLINED[qualname])
-        return None
-    space.update(aliases)
-    filename = f"<inlined {qualname}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    made: dict[str, Any] = {}
-    exec(builtins.compile(src, filename, "exec"), space, made)  # noqa: S102 (our own functions)
-    g = made[f.__name__]
-    g.__defaults__, g.__doc__, g.__qualname__ = f.__defaults__, f.__doc__, f.__qualname__
-    _SOURCES[qualname] = src
-    return g
+    for resolve in (inline_kernel, lambda obj: None)[:1 if consts is None else 2]:
+        try:
+            return inliner.inline_source(f, resolve, consts)  # type: ignore[arg-type]
+        except inline_fold.ConstantError:
+            raise
+        except Exception as err:  # NotInlinable, or a bug: the function runs as it is
+            _NOT_INLINED.setdefault(key, f"{type(err).__name__}: {err}")
+            (_log.debug if isinstance(err, inliner.NotInlinable) else _log.warning)(
+                "%s runs without inlining: %s", qualname, _NOT_INLINED[key])
+    return None
 
 
-def inlined_source(fn: Callable[..., Any] | str) -> str:
+def inlined_source(fn: Callable[..., Any] | str, consts: dict[str, Any] | None = None) -> str:
     """The source that runs as ``fn`` (a registered function, any form of it, or its
     ``module.name``) in plain Python: calls of ``inline=True`` kernels replaced by their
-    bodies. Tracebacks through it name the file ``<inlined module.name>``.
+    bodies; with ``consts``, what ``python(fn, consts)`` runs (a function ``python`` made
+    with ``consts``: its own source). Tracebacks through it name the file
+    ``<inlined module.name>`` (``<inlined module.name flag=value, ...>``).
     Raises ``LookupError`` saying why when there is none (not registered, no inline call,
     ``NPUWEAVE_INLINE=0``, or the inliner refused it).
 
@@ -275,17 +363,23 @@ def inlined_source(fn: Callable[..., Any] | str) -> str:
     >>> "fcfs(" in src, "'inlined fcfs'" in src
     (False, True)
     """
+    made = {id(v): key for key, v in _SPECIAL.items()}
+    if consts is None and id(fn) in made and made[id(fn)] in _SOURCES:
+        return _SOURCES[made[id(fn)]]
     known = _known()
     q = fn if isinstance(fn, str) else known.get(id(fn), known.get(id(getattr(
         fn, "__wrapped__", None))))
     if q is None or q not in _PLAIN:
         raise LookupError(f"{fn!r} is not a registered kernel")
-    if os.environ.get("NPUWEAVE_INLINE") != "0":
-        python(q)
-    if q in _SOURCES:
-        return _SOURCES[q]
-    why = _NOT_INLINED.get(q) or ("NPUWEAVE_INLINE=0" if _calls_inline(_PLAIN[q])
-                                  else "it calls no inline kernel")
+    inline = os.environ.get("NPUWEAVE_INLINE") != "0"
+    key = q if consts is None else _key(q, consts)
+    if inline:
+        python(q, consts)
+        if key in _SOURCES:
+            return _SOURCES[key]
+    why = _NOT_INLINED.get(key) if inline else "NPUWEAVE_INLINE=0"
+    why = why or ("it calls no inline kernel" if not _calls_inline(_PLAIN[q])
+                  else "the inliner refused it")
     raise LookupError(f"{q} runs as written: {why}")
 
 

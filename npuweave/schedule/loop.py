@@ -40,14 +40,14 @@ from npuweave.schedule import jit
 from npuweave.schedule.buffer import commit_in_place, in_flight
 from npuweave.schedule.jit import borrow
 from npuweave.schedule.loop_steps import (
+    admit,
     choose,
-    earliest,
     finish_batch,
-    free_slot,
     inherit,
     max_mft,
     next_time,
     reissues,
+    tell,
 )
 
 DONE, FULL = 0, 1
@@ -99,6 +99,8 @@ def run_loop(pol, tab, arr, st, out):
     work = (ev, ok, inh_now)
     plus = (prune, est, bound)
     aimt = (low_free, min_d, box, mt, cand, c, f)
+    batches = (seg_off, n_units, mft, pe_sum, batch_kind)
+    slot = (lo, hi, seg, pos, nu, req, own, deadline, arrival, cur_mft, compute_kind)
     head, tail, used, nxt = si[HEAD], si[TAIL], si[USED], si[NEXT]
     n, missed = si[DECISIONS], si[MISSED]
     t_m, t_c, now, pe_busy = sf[T_M], sf[T_C], sf[NOW], sf[PE_BUSY]
@@ -113,43 +115,21 @@ def run_loop(pol, tab, arr, st, out):
     status = DONE
     while missed < limit:
         if not closed:
-            # -- admit: arrivals up to now, then batches into free slots (Batcher.admit) --
+            # -- arrivals up to now, then batches into free slots (Batcher.admit) --
             while nxt < nq and times[nxt] <= now:
                 pa[models[nxt]] += 1
                 nxt += 1
-            for m in range(k):
-                while pa[m] > ph[m]:
-                    t = free_slot(m, slots, active)
-                    q = pa[m] - ph[m]
-                    first = moff[m] + ph[m]
-                    if t < 0 or (q < nb_max and times[order[first]] + window > now):
-                        break
-                    b = q if q < nb_max else nb_max
-                    ph[m] += b
-                    j = m * nb_max + b - 1
-                    pe_busy += pe_sum[j]
-                    lo[t], hi[t], seg[t], pos[t] = first, first + b, seg_off[j], 0
-                    nu[t], req[t] = n_units[m], order[first]
-                    own[t] = earliest(times, order, first, first + b) + rel[m]
-                    deadline[t] = own[t]
-                    arrival[t] = times[order[first]]
-                    cur_mft[t] = mft[j]
-                    compute_kind[t] = batch_kind[j]
-                    active[t] = True
-                    nact += 1
-                    maxft = max_mft(nt, active, cur_mft)
+            added, pe_busy = admit(k, slots, nb_max, now, window, times, order, moff, rel, pa,
+                                   ph, active, batches, slot, pe_busy)
+            if added:
+                nact += added
+                maxft = max_mft(nt, active, cur_mft)
             if nact == 0:  # idle: jump to the next arrival or window end (Batcher.wake)
                 later = next_time(k, nxt, nq, times, order, moff, pa, ph, nb_max, window, now)
                 if later == np.inf:
                     break
                 now = later
-                if t_m < now:  # Predictor.tell
-                    t_m = now
-                if t_c < now:
-                    t_c = now
-                while head < tail and fl_c[head] <= now:
-                    used -= fl_s[head]
-                    head += 1
+                t_m, t_c, head, used = tell(now, t_m, t_c, fl_s, fl_c, head, tail, used)
                 continue
         elif nact == 0:
             break
@@ -217,6 +197,20 @@ def state(k: int, slots: int, fl_room: int) -> list:
             zeros(i8), zeros(), np.full(nt, np.inf), np.full(nt, np.inf), zeros(), np.zeros(k, i8),
             np.zeros(k, i8), np.zeros((nt, 5)), zeros(b1), zeros(), zeros(i8), zeros(),
             zeros(), *in_flight(fl_room), np.zeros(8, i8), np.zeros(4), np.zeros(2, i8)]
+
+
+def flags(pol: tuple, tab: tuple, arr: tuple, out: list) -> dict[str, object]:
+    """``run_loop``'s run-constant values in these arguments, by the names the loop binds
+    them to (the policy code and switches, the slots, the arrival process, whether
+    decisions are recorded): ``consts`` for ``jit.python``."""
+    return {"code": pol[0], "prune": pol[1], "inh_on": pol[2], "slots": tab[1],
+            "closed": arr[0], "has_horizon": arr[3], "record": out[0]}
+
+
+def plain(pol: tuple, tab: tuple, arr: tuple, out: list) -> Callable[..., int]:
+    """``run_loop`` as plain Python for a run without numba: its steps copied in and its
+    flags for these arguments fixed, dead branches dropped (``jit.python``)."""
+    return jit.python(f"{__name__}.run_loop", consts=flags(pol, tab, arr, out))
 
 
 def drive(run: Callable[..., int], pol: tuple, tab: tuple, arr: tuple, st: list,

@@ -165,6 +165,55 @@ def free_slot(m, slots, active):
 
 
 @kernel(inline=True)
+def admit(k, slots, nb_max, now, window, times, order, moff, rel, pa, ph, active, batches, slot,
+          pe_busy):
+    """``Batcher.admit``: each model's arrived requests into its free slots, a batch of up to
+    ``nb_max`` once it is full or its window (from its oldest request) has passed. ``batches``:
+    per (model, batch) ``seg_off, n_units`` (per model), ``mft, pe_sum, batch_kind``;
+    ``slot``: the board tenants' arrays the loop keeps. Returns the batches admitted and
+    ``pe_busy`` with their PE seconds added, one by one (the Python loop's order)."""
+    seg_off, n_units, mft, pe_sum, batch_kind = batches
+    lo, hi, seg, pos, nu, req, own, deadline, arrival, cur_mft, compute_kind = slot
+    added = 0
+    for m in range(k):
+        while pa[m] > ph[m]:
+            t = free_slot(m, slots, active)
+            q = pa[m] - ph[m]
+            first = moff[m] + ph[m]
+            if t < 0 or (q < nb_max and times[order[first]] + window > now):
+                break
+            b = q if q < nb_max else nb_max
+            ph[m] += b
+            j = m * nb_max + b - 1
+            pe_busy += pe_sum[j]
+            lo[t], hi[t], seg[t], pos[t] = first, first + b, seg_off[j], 0
+            nu[t], req[t] = n_units[m], order[first]
+            own[t] = earliest(times, order, first, first + b) + rel[m]
+            deadline[t] = own[t]
+            arrival[t] = times[order[first]]
+            cur_mft[t] = mft[j]
+            compute_kind[t] = batch_kind[j]
+            active[t] = True
+            added += 1
+    return added, pe_busy
+
+
+@kernel(inline=True)
+def tell(now, t_m, t_c, fl_s, fl_c, head, tail, used):
+    """``Predictor.tell`` after an idle gap: both clocks move up to ``now`` and the in-flight
+    units whose computations ended by then leave the buffer. Returns ``t_m, t_c, head,
+    used``."""
+    if t_m < now:
+        t_m = now
+    if t_c < now:
+        t_c = now
+    while head < tail and fl_c[head] <= now:
+        used -= fl_s[head]
+        head += 1
+    return t_m, t_c, head, used
+
+
+@kernel(inline=True)
 def earliest(times, order, a, b):
     """The earliest arrival among queued requests ``order[a:b]`` (``a < b``)."""
     out = times[order[a]]

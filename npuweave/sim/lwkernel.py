@@ -162,7 +162,7 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
         pol, tab, arr, st = (closed.as_lists(pol), closed.as_lists(tab), closed.as_lists(arr),
                              list(closed.as_lists(st)))
         out = [False, *closed.columns(0, True), out[3].tolist(), out[4].tolist()]
-        run = jit.python(f"{loop.__name__}.run_loop")
+        run = loop.plain(pol, tab, arr, out)
     t0 = time.perf_counter()
     decisions = loop.drive(run, pol, tab, arr, st, out)
     spent = time.perf_counter() - t0
