@@ -78,20 +78,20 @@ def parse_llm_scheduler(spec: str) -> LLMScheduler:
     name, _, arg = spec.strip().partition(":")
     if name not in NAMES:
         raise unknown_name("LLM scheduler", name, list(NAMES))
+    if not arg:  # the defaults are the record's own
+        return LLMScheduler(name)
     if name == "sarathi":
-        key, _, val = arg.partition("=") if arg else ("chunk", "", "512")
+        key, _, val = arg.partition("=")
         if key != "chunk":
             raise ConfigError(f"--llm-scheduler {spec!r}: write sarathi:chunk=N")
         return LLMScheduler(name, chunk=_count(val, "chunk", spec))
     if name == "disagg":
-        p, sep, d = (arg or "1+1").partition("+")
+        p, sep, d = arg.partition("+")
         if not sep:
             raise ConfigError(f"--llm-scheduler {spec!r}: write disagg:P+D (e.g. disagg:1+1)")
         return LLMScheduler(name, prefill_npus=_count(p, "P", spec),
                             decode_npus=_count(d, "D", spec))
-    if arg:
-        raise ConfigError(f"--llm-scheduler {spec!r}: {name} takes no parameter")
-    return LLMScheduler(name)
+    raise ConfigError(f"--llm-scheduler {spec!r}: {name} takes no parameter")
 
 
 @dataclass(slots=True)
