@@ -111,7 +111,9 @@ def run_closed(policy: Any, board: Board, requests: int | None, window_s: float 
            np.zeros(0, np.int64), np.zeros(k, np.int64), np.zeros(k), 0.0, INT_MAX)
     out = [True, *columns(max(cap, 1), not compiled), np.zeros(0), np.zeros(0, np.int64)]
     run = loop.run_loop
-    if not compiled:
+    if compiled:
+        jit.announce(f"{loop.__name__}.run_loop", "the layer-wise decision loop", 30)
+    else:
         pol, tab, arr, st = as_lists(pol), as_lists(tab), as_lists(arr), list(as_lists(st))
         run = loop.plain(pol, tab, arr, out)
     n = loop.drive(run, pol, tab, arr, st, out)

@@ -158,7 +158,9 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     pol, tab, arr, st, out = _loop_args(costs, board, time_s, model, deadline_s, policy, code,
                                         batching, stop_missed)
     run = loop.run_loop
-    if not compiled:
+    if compiled:
+        jit.announce(f"{loop.__name__}.run_loop", "the layer-wise decision loop", 30)
+    else:
         pol, tab, arr, st = (closed.as_lists(pol), closed.as_lists(tab), closed.as_lists(arr),
                              list(closed.as_lists(st)))
         out = [False, *closed.columns(0, True), out[3].tolist(), out[4].tolist()]
