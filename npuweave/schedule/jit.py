@@ -222,9 +222,9 @@ def python(qualname: str, consts: dict[str, Any] | None = None) -> Callable[...,
     >>> window = python("npuweave.schedule.buffer.fetch_window")
     >>> window([5], [2.0], [0.5], 0, 1, 0, 10.0, 0.0, 3.0)  # 5 bytes free at 2 s, in by 2.5 s
     5.0
-    >>> src = inlined_source("npuweave.schedule.kernel.choose_lw", consts={"failsafe": True})
+    >>> src = inlined_source("npuweave.schedule.loop_steps.choose", consts={"code": 0})
     >>> body = src.split('"' * 3)[-1]  # after the docstring
-    >>> "failsafe" in body, "evaluate" in body, "inlined fcfs" in body
+    >>> "code ==" in body, "evaluate" in body, "inlined fcfs" in body  # 0: first come first served
     (False, False, True)
     """
     inline = os.environ.get("NPUWEAVE_INLINE") != "0"
@@ -359,7 +359,7 @@ def inlined_source(fn: Callable[..., Any] | str, consts: dict[str, Any] | None =
 
     Examples
     --------
-    >>> src = inlined_source("npuweave.schedule.kernel.choose_lw")
+    >>> src = inlined_source("npuweave.schedule.loop_steps.choose")
     >>> "fcfs(" in src, "'inlined fcfs'" in src
     (False, True)
     """

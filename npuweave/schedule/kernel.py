@@ -160,23 +160,6 @@ def evaluate_all(k, active, pos, off, printed, t_m, t_c, free, maxft, size, comp
                      fl_f, head, tail, bw, ev)
 
 
-@jit.kernel(inline=True)
-def choose_lw(k, active, nact, pos, off, arrival, printed, failsafe, compute_kind, t_m, t_c,
-              free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail, bw, ev, ok,
-              inh_now):
-    """Layerweaver's choice among the active tenants (failsafe: first come first served)."""
-    if nact == 1:
-        for t in range(k):
-            if active[t]:
-                return t
-    if failsafe:
-        return fcfs(k, active, pos, arrival)
-    evaluate_all(k, active, pos, off, printed, t_m, t_c, free, maxft, size, comp, ftime, inh,
-                 fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now)
-    pool(k, active, nact, compute_kind, ev, ok)
-    return pick_lw(k, ok, ev, inh_now, printed)
-
-
 @jit.kernel
 def scratch(k):
     """Per-candidate scratch of a decision for ``k`` tenants: ``ev`` (``evaluate``'s five

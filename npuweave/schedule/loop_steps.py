@@ -23,7 +23,7 @@ import numpy as np
 from npuweave.schedule.aimt_kernel import choose_among
 from npuweave.schedule.base import EPS
 from npuweave.schedule.jit import kernel
-from npuweave.schedule.kernel import choose_lw, evaluate_all, fcfs, pool
+from npuweave.schedule.kernel import evaluate_all, fcfs, pick_lw, pool
 
 #: Policy codes of the loop: first come first served (``Sequential``, or Layerweaver with its
 #: failsafe on), Layerweaver in either reading, Layerweaver+ (Mode 1 in either reading), AI-MT.
@@ -84,49 +84,41 @@ def urgency(k, active, pick, pick_ce, deadline, seg, pos, t_end, prune, bound, e
 
 
 @kernel(inline=True)
-def choose_lw_plus(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, plus,
-                   t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head,
-                   tail, bw, work, stats):
-    """Layerweaver's (``LW_PRINTED``, ``LW_NPUWEAVE``) or Layerweaver+'s choice among two or
-    more candidates; ``work``: ``kernel.scratch``'s arrays; ``plus``: Layerweaver+'s
-    ``prune`` flag and its ``est`` and ``bound`` tables. At most 30 arguments: past that
-    Python passes them as ``*args``, which numba cannot inline."""
-    ev, ok, inh_now = work
-    if code != LW_PLUS and code != LW_PLUS_PRINTED:
-        return choose_lw(k, active, nact, pos, seg, arrival, code == LW_PRINTED, False,
-                         compute_kind, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s,
-                         fl_c, fl_f, head, tail, bw, ev, ok, inh_now)
-    printed = code == LW_PLUS_PRINTED
-    evaluate_all(k, active, pos, seg, printed, t_m, t_c, free, maxft, size, comp, ftime, inh,
-                 fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now)
-    pool(k, active, nact, compute_kind, ev, ok)
-    pick = pick_plus(k, ok, ev, inh_now, deadline, printed)
-    prune, est, bound = plus
-    return urgency(k, active, pick, ev[pick][4], deadline, seg, pos, now if now > t_c else t_c,
-                   prune, bound, est, stats)
-
-
-@kernel(inline=True)
 def choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, t_m, t_c, now,
            free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail, bw, work, plus,
            aimt, stats):
-    """The policy's pick among the ``nact`` active tenants (``nact > 0``); ``plus`` and
-    ``aimt``: Layerweaver+'s and AI-MT's parameters and work arrays (``loop.run_loop``). One
-    candidate: that one (Mode 2 of Layerweaver+ may still override it)."""
+    """The policy's pick among the ``nact`` active tenants (``nact > 0``); ``work``:
+    ``kernel.scratch``'s arrays; ``plus`` and ``aimt``: Layerweaver+'s and AI-MT's parameters
+    and work arrays (``loop.run_loop``). One candidate: that one; Layerweaver (either
+    reading): ``kernel.evaluate_all``, the starvation filter and ``kernel.pick_lw``;
+    Layerweaver+: the same scores and filter, Mode 1's pick, then Mode 2
+    (``urgency``), which may override even a single candidate. Each step appears once here
+    (numba copies an inlined step's code at every call site, and the copies were most of the
+    loop's compile time). At most 30 arguments: past that Python passes them as ``*args``,
+    which numba cannot inline."""
+    plus_code = code == LW_PLUS or code == LW_PLUS_PRINTED
+    pick_ce = 0.0
     if nact == 1:
-        t = only(k, active)
-        if code == LW_PLUS or code == LW_PLUS_PRINTED:
-            prune, est, bound = plus
-            t = urgency(k, active, t, 0.0, deadline, seg, pos, now if now > t_c else t_c,
-                        prune, bound, est, stats)
-        return t
-    if code == SEQ:
+        pick = only(k, active)
+    elif code == SEQ:
         return fcfs(k, active, pos, arrival)
-    if code == AIMT:
+    elif code == AIMT:
         return choose_among(k, active, seg, pos, comp, ftime, free, t_c - t_m, aimt)
-    return choose_lw_plus(code, k, active, nact, pos, seg, arrival, deadline, compute_kind,
-                          plus, t_m, t_c, now, free, maxft, size, comp, ftime, inh, fl_s, fl_c,
-                          fl_f, head, tail, bw, work, stats)
+    else:
+        ev, ok, inh_now = work
+        printed = code == LW_PRINTED or code == LW_PLUS_PRINTED
+        evaluate_all(k, active, pos, seg, printed, t_m, t_c, free, maxft, size, comp, ftime,
+                     inh, fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now)
+        pool(k, active, nact, compute_kind, ev, ok)
+        if not plus_code:
+            return pick_lw(k, ok, ev, inh_now, printed)
+        pick = pick_plus(k, ok, ev, inh_now, deadline, printed)
+        pick_ce = ev[pick][4]
+    if plus_code:
+        prune, est, bound = plus
+        pick = urgency(k, active, pick, pick_ce, deadline, seg, pos,
+                       now if now > t_c else t_c, prune, bound, est, stats)
+    return pick
 
 
 @kernel(inline=True)

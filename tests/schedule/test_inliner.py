@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from npuweave.schedule import jit
+from npuweave.schedule import jit, loop
 from npuweave.schedule.inliner import NotInlinable, inline_source
 from tests.schedule import inline_cases as c
 
@@ -121,26 +121,26 @@ def test_refused_kernel_runs_as_written_and_says_why(monkeypatch, caplog):
         jit.inlined_source(name)
 
 
-RUN_KERNEL = "npuweave.schedule.loop.run_loop"
+RUN_KERNEL = f"{loop.__name__}.run_loop"  # (importing loop registers it)
 
 
 def test_the_closed_loop_runs_inlined():
     src = jit.inlined_source(RUN_KERNEL)
     calls = {n.func.id for n in ast.walk(ast.parse(src))
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    assert calls.isdisjoint({"choose", "choose_lw", "fcfs", "choose_among", "evaluate",
-                             "commit_in_place", "pool", "pick_lw", "urgency", "reissues"})
+    assert calls.isdisjoint({"choose", "pick_lw", "fcfs", "choose_among", "evaluate",
+                             "commit_in_place", "pool", "urgency", "reissues"})
     assert jit.python(RUN_KERNEL).__code__.co_filename == f"<inlined {RUN_KERNEL}>"
 
 
 def test_traceback_shows_the_generated_line():
-    choose = jit.python("npuweave.schedule.kernel.choose_lw")
+    scores = jit.python("npuweave.schedule.kernel.evaluate_all")
     with pytest.raises(IndexError) as info:  # three tenants, arrays for two
-        choose(3, [True, True], 2, [0, 0], [0, 2], [0.0, 1.0], False, True, [True, True],
-               0.0, 0.0, 10, 0.0, [1, 1], [1.0, 1.0], [0.1, 0.1], [0.0, 0.0], [0], [0.0],
-               [0.0], 0, 0, 1.0, [[0.0] * 5] * 2, [False] * 2, [0.0] * 2)
+        scores(3, [True, True], [0, 0], [0, 1], False, 0.0, 0.0, 10, 0.0, [1, 1], [1.0, 1.0],
+               [0.1, 0.1], [0.0, 0.0], [0], [0.0], [0.0], 0, 0, 1.0, [[0.0] * 5] * 2,
+               [0.0] * 2)
     frame = traceback.extract_tb(info.value.__traceback__)[-1]
-    assert frame.filename == "<inlined npuweave.schedule.kernel.choose_lw>"
+    assert frame.filename == "<inlined npuweave.schedule.kernel.evaluate_all>"
     assert "active[" in frame.line
 
 
