@@ -96,7 +96,6 @@ def choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, t_m
     (numba copies an inlined step's code at every call site, and the copies were most of the
     loop's compile time). At most 30 arguments: past that Python passes them as ``*args``,
     which numba cannot inline."""
-    plus_code = code == LW_PLUS or code == LW_PLUS_PRINTED
     pick_ce = 0.0
     if nact == 1:
         pick = only(k, active)
@@ -110,12 +109,12 @@ def choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, t_m
         evaluate_all(k, active, pos, seg, printed, t_m, t_c, free, maxft, size, comp, ftime,
                      inh, fl_s, fl_c, fl_f, head, tail, bw, ev, inh_now)
         pool(k, active, nact, compute_kind, ev, ok)
-        if not plus_code:
+        if code != LW_PLUS and code != LW_PLUS_PRINTED:
             return pick_lw(k, ok, ev, inh_now, printed)
         pick = pick_plus(k, ok, ev, inh_now, deadline, printed)
         pick_ce = ev[pick][4]
-    if plus_code:
-        prune, est, bound = plus
+    if code == LW_PLUS or code == LW_PLUS_PRINTED:  # (no local flag: the plain loop's
+        prune, est, bound = plus                        # specialiser folds this test)
         pick = urgency(k, active, pick, pick_ce, deadline, seg, pos,
                        now if now > t_c else t_c, prune, bound, est, stats)
     return pick
