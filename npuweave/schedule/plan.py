@@ -193,10 +193,10 @@ def compiled_arrays(policy: Policy, board: Board, requests: int | None,
 # when numba's on-disk cache of the kernel is warm (loading it costs about 0.3-0.6 s) ...
 KERNEL_MIN_DECISIONS = 100_000
 # ... and from this many when it is cold: compiling the one loop (every policy's branch, the
-# open arrivals too) costs about 31 s of CPU (11 s for the former closed-loop-only kernel;
-# docs/BENCHMARKS.md), so below about 10 M decisions (3 us each in the reference) the
+# open arrivals too) costs about 25 s of CPU (11 s for the former closed-loop-only kernel;
+# docs/BENCHMARKS.md), so below about 8 M decisions (3 us each in the reference) the
 # reference finishes first ...
-KERNEL_COLD_MIN_DECISIONS = 10_000_000
+KERNEL_COLD_MIN_DECISIONS = 8_000_000
 # ... and from this many once this process has loaded the kernels (a call then costs tens of
 # microseconds of array conversion).
 KERNEL_LOADED_MIN_DECISIONS = 1_000
