@@ -1,10 +1,10 @@
-"""``jit.fresh_cache``: numba's cache of every kernel goes when any kernel source changes."""
+"""``jit_cache.fresh_cache``: numba's cache of every kernel goes when any kernel source changes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from npuweave.schedule import jit
+from npuweave.schedule import jit_cache
 
 
 def _tree(root: Path) -> tuple[Path, Path]:
@@ -19,14 +19,14 @@ def _tree(root: Path) -> tuple[Path, Path]:
 
 def test_an_edited_kernel_source_drops_every_cached_kernel(tmp_path: Path) -> None:
     steps, cached = _tree(tmp_path)
-    assert jit.fresh_cache(tmp_path) and not cached.exists()  # first sight: no stamp yet
-    assert (tmp_path / "__pycache__" / jit.STAMP).is_file()
+    assert jit_cache.fresh_cache(tmp_path) and not cached.exists()  # first sight: no stamp yet
+    assert (tmp_path / "__pycache__" / jit_cache.STAMP).is_file()
     cached.write_text("index")  # numba writes its cache again
-    assert not jit.fresh_cache(tmp_path) and cached.exists()  # nothing changed
+    assert not jit_cache.fresh_cache(tmp_path) and cached.exists()  # nothing changed
     (tmp_path / "pkg" / "notes.py").write_text("# edited, still no kernel\n")
-    assert not jit.fresh_cache(tmp_path) and cached.exists()
+    assert not jit_cache.fresh_cache(tmp_path) and cached.exists()
     steps.write_text(steps.read_text().replace("x + 1", "x + 2"))  # an inlined step edited
-    assert jit.fresh_cache(tmp_path) and not cached.exists()
+    assert jit_cache.fresh_cache(tmp_path) and not cached.exists()
 
 
 def test_an_unwritable_cache_is_left_to_numba(tmp_path: Path, monkeypatch) -> None:
@@ -36,4 +36,4 @@ def test_an_unwritable_cache_is_left_to_numba(tmp_path: Path, monkeypatch) -> No
         raise PermissionError(self)
 
     monkeypatch.setattr(Path, "unlink", refuse)
-    assert not jit.fresh_cache(tmp_path) and cached.exists()
+    assert not jit_cache.fresh_cache(tmp_path) and cached.exists()
