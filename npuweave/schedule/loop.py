@@ -71,9 +71,9 @@ def run_loop(pol, tab, arr, st, out):
       model, then time), ``moff`` (each model's start in ``order``), ``rel`` (relative
       deadline per model), the batching ``window`` and the miss ``limit``;
     * ``st``: per board tenant ``compute_kind, active, pos, seg, nu`` (units in its request),
-      ``req, lo, hi, arrival, own, deadline, cur_mft``; per model ``ph, pa`` (requests batched, arrived); the work arrays
-      ``ev, ok, inh_now, cand, c, f``; the in-flight list ``fl_s, fl_c, fl_f``; ``si``, ``sf``
-      and ``stats`` (Layerweaver+'s [estimates, urgent]);
+      ``req, lo, hi, arrival, own, deadline, cur_mft``; per model ``ph, pa`` (requests
+      batched, arrived); the work arrays ``ev, ok, inh_now, cand, c, f``; the in-flight list
+      ``fl_s, fl_c, fl_f``; ``si``, ``sf`` and ``stats`` (Layerweaver+'s [estimates, urgent]);
     * ``out``: ``record``, the decision columns ``o_int`` (tenant, request, unit) and
       ``o_float`` (fs, fe, cs, ce), ``finish`` and ``batch_of`` per request.
 
