@@ -9,8 +9,7 @@ The policy's code says which rule chooses (``policy_code``); AI-MT's generator s
 threshold box go in and come back, so the policy ends as its Python ``select`` would leave it.
 
 Without numba (or with ``plain``) the same loop runs as plain Python on lists
-(``as_lists``): indexing a NumPy array from Python (a scalar object per read) costs more than
-the loop's own work.
+(``loop.runner``).
 """
 
 from __future__ import annotations
@@ -109,13 +108,8 @@ def run_closed(policy: Any, board: Board, requests: int | None, window_s: float 
            ftime, inh)
     arr = (True, *loop_end(requests, window_s), np.zeros(0), np.zeros(0, np.int64),
            np.zeros(0, np.int64), np.zeros(k, np.int64), np.zeros(k), 0.0, INT_MAX)
-    out = [True, *columns(max(cap, 1), not compiled), np.zeros(0), np.zeros(0, np.int64)]
-    run = loop.run_loop
-    if compiled:
-        jit.announce(f"{loop.__name__}.run_loop", "the layer-wise decision loop", 30)
-    else:
-        pol, tab, arr, st = as_lists(pol), as_lists(tab), as_lists(arr), list(as_lists(st))
-        run = loop.plain(pol, tab, arr, out)
+    out = [True, *columns(max(cap, 1)), np.zeros(0), np.zeros(0, np.int64)]
+    run, pol, tab, arr, st, out = loop.runner(compiled, pol, tab, arr, st, out)
     n = loop.drive(run, pol, tab, arr, st, out)
     if code in (LW_PLUS, LW_PLUS_PRINTED):
         policy.decisions += n  # as its select counts them (no deadlines: no estimate)
@@ -127,20 +121,10 @@ def run_closed(policy: Any, board: Board, requests: int | None, window_s: float 
             *(_column(c, n, np.float64) for c in out[2]))
 
 
-def columns(cap: int, lists: bool = False) -> tuple:
+def columns(cap: int) -> tuple[np.ndarray, np.ndarray]:
     """Empty output columns for ``cap`` decisions: ``o_int`` (tenant, request, unit) and
-    ``o_float`` (fs, fe, cs, ce), one row per column, one entry per decision; 2-D arrays, or
-    for a loop run as plain Python lists of ``array.array`` columns: indexed from Python about
-    as fast as lists, and read back by NumPy without a copy."""
-    if lists:
-        return ([array("q", bytes(8 * cap)) for _ in range(3)],
-                [array("d", bytes(8 * cap)) for _ in range(4)])
+    ``o_float`` (fs, fe, cs, ce), one row per column, one entry per decision."""
     return np.empty((3, cap), np.int64), np.empty((4, cap), np.float64)
-
-
-def as_lists(arrays: tuple | list) -> tuple:
-    """``arrays`` with every NumPy array as a (nested) list (see the module docstring)."""
-    return tuple(a.tolist() if isinstance(a, np.ndarray) else a for a in arrays)
 
 
 def loop_end(requests: int | None, window_s: float | None) -> tuple[int, float, bool]:

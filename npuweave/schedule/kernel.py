@@ -158,10 +158,3 @@ def evaluate_all(k, active, pos, off, printed, t_m, t_c, free, maxft, size, comp
             inh_now[t] = inh[u]
             evaluate(t, u, printed, t_m, t_c, free, maxft, size, comp, ftime, inh, fl_s, fl_c,
                      fl_f, head, tail, bw, ev)
-
-
-@jit.kernel
-def scratch(k):
-    """Per-candidate scratch of a decision for ``k`` tenants: ``ev`` (``evaluate``'s five
-    terms), ``ok`` (``pool``) and the inherent idle of each next unit."""
-    return np.zeros((k, 5), np.float64), np.zeros(k, np.bool_), np.zeros(k, np.float64)

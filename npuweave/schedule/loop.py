@@ -32,6 +32,7 @@ an output or the in-flight list is full (``FULL``) and resume after ``drive`` ha
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 
 import numpy as np
@@ -213,6 +214,27 @@ def plain(pol: tuple, tab: tuple, arr: tuple, out: list) -> Callable[..., int]:
     return jit.python(f"{__name__}.run_loop", consts=flags(pol, tab, arr, out))
 
 
+def runner(compiled: bool, pol: tuple, tab: tuple, arr: tuple, st: list,
+           out: list) -> tuple:
+    """The loop to call, and its arguments: ``run_loop`` compiled (a terminal is told the
+    first time it compiles), or as plain Python (``plain``) with every array as a list and
+    the decision columns as ``array.array`` columns: indexing a NumPy array from Python (a
+    scalar object per read) costs more than the loop's own work. Returns ``run, pol, tab,
+    arr, st, out`` (``st`` and ``out`` lists, for ``drive``)."""
+    if compiled:
+        jit.announce(f"{__name__}.run_loop", "the layer-wise decision loop", 25)
+        return run_loop, pol, tab, arr, st, out
+    pol, tab, arr = as_lists(pol), as_lists(tab), as_lists(arr)
+    out = [out[0], *([array("q" if c.dtype == np.int64 else "d", c.tobytes()) for c in cols]
+                     for cols in out[1:3]), *(a.tolist() for a in out[3:])]
+    return plain(pol, tab, arr, out), pol, tab, arr, list(as_lists(st)), out
+
+
+def as_lists(arrays: tuple | list) -> tuple:
+    """``arrays`` with every NumPy array as a (nested) list."""
+    return tuple(a.tolist() if isinstance(a, np.ndarray) else a for a in arrays)
+
+
 def drive(run: Callable[..., int], pol: tuple, tab: tuple, arr: tuple, st: list,
           out: list) -> int:
     """Call ``run`` (``run_loop``, compiled or as plain Python) until the board is done,
@@ -230,8 +252,6 @@ def drive(run: Callable[..., int], pol: tuple, tab: tuple, arr: tuple, st: list,
 def _wider(a):
     """``a`` (an array, a list or ``array.array``, or a list of those: columns) with every
     column twice as long (the new entries uninitialised in arrays, zero otherwise)."""
-    from array import array
-
     if isinstance(a, np.ndarray):
         grown = np.empty((*a.shape[:-1], 2 * a.shape[-1] + 16), a.dtype)
         grown[..., :a.shape[-1]] = a

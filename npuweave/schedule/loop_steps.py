@@ -88,9 +88,9 @@ def choose(code, k, active, nact, pos, seg, arrival, deadline, compute_kind, t_m
            free, maxft, size, comp, ftime, inh, fl_s, fl_c, fl_f, head, tail, bw, work, plus,
            aimt, stats):
     """The policy's pick among the ``nact`` active tenants (``nact > 0``); ``work``:
-    ``kernel.scratch``'s arrays; ``plus`` and ``aimt``: Layerweaver+'s and AI-MT's parameters
-    and work arrays (``loop.run_loop``). One candidate: that one; Layerweaver (either
-    reading): ``kernel.evaluate_all``, the starvation filter and ``kernel.pick_lw``;
+    ``ev, ok, inh_now`` (``loop.state``); ``plus`` and ``aimt``: Layerweaver+'s and AI-MT's
+    parameters and work arrays (``loop.run_loop``). One candidate: that one; Layerweaver
+    (either reading): ``kernel.evaluate_all``, the starvation filter and ``kernel.pick_lw``;
     Layerweaver+: the same scores and filter, Mode 1's pick, then Mode 2
     (``urgency``), which may override even a single candidate. Each step appears once here
     (numba copies an inlined step's code at every call site, and the copies were most of the

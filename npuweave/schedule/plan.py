@@ -122,7 +122,7 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
     when numba is installed) or ``"auto"``: the kernel when numba is installed, the policy has
     a loop code and the run is expected to take at least ``KERNEL_MIN_DECISIONS`` decisions (below that, numba's import and cache
     load, about 0.3 s, cost more than they save), else the reference. Without numba,
-    ``Layerweaver`` takes the kernel as plain Python on lists (``closed.as_lists``): the
+    ``Layerweaver`` takes the kernel as plain Python on lists (``loop.runner``): the
     same loop, as fast as a plain-Python port of it and faster than the policy loop.
 
     Examples

@@ -157,14 +157,7 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     compiled = jit.compile() and not plain
     pol, tab, arr, st, out = _loop_args(costs, board, time_s, model, deadline_s, policy, code,
                                         batching, stop_missed)
-    run = loop.run_loop
-    if compiled:
-        jit.announce(f"{loop.__name__}.run_loop", "the layer-wise decision loop", 30)
-    else:
-        pol, tab, arr, st = (closed.as_lists(pol), closed.as_lists(tab), closed.as_lists(arr),
-                             list(closed.as_lists(st)))
-        out = [False, *closed.columns(0, True), out[3].tolist(), out[4].tolist()]
-        run = loop.plain(pol, tab, arr, out)
+    run, pol, tab, arr, st, out = loop.runner(compiled, pol, tab, arr, st, out)
     t0 = time.perf_counter()
     decisions = loop.drive(run, pol, tab, arr, st, out)
     spent = time.perf_counter() - t0
