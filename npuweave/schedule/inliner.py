@@ -59,6 +59,7 @@ from npuweave.schedule.inline_fold import (
     substitute,
 )
 from npuweave.schedule.inline_order import Statements
+from npuweave.schedule.inline_tidy import tidy
 from npuweave.schedule.inline_steps import (
     Exits,
     NotInlinable,
@@ -263,7 +264,8 @@ def inline_source(fn: FunctionType, resolve: Callable[[Any], Any],
     ex = _Expander(fn, resolve, None if consts is None else dict(consts))
     fdef, _, body = ex.body(fn)
     if consts is not None:
-        body = fold(body) or [ast.Pass()]
+        body = tidy(fold(body) or [ast.Pass()], {a.arg for a in ast.walk(fdef.args)
+                                                 if isinstance(a, ast.arg)})
     if ast.get_docstring(fdef) is None and isinstance(body[0], ast.Expr) and isinstance(
             body[0].value, ast.Constant) and str(body[0].value.value).startswith("inlined "):
         body = body[1:] or [ast.Pass()]  # a marker would read as the docstring
