@@ -59,6 +59,7 @@ from npuweave.schedule.inline_fold import (
     substitute,
 )
 from npuweave.schedule.inline_order import Statements
+from npuweave.schedule.inline_rows import rows
 from npuweave.schedule.inline_tidy import tidy
 from npuweave.schedule.inline_steps import (
     Exits,
@@ -70,7 +71,7 @@ from npuweave.schedule.inline_steps import (
     name,
 )
 
-__all__ = ["NotInlinable", "inline_source"]
+__all__ = ["NotInlinable", "code", "inline_source"]
 
 _REFUSED = (ast.Try, ast.With, ast.AsyncWith, ast.Global, ast.Nonlocal, ast.FunctionDef,
             ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.Yield, ast.YieldFrom,
@@ -264,10 +265,29 @@ def inline_source(fn: FunctionType, resolve: Callable[[Any], Any],
     ex = _Expander(fn, resolve, None if consts is None else dict(consts))
     fdef, _, body = ex.body(fn)
     if consts is not None:
-        body = tidy(fold(body) or [ast.Pass()], {a.arg for a in ast.walk(fdef.args)
-                                                 if isinstance(a, ast.arg)})
+        params = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
+        body = rows(tidy(fold(body) or [ast.Pass()], params), params)
     if ast.get_docstring(fdef) is None and isinstance(body[0], ast.Expr) and isinstance(
             body[0].value, ast.Constant) and str(body[0].value.value).startswith("inlined "):
         body = body[1:] or [ast.Pass()]  # a marker would read as the docstring
     new = ast.FunctionDef(fdef.name, fdef.args, body, [], fdef.returns, lineno=1)
     return ast.unparse(ast.fix_missing_locations(ast.Module([new], []))), ex.aliases
+
+
+def code(src: str, filename: str) -> Any:
+    """``src`` (``inline_source``'s) compiled, without its ``'inlined name'`` markers: each
+    would run as a ``NOP`` (it keeps its line for tracing), a few per decision in a loop.
+    The other statements keep their lines in ``src`` (tracebacks and ``linecache``)."""
+    tree = ast.parse(src)
+    for node in ast.walk(tree):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(map(_marker, block)):
+                setattr(node, field, [s for s in block if not _marker(s)] or [
+                    ast.Pass(lineno=block[0].lineno, col_offset=block[0].col_offset)])
+    return builtins.compile(tree, filename, "exec")
+
+
+def _marker(s: ast.AST) -> bool:
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(
+        s.value.value, str) and s.value.value.startswith("inlined ")

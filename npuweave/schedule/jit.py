@@ -271,13 +271,15 @@ def _inlined(qualname: str, f: Callable[..., Any], space: dict,
     made = _generated(qualname, f, consts, key)
     if made is None:
         return None
+    from npuweave.schedule import inliner
+
     src, aliases = made
     space.update(aliases)
     fixed = "" if consts is None else " " + ", ".join(f"{k}={v!r}" for k, v in consts.items())
     filename = f"<inlined {qualname}{fixed}>"
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
     defined: dict[str, Any] = {}
-    exec(builtins.compile(src, filename, "exec"), space, defined)  # noqa: S102 (our own code)
+    exec(inliner.code(src, filename), space, defined)  # noqa: S102 (our own code)
     g = defined[f.__name__]
     g.__defaults__, g.__doc__, g.__qualname__ = f.__defaults__, f.__doc__, f.__qualname__
     _SOURCES[key] = src
