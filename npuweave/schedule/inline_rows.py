@@ -111,14 +111,48 @@ def _hoist(loop: ast.stmt, before: list[ast.stmt], flow: Flow, pinned: set[str],
     for (x, _), found in uses.items():
         rows_of_x = {id(r.value) for (y, _), rs in uses.items() if y == x for r in rs}
         names = [n for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == x]
-        if x in pinned or x in flow.entry - flow.params or not all(id(d) in early for d in flow.defs.get(
-                x, [])) or x in stores(_targets(loop)) or any(id(n) not in rows_of_x
-                                                               for n in names):
+        if x in pinned or x in flow.entry - flow.params or not all(
+                id(d) in early for d in flow.defs.get(x, [])) or x in stores(
+                _targets(loop)) or any(id(n) not in rows_of_x for n in names) or _aliases(
+                before, x) & _written(loop):
             continue
         row = fresh(x, found[0].slice)
         pre.append(ast.Assign([ast.Name(row, ast.Store())], _copy_row(found[0]), lineno=0))
         _replace(loop, {id(r) for r in found}, row)
     return pre
+
+
+def _aliases(body: list[ast.stmt], x: str) -> set[str]:
+    """``x`` and every name that a statement of ``body`` binds from a value naming one of
+    them other than through a subscript (``y = x``, ``a, y = f((x, a))``): the names that
+    may hold ``x``'s object."""
+    out = {x}
+    while True:
+        more = {v for s in _walk_statements(body) if isinstance(s, (ast.Assign, ast.AugAssign))
+                and _bare(s.value) & out for v in stores(s)} - out
+        if not more:
+            return out
+        out |= more
+
+
+def _walk_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    return (n for s in body for n in ast.walk(s) if isinstance(n, ast.stmt))
+
+
+def _bare(node: ast.AST) -> set[str]:
+    """The names ``node`` reads other than as the table of a subscript (``x`` in ``x[i]``)."""
+    inner = {id(n.value) for n in ast.walk(node) if isinstance(n, ast.Subscript)}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(
+        n.ctx, ast.Load) and id(n) not in inner}
+
+
+def _written(loop: ast.stmt) -> set[str]:
+    """The names ``loop`` stores into (``y[i] = v``) or passes to a call: what may replace
+    a row of the object they hold."""
+    out = {n.value.id for n in ast.walk(loop) if isinstance(n, ast.Subscript)
+           and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)}
+    return out | {v for n in ast.walk(loop) if isinstance(n, ast.Call)
+                  for a in [*n.args, *(k.value for k in n.keywords)] for v in _bare(a)}
 
 
 def _targets(node: ast.AST) -> ast.Module:

@@ -10,7 +10,7 @@ backward analysis over the structured statements, loops to their fixed point):
 
 * **copies**: ``x = y`` where ``x`` and ``y`` never hold different values that are both
   needed (no definition of one where the other is live): the two become one name and the
-  copy goes (the shorter name is kept);
+  copy goes (a parameter's name is kept, else the shorter one);
 * **constants**: a local with one definition, ``x = <constant>``, that every read comes
   after (not live where the function starts), is replaced by the constant and folded
   (``npuweave.schedule.inline_fold``);
@@ -58,12 +58,29 @@ _SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Assert, ast.P
 _ROUNDS = 50  # each round removes something; a loop body of a few hundred lines needs ~20
 
 
-def tidy(body: list[ast.stmt], params: set[str]) -> list[ast.stmt]:
+def tidy(body: list[ast.stmt], params: set[str],
+         local: frozenset[str] = frozenset()) -> list[ast.stmt]:
     """``body`` (a function's, with ``params`` its parameters; not changed) without the
     copies, constant locals, tuple unpacking and dead stores that ``tidy``'s module
-    docstring lists; as it is when it holds a construct the analysis does not model."""
+    docstring lists; as it is when it holds a construct the analysis does not model.
+    A name that ``body`` (or ``local``: names the function bound before dead code went)
+    binds stays local where the clean-up leaves only reads of it: ``if False: x = None``
+    first (no bytecode), so such a read still raises ``UnboundLocalError``, not
+    ``NameError``."""
     if any(isinstance(n, _REFUSED) for s in body for n in ast.walk(s)):
         return body
+    local = local | {v for s in body for v in stores(s)}
+    body = _cleaned(body, params)
+    lost = sorted(v for v in local - params - {v for s in body for v in stores(s)}
+                  if any(v in loads(s) for s in body))
+    if lost:
+        keep = ast.Assign([ast.Name(v, ast.Store()) for v in lost], ast.Constant(None),
+                          lineno=0)
+        body.insert(0, ast.If(ast.Constant(False), [keep], []))
+    return body
+
+
+def _cleaned(body: list[ast.stmt], params: set[str]) -> list[ast.stmt]:
     pinned = _pinned(body)
     body = _for_else(_fresh(body), pinned | params)
     for _ in range(_ROUNDS):
@@ -206,7 +223,7 @@ def _interfere(x: str, y: str, flow: Flow) -> bool:
     """Whether one of ``x``, ``y`` is bound (other than by a copy of the other) where the
     other is live: then they hold two values that are both needed."""
     for a, b in ((x, y), (y, x)):
-        for d in flow.defs[a]:
+        for d in flow.defs.get(a, []):
             if _copy(d) in ((x, y), (y, x)):
                 continue
             bound = stores(d.target if isinstance(d, ast.For) else d)
@@ -230,10 +247,13 @@ def _coalesce(body: list[ast.stmt], flow: Flow, pinned: set[str]) -> bool:
     busy: set[str] = set()
     for s in _statements(body):
         pair = _copy(s)
-        if pair is None or busy & set(pair) or not all(_free(v, flow, pinned) for v in pair):
+        if pair is None or busy & set(pair):
             continue
-        if not _interfere(*pair, flow):
-            keep, drop = sorted(pair, key=lambda v: (len(v), v))
+        fixed = [v for v in pair if v in flow.params and v not in flow.defs and v not in pinned]
+        if len(fixed) + sum(_free(v, flow, pinned) for v in pair) == 2 and len(
+                fixed) < 2 and not _interfere(*pair, flow):
+            # a parameter never rebound holds its value from the start: it stays
+            keep, drop = sorted(pair, key=lambda v: (v not in fixed, len(v), v))
             merged[drop] = keep
             busy |= set(pair)
     if not merged:
@@ -333,7 +353,7 @@ def _pure(e: ast.expr, flow: Flow) -> bool:
     if known(e)[0] or isinstance(e, ast.Constant):
         return True
     if isinstance(e, ast.Name):
-        return (e.id in flow.defs or e.id in flow.params) and e.id not in flow.entry
+        return e.id in flow.params or e.id in flow.defs and e.id not in flow.entry
     return isinstance(e, ast.Tuple) and all(_pure(v, flow) for v in e.elts)
 
 
@@ -345,7 +365,10 @@ def _dead(body: list[ast.stmt], flow: Flow, pinned: set[str]) -> bool:
                 isinstance(t, ast.Name) or isinstance(t, ast.Tuple) and all(
                     isinstance(n, ast.Name) for n in t.elts) for t in s.targets):
             bound = stores(s)
-            if not bound & (flow.after[id(s)] | pinned) and _pure(s.value, flow):
+            unpacks = any(isinstance(t, ast.Tuple) and not (isinstance(
+                s.value, ast.Tuple) and len(s.value.elts) == len(t.elts)) for t in s.targets)
+            if not bound & (flow.after[id(s)] | pinned) and _pure(s.value, flow) and \
+                    not unpacks:  # ``a, b = x`` iterates ``x``: it may fail
                 gone.add(id(s))
     _drop(body, gone)
     return bool(gone)

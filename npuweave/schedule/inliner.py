@@ -60,7 +60,7 @@ from npuweave.schedule.inline_fold import (
 )
 from npuweave.schedule.inline_order import Statements
 from npuweave.schedule.inline_rows import rows
-from npuweave.schedule.inline_tidy import tidy
+from npuweave.schedule.inline_tidy import stores, tidy
 from npuweave.schedule.inline_steps import (
     Exits,
     NotInlinable,
@@ -266,7 +266,8 @@ def inline_source(fn: FunctionType, resolve: Callable[[Any], Any],
     fdef, _, body = ex.body(fn)
     if consts is not None:
         params = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
-        body = rows(tidy(fold(body) or [ast.Pass()], params), params)
+        bound = frozenset(v for s in fdef.body for v in stores(s))  # before dead code went
+        body = rows(tidy(fold(body) or [ast.Pass()], params, bound), params)
     if ast.get_docstring(fdef) is None and isinstance(body[0], ast.Expr) and isinstance(
             body[0].value, ast.Constant) and str(body[0].value.value).startswith("inlined "):
         body = body[1:] or [ast.Pass()]  # a marker would read as the docstring
