@@ -16,8 +16,11 @@ Rows:
   compute-centric NPU, ``failsafe`` RN+BB on the memory-centric one (``bench_anchors.CLOSED``).
   ``specialised``: the same call with ``run_loop`` built by ``jit.python(..., consts=...)``
   for the run's own flags (``flags``: policy code, ``closed``, ``record``, ...;
-  ``npuweave.schedule.inline_fold``). ``loop only <case>``: the ``run_loop`` calls alone,
-  inlined against specialised, and the bytecode instructions each runs per decision.
+  ``npuweave.schedule.inline_fold``, then ``inline_tidy`` and ``inline_rows``). Since
+  ``loop.plain`` specialises itself, ``inlined`` runs that same loop too, and
+  ``specialised/inlined`` shows the noise of the run. ``loop only <case>``: the ``run_loop``
+  calls alone, inlined without constants against specialised, and the bytecode
+  instructions each runs per decision.
 * ``aimt``: AI-MT's closed loop (``closed.run_closed``: the one loop, on lists).
 * ``task loop``: ``serve`` fcfs on RN+BB Poisson with ``stretch.settings.mode = "loop-python"``
   (the uncompiled whole-run task loop; without numba ``auto`` runs per event).

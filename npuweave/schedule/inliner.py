@@ -17,7 +17,10 @@ unchanged; ``and``/``or``/``x if c else y`` with an inlined call become ``if`` s
 from its own module are bound in the caller's namespace under fresh names (``aliases``).
 
 ``inline_source(fn, resolve, consts)`` also specialises ``fn`` for fixed values of some of
-its parameters (or names its top level binds once): ``npuweave.schedule.inline_fold``.
+its parameters (or names its top level binds once): ``npuweave.schedule.inline_fold``; the
+specialised body is then cleaned of the copies, flags and dead stores the copying left
+(``npuweave.schedule.inline_tidy``) and reads the rows of its tables once
+(``npuweave.schedule.inline_rows``).
 
 What it does not copy in (``NotInlinable``, with the reason): recursion, ``*args`` and
 ``**kwargs``, keyword-only parameters, a callee with ``try``/``with``/``global``/nested
@@ -60,7 +63,6 @@ from npuweave.schedule.inline_fold import (
 )
 from npuweave.schedule.inline_order import Statements
 from npuweave.schedule.inline_rows import rows
-from npuweave.schedule.inline_tidy import stores, tidy
 from npuweave.schedule.inline_steps import (
     Exits,
     NotInlinable,
@@ -70,6 +72,7 @@ from npuweave.schedule.inline_steps import (
     local_names,
     name,
 )
+from npuweave.schedule.inline_tidy import stores, tidy
 
 __all__ = ["NotInlinable", "code", "inline_source"]
 

@@ -14,7 +14,9 @@ from its own source with the calls of ``inline=True`` kernels replaced by their 
 (``npuweave.schedule.inliner``; ``inlined_source`` shows it, ``NPUWEAVE_INLINE=0`` turns it
 off). A Python call with twenty arguments costs about a microsecond, more than a decision.
 ``python(qualname, consts={...})`` also fixes run-constant parameters (flags, a policy code)
-and drops the code they rule out (``npuweave.schedule.inline_fold``).
+and drops the code they rule out (``npuweave.schedule.inline_fold``), then the copies, flags
+and dead stores the copying left and repeated reads of table rows (``inline_tidy``,
+``inline_rows``).
 
 Examples
 --------
@@ -25,7 +27,6 @@ True
 
 from __future__ import annotations
 
-import builtins
 import functools
 import importlib.util
 import linecache
