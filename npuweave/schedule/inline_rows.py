@@ -39,16 +39,16 @@ import ast
 import itertools
 from collections.abc import Iterator
 
-from npuweave.schedule.inline_fold import known
-from npuweave.schedule.inline_tidy import (
-    _REFUSED,
-    _SCOPES,
+from npuweave.schedule.inline_flow import (
+    REFUSED,
+    SCOPES,
     Flow,
-    _blocks,
-    _fresh,
-    _pinned,
+    blocks,
+    fresh,
+    pinned_names,
     stores,
 )
+from npuweave.schedule.inline_fold import known
 
 _LOOPS = (ast.For, ast.While)
 
@@ -56,20 +56,20 @@ _LOOPS = (ast.For, ast.While)
 def rows(body: list[ast.stmt], params: set[str]) -> list[ast.stmt]:
     """``body`` (a function's, ``params`` its parameters; not changed) with the rows of
     tables that the module docstring describes read once."""
-    if any(isinstance(n, _REFUSED) for s in body for n in ast.walk(s)):
+    if any(isinstance(n, REFUSED) for s in body for n in ast.walk(s)):
         return body
-    body = _fresh(body)
+    body = fresh(body)
     taken = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name)} | params
-    fresh = _Names(taken)
-    pinned = _pinned(body)
+    names = _Names(taken)
+    pinned = pinned_names(body)
     flow = Flow(body, params)
     out: list[ast.stmt] = []
     for i, s in enumerate(body):
         if isinstance(s, _LOOPS):
-            out.extend(_hoist(s, body[:i], flow, pinned, fresh))
+            out.extend(_hoist(s, body[:i], flow, pinned, names))
         out.append(s)
-    for block in _blocks(out):
-        _runs(block, pinned, fresh)
+    for block in blocks(out):
+        _runs(block, pinned, names)
     return out
 
 
@@ -98,7 +98,7 @@ def _rows_of(node: ast.AST) -> Iterator[ast.Subscript]:
 
 
 def _hoist(loop: ast.stmt, before: list[ast.stmt], flow: Flow, pinned: set[str],
-           fresh: _Names) -> list[ast.stmt]:
+           names: _Names) -> list[ast.stmt]:
     """The reads of loop-invariant rows before ``loop`` (a top-level statement), their uses
     in it replaced."""
     uses: dict[tuple[str, object], list[ast.Subscript]] = {}
@@ -110,13 +110,13 @@ def _hoist(loop: ast.stmt, before: list[ast.stmt], flow: Flow, pinned: set[str],
     pre: list[ast.stmt] = []
     for (x, _), found in uses.items():
         rows_of_x = {id(r.value) for (y, _), rs in uses.items() if y == x for r in rs}
-        names = [n for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == x]
+        refs = [n for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == x]
         if x in pinned or x in flow.entry - flow.params or not all(
                 id(d) in early for d in flow.defs.get(x, [])) or x in stores(
-                _targets(loop)) or any(id(n) not in rows_of_x for n in names) or _aliases(
+                _targets(loop)) or any(id(n) not in rows_of_x for n in refs) or _aliases(
                 before, x) & _written(loop):
             continue
-        row = fresh(x, found[0].slice)
+        row = names(x, found[0].slice)
         pre.append(ast.Assign([ast.Name(row, ast.Store())], _copy_row(found[0]), lineno=0))
         _replace(loop, {id(r) for r in found}, row)
     return pre
@@ -185,7 +185,7 @@ def _replace(node: ast.AST, ids: set[int], row: str) -> None:
     _Replace(ids, row).visit(node)
 
 
-def _runs(block: list[ast.stmt], pinned: set[str], fresh: _Names) -> None:
+def _runs(block: list[ast.stmt], pinned: set[str], names: _Names) -> None:
     """Within ``block`` (in place): each row ``x[i]`` used at least three times in a run of
     consecutive simple statements that call nothing, rebind neither ``x`` nor ``i`` and
     store only into names or into that row, read once before the run."""
@@ -197,7 +197,7 @@ def _runs(block: list[ast.stmt], pinned: set[str], fresh: _Names) -> None:
                 count += sum(1 for u in _rows_of(block[j]) if _same_row(u, r))
                 j += 1
             if count >= 3:  # a read and a store to save two reads: no gain below three
-                row = fresh(r.value.id, r.slice)  # type: ignore[attr-defined]
+                row = names(r.value.id, r.slice)  # type: ignore[attr-defined]
                 new = ast.Assign([ast.Name(row, ast.Store())], _copy_row(r), lineno=0)
                 for s in block[i:j]:
                     _replace(s, {id(u) for u in _rows_of(s) if _same_row(u, r)}, row)
@@ -231,7 +231,7 @@ def _keeps(s: ast.stmt, r: ast.Subscript) -> bool:
     """Whether ``s`` is a simple statement that cannot change the row ``r``: no call, no
     rebinding of its names, stores only into names or into ``r[...]``."""
     if not isinstance(s, (ast.Assign, ast.AugAssign, ast.Expr)) or any(
-            isinstance(n, (ast.Call, *_SCOPES)) for n in ast.walk(s)):
+            isinstance(n, (ast.Call, *SCOPES)) for n in ast.walk(s)):
         return False
     names = {r.value.id} | ({r.slice.id} if isinstance(r.slice, ast.Name) else set())  # type: ignore[attr-defined]
     if names & stores(s):

@@ -45,16 +45,19 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Iterator
 
+from npuweave.schedule.inline_flow import (
+    REFUSED,
+    Flow,
+    blocks,
+    fresh,
+    loads,
+    pinned_names,
+    statements,
+    stores,
+)
 from npuweave.schedule.inline_fold import fold, known, literal
 
-_REFUSED = (ast.Try, ast.With, ast.AsyncWith, ast.AsyncFor, ast.Global, ast.Nonlocal,
-            ast.Delete, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Yield,
-            ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Match,
-            *[getattr(ast, n) for n in ("TryStar",) if hasattr(ast, n)])
-_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Assert, ast.Pass)
 _ROUNDS = 50  # each round removes something; a loop body of a few hundred lines needs ~20
 
 
@@ -67,7 +70,7 @@ def tidy(body: list[ast.stmt], params: set[str],
     binds stays local where the clean-up leaves only reads of it: ``if False: x = None``
     first (no bytecode), so such a read still raises ``UnboundLocalError``, not
     ``NameError``."""
-    if any(isinstance(n, _REFUSED) for s in body for n in ast.walk(s)):
+    if any(isinstance(n, REFUSED) for s in body for n in ast.walk(s)):
         return body
     local = local | {v for s in body for v in stores(s)}
     body = _cleaned(body, params)
@@ -81,127 +84,15 @@ def tidy(body: list[ast.stmt], params: set[str],
 
 
 def _cleaned(body: list[ast.stmt], params: set[str]) -> list[ast.stmt]:
-    pinned = _pinned(body)
-    body = _for_else(_fresh(body), pinned | params)
+    pinned = pinned_names(body)
+    body = _for_else(fresh(body), pinned | params)
     for _ in range(_ROUNDS):
         flow = Flow(body, params)
         if _spread(body, flow, pinned) or _constants(body, flow, pinned):
-            body = _fresh(fold(body) or [ast.Pass()])
+            body = fresh(fold(body) or [ast.Pass()])
         elif not (_coalesce(body, flow, pinned) or _dead(body, flow, pinned)):
             break
     return body
-
-
-def _fresh(body: list[ast.stmt]) -> list[ast.stmt]:
-    """A copy of ``body`` in which no node is in two places (the inliner and ``fold``
-    share nodes; the passes here change nodes in place)."""
-    return ast.parse(ast.unparse(ast.Module(body, []))).body
-
-
-def _pinned(body: list[ast.stmt]) -> set[str]:
-    """Names that appear inside a nested scope (left alone: closures, shadowing)."""
-    return {n.id for s in body for sc in ast.walk(s) if isinstance(sc, _SCOPES)
-            for n in ast.walk(sc) if isinstance(n, ast.Name)}
-
-
-def _walk(node: ast.AST) -> Iterator[ast.AST]:
-    """``ast.walk`` without descending into nested scopes."""
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        yield n
-        if not isinstance(n, _SCOPES):
-            todo.extend(ast.iter_child_nodes(n))
-
-
-def loads(node: ast.AST | None) -> frozenset[str]:
-    """Every name ``node`` reads (nested scopes included: read there at some point)."""
-    if node is None:
-        return frozenset()
-    return frozenset(n.id for n in ast.walk(node)
-                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
-
-
-def stores(node: ast.AST | None) -> frozenset[str]:
-    """The names ``node`` (a target, or a simple statement) binds in this scope."""
-    if node is None:
-        return frozenset()
-    return frozenset(n.id for n in _walk(node)
-                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-
-
-class Flow:
-    """Liveness of a function body: ``after[id(s)]``, the names live right after statement
-    ``s`` binds its names (for a ``for``: after its target is bound, where its body
-    starts); ``entry``, live where the body starts (read before any binding on some path);
-    ``defs[name]``: the statements that bind it."""
-
-    def __init__(self, body: list[ast.stmt], params: set[str]):
-        self.after: dict[int, frozenset[str]] = {}
-        self.defs: dict[str, list[ast.stmt]] = {}
-        self.params = params
-        self.entry = self.block(body, frozenset(), frozenset(), frozenset())
-        for s in _statements(body):
-            target = s.target if isinstance(s, ast.For) else s if isinstance(s, _SIMPLE) \
-                else None
-            for v in stores(target):
-                self.defs.setdefault(v, []).append(s)
-
-    def block(self, stmts: list[ast.stmt], out: frozenset[str], brk: frozenset[str],
-              cont: frozenset[str]) -> frozenset[str]:
-        for s in reversed(stmts):
-            out = self.stmt(s, out, brk, cont)
-        return out
-
-    def stmt(self, s: ast.stmt, out: frozenset[str], brk: frozenset[str],
-             cont: frozenset[str]) -> frozenset[str]:
-        self.after[id(s)] = out
-        if isinstance(s, ast.Break):
-            return brk
-        if isinstance(s, ast.Continue):
-            return cont
-        if isinstance(s, (ast.Return, ast.Raise)):
-            return loads(s)
-        if isinstance(s, ast.If):
-            return loads(s.test) | self.block(s.body, out, brk, cont) | self.block(
-                s.orelse, out, brk, cont)
-        if isinstance(s, ast.While):
-            head: frozenset[str] = frozenset()
-            while True:
-                new = loads(s.test) | self.block(s.body, head, out, head) | self.block(
-                    s.orelse, out, brk, cont)
-                if new == head:
-                    return head
-                head = new
-        if isinstance(s, ast.For):
-            head = self.block(s.orelse, out, brk, cont)
-            while True:
-                start = self.block(s.body, head, out, head)
-                new = head | (start - stores(s.target)) | loads(s.target)
-                if new == head:
-                    self.after[id(s)] = start
-                    return loads(s.iter) | head
-                head = new
-        read = loads(s) | (stores(s) if isinstance(s, ast.AugAssign) else frozenset())
-        return (out - stores(s)) | read
-
-
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement in ``body``, nested ones included."""
-    for s in body:
-        yield s
-        for field in ("body", "orelse"):
-            yield from _statements(getattr(s, field, None) or [])
-
-
-def _blocks(body: list[ast.stmt]) -> Iterator[list[ast.stmt]]:
-    """``body`` and every statement list nested in it."""
-    yield body
-    for s in _statements(body):
-        for field in ("body", "orelse"):
-            inner = getattr(s, field, None)
-            if inner:
-                yield inner
 
 
 def _free(v: str, flow: Flow, pinned: set[str]) -> bool:
@@ -245,7 +136,7 @@ def _coalesce(body: list[ast.stmt], flow: Flow, pinned: set[str]) -> bool:
     """Copies whose two names do not interfere: one name, the copy gone."""
     merged: dict[str, str] = {}
     busy: set[str] = set()
-    for s in _statements(body):
+    for s in statements(body):
         pair = _copy(s)
         if pair is None or busy & set(pair):
             continue
@@ -261,7 +152,7 @@ def _coalesce(body: list[ast.stmt], flow: Flow, pinned: set[str]) -> bool:
     rename = _Rename(merged)
     for s in body:
         rename.visit(s)
-    for block in _blocks(body):
+    for block in blocks(body):
         block[:] = [s for s in block if not (isinstance(s, ast.Assign) and _same(s))] or [
             ast.Pass()]
     return True
@@ -306,7 +197,7 @@ class _Substitute(ast.NodeTransformer):
 
 def _drop(body: list[ast.stmt], gone: set[int]) -> None:
     """Remove the statements whose ids are in ``gone`` (in place; an emptied block: pass)."""
-    for block in _blocks(body):
+    for block in blocks(body):
         if any(id(s) in gone for s in block):
             block[:] = [s for s in block if id(s) not in gone] or [ast.Pass()]
 
@@ -325,7 +216,7 @@ def _spread(body: list[ast.stmt], flow: Flow, pinned: set[str]) -> bool:
                 known(e)[0] or isinstance(e, ast.Name) and e.id not in pinned and all(
                     id(d) in before for d in flow.defs.get(e.id, [])) for e in elts):
             continue
-        for block in _blocks(body):
+        for block in blocks(body):
             for j, u in enumerate(block):
                 if _unpacks(u, w, len(elts)):
                     names = [t.id for t in u.targets[0].elts]  # type: ignore[attr-defined]
@@ -360,7 +251,7 @@ def _pure(e: ast.expr, flow: Flow) -> bool:
 def _dead(body: list[ast.stmt], flow: Flow, pinned: set[str]) -> bool:
     """Stores of pure values that nothing reads."""
     gone = set()
-    for s in _statements(body):
+    for s in statements(body):
         if isinstance(s, ast.Assign) and all(
                 isinstance(t, ast.Name) or isinstance(t, ast.Tuple) and all(
                     isinstance(n, ast.Name) for n in t.elts) for t in s.targets):
@@ -377,7 +268,7 @@ def _dead(body: list[ast.stmt], flow: Flow, pinned: set[str]) -> bool:
 def _for_else(body: list[ast.stmt], keep: set[str]) -> list[ast.stmt]:
     """The inliner's flag out of a loop (``f = False``; a ``for`` that sets ``f = True``
     before each of its ``break``; ``if not f: rest``) as ``for ... else: rest``."""
-    for block in _blocks(body):
+    for block in blocks(body):
         i = 0
         while i + 2 < len(block):
             f, loop, after = block[i:i + 3]
