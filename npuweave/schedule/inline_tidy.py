@@ -19,7 +19,9 @@ backward analysis over the structured statements, loops to their fixed point):
 * **dead stores**: ``x = <constant, local or tuple of those>`` whose value is never read;
 * **flags**: ``done = False``, a ``for`` that sets ``done = True`` before each of its own
   ``break``, then ``if not done: ...``: the inliner's single exit out of a loop, as Python's
-  ``for ... else``.
+  ``for ... else``;
+* **steady tests** (``steady``, a separate step): ``while c:`` whose test compares names the
+  loop never rebinds (``missed < limit`` in a closed loop) becomes ``if c: while True:``.
 
 Only local names that the whole function reads and writes directly are touched: a name read
 or written inside a nested scope (a lambda, a comprehension), a parameter, or one that may
@@ -79,7 +81,8 @@ def tidy(body: list[ast.stmt], params: set[str],
     if lost:
         keep = ast.Assign([ast.Name(v, ast.Store()) for v in lost], ast.Constant(None),
                           lineno=0)
-        body.insert(0, ast.If(ast.Constant(False), [keep], []))
+        doc = isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+        body.insert(1 if doc else 0, ast.If(ast.Constant(False), [keep], []))
     return body
 
 
@@ -320,3 +323,31 @@ def _breaks(stmts: list[ast.stmt], flag: str) -> list[ast.stmt] | None:
                 return None
             out.extend(got)
     return out
+
+
+def steady(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``while c:`` whose test reads only names the loop never rebinds, through comparisons,
+    ``and``/``or``/``not`` and constants (numbers, in the kernels: its value cannot change
+    while the loop runs), as ``if c: while True:`` (the ``else`` runs when ``c`` is false,
+    as before: the new loop ends only by ``break``, ``return`` or ``raise``). In place;
+    ``body`` as it is where ``tidy`` would leave it so. Run last: ``inline_rows`` hoists
+    out of top-level loops only."""
+    if any(isinstance(n, REFUSED) for s in body for n in ast.walk(s)):
+        return body
+    pinned = pinned_names(body)
+    for block in blocks(body):
+        for i, s in enumerate(block):
+            if isinstance(s, ast.While) and not known(s.test)[0] and _steady_test(s.test) and \
+                    not (loads(s.test) & (stores(s) | pinned)):
+                loop = ast.While(ast.Constant(True), s.body, [])
+                block[i] = ast.If(s.test, [loop], s.orelse)
+    return body
+
+
+def _steady_test(e: ast.expr) -> bool:
+    if isinstance(e, (ast.Name, ast.Constant)) or known(e)[0]:
+        return True
+    parts = [e.left, *e.comparators] if isinstance(e, ast.Compare) else e.values if \
+        isinstance(e, ast.BoolOp) else [e.operand] if isinstance(e, ast.UnaryOp) and \
+        isinstance(e.op, ast.Not) else None
+    return parts is not None and all(_steady_test(p) for p in parts)

@@ -72,7 +72,7 @@ from npuweave.schedule.inline_steps import (
     local_names,
     name,
 )
-from npuweave.schedule.inline_tidy import stores, tidy
+from npuweave.schedule.inline_tidy import steady, stores, tidy
 
 __all__ = ["NotInlinable", "code", "inline_source"]
 
@@ -270,7 +270,7 @@ def inline_source(fn: FunctionType, resolve: Callable[[Any], Any],
     if consts is not None:
         params = {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
         bound = frozenset(v for s in fdef.body for v in stores(s))  # before dead code went
-        body = rows(tidy(fold(body) or [ast.Pass()], params, bound), params)
+        body = steady(rows(tidy(fold(body) or [ast.Pass()], params, bound), params))
     if ast.get_docstring(fdef) is None and isinstance(body[0], ast.Expr) and isinstance(
             body[0].value, ast.Constant) and str(body[0].value.value).startswith("inlined "):
         body = body[1:] or [ast.Pass()]  # a marker would read as the docstring

@@ -14,9 +14,9 @@ import linecache
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from npuweave.schedule import inliner
+from npuweave.schedule import inliner, jit, loop
 from npuweave.schedule.inline_rows import rows
-from npuweave.schedule.inline_tidy import Flow, tidy
+from npuweave.schedule.inline_tidy import Flow, steady, tidy
 
 LOCALS = ["a", "b", "x", "y", "done"]
 NAMES = LOCALS + ["p", "q"]
@@ -57,6 +57,7 @@ def _compound(inner: st.SearchStrategy) -> st.SearchStrategy:
         st.tuples(st.just("for"), st.sampled_from(["x", "y", "i"]), name, block,
                   st.lists(inner, max_size=2)),
         st.tuples(st.just("while"), name, block),
+        st.tuples(st.just("steady"), name, block, st.lists(inner, max_size=2)),
         st.tuples(st.just("flag"), local, name, block, block))
 
 
@@ -85,6 +86,12 @@ def render(stmts, depth=1, in_loop=False):
             n = f"n{depth}"  # one counter per depth: an inner loop leaves the outer's alone
             out += [f"{pad}{n} = 0", f"{pad}while {n} < num({s[1]}) % 3:", f"{pad}    {n} += 1",
                     *render(s[2], depth + 1, True)]
+        elif s[0] == "steady":  # a test that may or may not change in the loop
+            m = f"m{depth}"
+            out += [f"{pad}{m} = 0", f"{pad}while {s[1]} != 5:", f"{pad}    {m} += 1",
+                    f"{pad}    if {m} > 2:", f"{pad}        break", *render(s[2], depth + 1, True)]
+            if s[3]:
+                out += [f"{pad}else:", *_sub(s[3], depth + 1, in_loop)]
         else:  # the inliner's flag out of a loop
             _, f, bound, body, rest = s
             out += [f"{pad}{f} = False", f"{pad}for i in range(num({bound}) % 4):",
@@ -106,10 +113,11 @@ def define(src, space):
 
 
 def cleaned(src):
-    """``src``'s function with ``tidy`` and ``rows`` applied to its body."""
+    """``src``'s function with ``tidy``, ``rows`` and ``steady`` applied to its body (as the
+    inliner applies them)."""
     fdef = ast.parse(src).body[0]
     params = {a.arg for a in fdef.args.args}
-    fdef.body = rows(tidy(fdef.body, params), params)
+    fdef.body = steady(rows(tidy(fdef.body, params), params))
     return ast.unparse(ast.fix_missing_locations(ast.Module([fdef], [])))
 
 
@@ -228,3 +236,27 @@ def test_markers_compile_to_nothing():
     fn = next(c for c in consts if hasattr(c, "co_code"))
     assert "inlined g" not in fn.co_consts and "inlined h" not in fn.co_consts
     assert [ln for _, _, ln in fn.co_lines() if ln][-1] == 6  # ``return y`` stays on line 6
+
+
+def test_the_loops_specialised_source_is_cleaned():
+    """The one loop's closed-loop specialisations (what ``loop.plain`` runs): by the rules, no inliner flag (``done_*``: every one guards a ``for``'s own
+    ``break``), no step's copy of the work arrays (``ev_choose*``: ``work`` is a tuple of
+    names bound once at the top), the decision columns' rows read before the loop, and in
+    Layerweaver's scoring ``ev[t]`` read once for its five cells."""
+    flags = {"prune": False, "inh_on": False, "slots": 1, "closed": True,
+             "has_horizon": False, "record": True}
+    q = f"{loop.__name__}.run_loop"
+    for code in (0, 2):
+        src = jit.inlined_source(q, consts={"code": code, **flags})
+        assert "done_" not in src and "ev_choose" not in src and " = work" not in src
+        assert "row_o_int_0 = o_int[0]" in src and "row_o_float_3[n]" in src
+        assert ("row_ev_" in src) == (code == 2)
+
+
+def test_a_steady_while_test_is_read_once():
+    """By the rule: ``p < q`` reads names the loop never binds: tested once; ``x < q``
+    reads ``x``, which the loop binds: left; the ``else`` stays with the first test."""
+    body = _body("while p < q:\n    f()\nelse:\n    g()\nwhile x < q:\n    x = f()")
+    assert ast.unparse(steady(body)).splitlines() == [
+        "if p < q:", "    while True:", "        f()", "else:", "    g()", "while x < q:",
+        "    x = f()"]
