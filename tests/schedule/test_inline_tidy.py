@@ -95,7 +95,7 @@ def render(stmts, depth=1, in_loop=False):
         else:  # the inliner's flag out of a loop
             _, f, bound, body, rest = s
             out += [f"{pad}{f} = False", f"{pad}for i in range(num({bound}) % 4):",
-                    *render(body, depth + 1, False), f"{pad}    if log(i):",
+                    *render(body, depth + 1, True), f"{pad}    if log(i):",
                     f"{pad}        {f} = True", f"{pad}        break",
                     f"{pad}if not {f}:", *_sub(rest, depth + 1, in_loop)]
     return out
@@ -201,17 +201,20 @@ def test_what_the_clean_up_leaves_alone():
 
 def test_rows_are_read_once_only_where_nothing_can_replace_them():
     """By hand: the loop writes only cells of ``out``: its rows are read before it; ``out2``
-    has a row replaced in the loop, and ``alias`` holds the table ``tb`` under another name
-    that the loop stores into: both read as written. Along a run, ``ev[t]`` three times:
+    has a row replaced in the loop, ``alias`` holds the table ``tb`` under another name
+    that the loop stores into, and the loop itself names ``tc`` bare (``mine = tc``): all
+    three read as written. Along a run, ``ev[t]`` three times:
     one read; twice: no gain, left."""
     src = ("for k in range(n):\n    out[0][k] = k\n    out2[1][k] = k\n    out2[0] = [k]\n"
-           "    tb[0][k] = 1\n    alias[0] = k\nev[t][0] = a\nev[t][1] = b\nev[t][2] = ev[t][0]\n"
+           "    tb[0][k] = 1\n    alias[0] = k\n    tc[0][k] = 1\n    mine = tc\n"
+           "    mine[0] = [k]\nev[t][0] = a\nev[t][1] = b\nev[t][2] = ev[t][0]\n"
            "ev[u][0] = a\nev[u][1] = b")
     body = _body("alias = tb\n" + src)
-    got = ast.unparse(rows(body, {"n", "out", "out2", "tb", "ev", "t", "u", "a", "b"}))
+    got = ast.unparse(rows(body, {"n", "out", "out2", "tb", "tc", "ev", "t", "u", "a", "b"}))
     assert got.splitlines() == [
         "alias = tb", "row_out_0 = out[0]", "for k in range(n):", "    row_out_0[k] = k",
         "    out2[1][k] = k", "    out2[0] = [k]", "    tb[0][k] = 1", "    alias[0] = k",
+        "    tc[0][k] = 1", "    mine = tc", "    mine[0] = [k]",
         "row_ev_t = ev[t]", "row_ev_t[0] = a", "row_ev_t[1] = b", "row_ev_t[2] = row_ev_t[0]",
         "ev[u][0] = a", "ev[u][1] = b"]
 
