@@ -39,6 +39,7 @@ from npuweave.errors import ConfigError
 from npuweave.fileio.flags import Batching
 from npuweave.schedule.base import COMPUTE, MEMORY, Tenant
 from npuweave.schedule.board import Board
+from npuweave.schedule.plan import policy_tenants
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import Dispatch, LayerBase, View
 from npuweave.schedule.reference import decide
@@ -89,6 +90,7 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
     ([3.0, 6.0], 1)
     """
     _check(costs, time_s, model, deadline_s, batching)
+    costs = [policy_tenants(policy, per, buffer_bytes, dram_bw) for per in costs]  # AI-MT's
     slots = inflight_slots(policy, grouping, max_inflight)
     board = Predictor([c[0] for c in costs for _ in range(slots)], buffer_bytes, dram_bw)
     st = _State(costs, board, time_s, model, deadline_s, batching, slots)
