@@ -87,7 +87,7 @@ def start_streams(board: Board, policy: Policy, requests: int | None,
     return notes
 
 
-def policy_tenants(policy: Policy, tenants: Sequence[Tenant], buffer_bytes: int,
+def policy_tenants(policy: object, tenants: Sequence[Tenant], buffer_bytes: int,
                    dram_bw: float) -> Sequence[Tenant]:
     """The tenants as ``policy`` runs them: its own units where it defines them (AI-MT's
     merged sub-layer blocks), else ``tenants`` unchanged. ``plan`` and the engine both call
