@@ -150,7 +150,10 @@ class IntervalIndex:
         intervals), earliest start and latest end (``inf``, ``-inf`` without intervals) of
         request ``request[i]`` of tenant ``tenants[tenant[i]]``."""
         w = self.work()
-        codes = np.array([w.tenants.get(t, -1) for t in tenants], np.int64)[tenant]
+        if tuple(w.tenants) == tuple(tenants):  # the same names in the same order (one run)
+            codes = np.asarray(tenant, np.int64)
+        else:
+            codes = np.array([w.tenants.get(t, -1) for t in tenants], np.int64)[tenant]
         slot, found = _slots(w, codes, np.asarray(request, np.int64))
         return (found & w.worked[slot], np.where(found, w.lo[slot], np.inf),
                 np.where(found, w.hi[slot], -np.inf))

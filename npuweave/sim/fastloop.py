@@ -30,7 +30,7 @@ from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board
 from npuweave.schedule.fetchparts import replay_parts
 from npuweave.schedule.jit import loaded as kernel_loaded
-from npuweave.schedule.plan import choose_path, plan_arrays, start_streams
+from npuweave.schedule.plan import choose_path, compiled_arrays, plan_arrays, start_streams
 from npuweave.schedule.protocol import LayerBase, Policy
 from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.intervals import interval_columns
@@ -109,7 +109,10 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     notes = start_streams(board, policy, loop.requests, loop.window_s)
     left = sum(board.excluded) if loop.first() else 0
     how = choose_path("auto", policy, board, loop.requests, loop.window_s)
-    t, r, i, fs, fe, cs, ce = plan_arrays(policy, board, loop.requests, loop.window_s, how)
+    # the path is chosen once (plan_arrays would resolve it again)
+    cols = (compiled_arrays(policy, board, loop.requests, loop.window_s) if how == "kernel"
+            else plan_arrays(policy, board, loop.requests, loop.window_s, "python"))
+    t, r, i, fs, fe, cs, ce = cols
     off, flat = board.tables.flat()[:2]
     parts = replay_parts(t, i, off, flat, fs, fe, ce, board.buf, board.bw)
     if parts is None:
