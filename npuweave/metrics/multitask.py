@@ -88,11 +88,11 @@ def _shares(req: RequestIndex, t0: float, t1: float, index: IntervalIndex | None
     whole = known & (t0 <= lo) & (hi <= t1)
     out = known & ((hi <= t0) | (lo >= t1))
     share = (whole & ~out).astype(np.float64)  # outside wins where both hold (a point)
-    idle = np.flatnonzero(~worked)
+    idle = (~worked).nonzero()[0]  # 1-D: flatnonzero without its wrappers
     if idle.size:
         share[idle] = _span_shares(req.start_s[idle], req.finish_s[idle], t0, t1)
     names, tenant, request = req.tenants, req.tenant, req.request
-    for j in np.flatnonzero(worked & ~whole & ~out).tolist():
+    for j in (worked & ~whole & ~out).nonzero()[0].tolist():
         inside, total = index.work_split(names[tenant[j]], int(request[j]), t0, t1)
         share[j] = inside / total
     return share

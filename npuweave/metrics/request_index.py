@@ -198,7 +198,7 @@ def first_seen(codes: np.ndarray) -> list[int]:
     if not codes.size:
         return []
     if (codes[1:] >= codes[:-1]).all():
-        return np.flatnonzero(np.bincount(codes)).tolist()
+        return np.bincount(codes).nonzero()[0].tolist()
     present, first = np.unique(codes, return_index=True)
     return present[np.argsort(first)].tolist()
 

@@ -137,11 +137,12 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
 def _requests(tenants: Sequence[Tenant], work: RunWork) -> RequestColumns:
     """One record per request, by tenant then request: issued when the previous one of its
     stream finished (0 for the first), started at its first computation."""
-    done = ~(np.isnan(work.start_s) | np.isnan(work.finish_s))
-    slot = np.flatnonzero(done)  # by tenant, then request: the slots' own order
-    ten, req = slot // work.span, slot % work.span
+    done = (work.start_s == work.start_s) & (work.finish_s == work.finish_s)  # not NaN
+    slot = done.nonzero()[0]  # by tenant, then request: the slots' own order
+    ten, req = np.divmod(slot, work.span)
     finish = work.finish_s[slot]
-    arrival = np.where(req == 0, 0.0, work.finish_s[np.maximum(slot - 1, 0)])
+    # the previous slot's finish (slot 0's "previous", the last slot, is never read)
+    arrival = np.where(req == 0, 0.0, work.finish_s[slot - 1])
     return RequestColumns(tuple(x.label for x in tenants), tuple(x.model for x in tenants),
                           tuple(x.batch for x in tenants), ten, req, arrival,
                           work.start_s[slot], finish)

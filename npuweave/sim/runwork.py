@@ -72,8 +72,9 @@ def run_work(pe: Run, dram: Run | Parts, last: np.ndarray, slots: int,
     length, so that "positive length" would not say "positive total")."""
     span = run_span(pe, dram)
     n = slots * span
-    worked, lo, hi = np.zeros(n, np.bool_), np.full(n, np.inf), np.full(n, -np.inf)
-    start_s, finish_s = np.full(n, np.nan), np.full(n, np.nan)
+    worked, fresh = np.zeros(n, np.bool_), np.empty((4, n))  # one block for four columns
+    fresh[0], fresh[1], fresh[2:] = np.inf, -np.inf, np.nan
+    lo, hi, start_s, finish_s = fresh
     if loaded():  # the PE run's first and last units in the same pass
         busy_pe, pe_order, pe_exact = _reach(pe[0], pe[1], None, pe[3], pe[4], span, worked,
                                              lo, hi, pe[2], last, start_s, finish_s)
