@@ -1,13 +1,17 @@
-"""Shared plumbing for the metrics: record protocols, measurement windows, standalone times.
+"""Shared plumbing for the metrics: the request record, the interval protocol, measurement
+windows, standalone times.
 
-Metrics depend on nothing else in npuweave: they read any objects that carry the attributes
-of ``npuweave.sim.Interval`` and ``npuweave.sim.RequestRecord`` (duck typing, see the two
-protocols below), so they work on hand-built records as well as on simulator output.
+Metrics depend on nothing else in npuweave. A request is a ``RequestRecord``, defined here,
+in the lowest layer that reads it (``npuweave.sim`` re-exports it); an interval is anything
+shaped like ``npuweave.sim.Interval`` (the protocol ``IntervalLike``). At run time the metrics
+read attributes only (duck typing), so they work on hand-built records as well as on
+simulator output.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from npuweave.errors import ConfigError
@@ -23,14 +27,32 @@ class IntervalLike(Protocol):
     end_s: float
 
 
-class RequestLike(Protocol):
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    """One request's life: issued at ``arrival_s``, first work at ``start_s``, done at ``finish_s``.
+
+    ``deadline_s`` is absolute (None when the request has no deadline); ``batch`` is the number
+    of inputs served by this request. The engine writes these (``npuweave.sim.records``
+    re-exports the class); the metrics read them.
+    """
+
     tenant: str
     model: str
     index: int
     arrival_s: float
     start_s: float
     finish_s: float
-    batch: int
+    batch: int = 1
+    deadline_s: float | None = None
+
+    @property
+    def latency_s(self) -> float:
+        return self.finish_s - self.arrival_s
+
+
+#: A request as the metrics read it. Annotations name the engine's record; at run time any
+#: object with its attributes works (hand-built records, ``RequestIndex`` rows).
+RequestLike = RequestRecord
 
 
 #: ``None`` (the whole run), ``(t0, t1)``, a function ``requests -> (t0, t1)`` (closed-loop

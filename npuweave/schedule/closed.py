@@ -116,10 +116,7 @@ def run_closed(policy: Any, board: Board, requests: int | None, window_s: float 
     n = loop.drive(run, pol, tab, arr, st, out)
     if code in (LW_PLUS, LW_PLUS_PRINTED):
         policy.decisions += n  # as its select counts them (no deadlines: no estimate)
-    if code == AIMT:
-        version, _, gauss = policy.rng.getstate()
-        policy.rng.setstate((version, tuple(int(w) for w in pol[9]), gauss))
-        policy.box[:] = [float(x) for x in pol[8]]
+    settle(policy, code, pol)
     if isinstance(out[1], np.ndarray):  # compiled: each column a row of the output
         return (*out[1][:, :n], *out[2][:, :n])
     return (*(_column(c, n, np.int64) for c in out[1]),
@@ -148,3 +145,12 @@ def _static(b: Board) -> tuple[np.ndarray, ...]:
 def _column(c: Any, n: int, dtype: type) -> np.ndarray:
     """The first ``n`` entries of an output column (an array, or ``array.array``: no copy)."""
     return np.frombuffer(c, dtype)[:n] if isinstance(c, array) else np.asarray(c[:n], dtype)
+
+
+def settle(policy: Any, code: int, pol: tuple) -> None:
+    """Leave ``policy`` as its own ``select`` would after the run ``pol`` (``policy_tables``)
+    was given to: AI-MT's generator state and threshold box."""
+    if code == AIMT:
+        version, _, gauss = policy.rng.getstate()
+        policy.rng.setstate((version, tuple(int(w) for w in pol[9]), gauss))
+        policy.box[:] = [float(x) for x in pol[8]]

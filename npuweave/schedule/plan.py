@@ -19,6 +19,7 @@ import numpy as np
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board, DispatchHook
 from npuweave.schedule.protocol import Policy
+from npuweave.schedule.reference import decide
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +87,7 @@ def start_streams(board: Board, policy: Policy, requests: int | None,
     return notes
 
 
-def policy_tenants(policy: Policy, tenants: Sequence[Tenant], buffer_bytes: int,
+def policy_tenants(policy: object, tenants: Sequence[Tenant], buffer_bytes: int,
                    dram_bw: float) -> Sequence[Tenant]:
     """The tenants as ``policy`` runs them: its own units where it defines them (AI-MT's
     merged sub-layer blocks), else ``tenants`` unchanged. ``plan`` and the engine both call
@@ -115,8 +116,9 @@ def plan(policy: str | Policy, tenants: Sequence[Tenant], buffer_bytes: int, dra
 def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffer_bytes: int,
                dram_bw: float, requests: int = 1, window_s: float | None = None,
                **opts: object) -> Schedule:
-    """``plan`` on a chosen path: ``"python"`` (the reference: ``policy.select`` and
-    ``Board.commit`` per decision), ``"kernel"`` (a policy with a loop code,
+    """``plan`` on a chosen path: ``"python"`` (the reference loop,
+    ``npuweave.schedule.reference.decide``: ``policy.select`` and ``Board.commit`` per
+    decision), ``"kernel"`` (a policy with a loop code,
     ``LayerBase.loop_code``: sequential, Layerweaver in a named reading, Layerweaver+, AI-MT;
     the whole run in the one decision loop, ``npuweave.schedule.closed.run_closed``, compiled
     when numba is installed) or ``"auto"``: the kernel when numba is installed, the policy has
@@ -141,24 +143,10 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
     board = Board(tenants, buffer_bytes, dram_bw)
     notes = start_streams(board, policy, requests, window_s)
     labels = tuple(x.label for x in tenants)
-    path = choose_path(path, policy, board, requests, window_s)
-    if path == "kernel":
-        t_k, r_k, i_k, *times = compiled_arrays(policy, board, requests, window_s)
-        order_k = tuple(zip(t_k.tolist(), r_k.tolist(), i_k.tolist()))
-        fs_k, fe_k, cs_k, ce_k = (tuple(a.tolist()) for a in times)
-        return Schedule(labels, order_k, fs_k, fe_k, cs_k, ce_k, tuple(notes), policy.name)
-    order, fs, fe, cs, ce = [], [], [], [], []
-    select, commit = policy.select, board.commit
-    while board.active:
-        t = select(board)
-        r, i, a, b, c, d = commit(t)
-        order.append((t, r, i))
-        fs.append(a)
-        fe.append(b)
-        cs.append(c)
-        ce.append(d)
-    return Schedule(labels, tuple(order), tuple(fs), tuple(fe), tuple(cs), tuple(ce),
-                    tuple(notes), policy.name)
+    t, r, i, *times = plan_arrays(policy, board, requests, window_s, path)
+    order = tuple(zip(t.tolist(), r.tolist(), i.tolist()))
+    fs, fe, cs, ce = (tuple(a.tolist()) for a in times)
+    return Schedule(labels, order, fs, fe, cs, ce, tuple(notes), policy.name)
 
 
 def plan_arrays(policy: Policy, board: Board, requests: int | None, window_s: float | None,
@@ -169,11 +157,7 @@ def plan_arrays(policy: Policy, board: Board, requests: int | None, window_s: fl
     path = choose_path(path, policy, board, requests, window_s)
     if path == "kernel":
         return compiled_arrays(policy, board, requests, window_s)
-    rows = []
-    select, commit = policy.select, board.commit
-    while board.active:
-        t = select(board)
-        rows.append((t, *commit(t)))
+    rows = decide(board, policy.select, record=True)[1]
     cols = list(zip(*rows)) if rows else [()] * 7
     return (*(np.array(c, np.int64) for c in cols[:3]),
             *(np.array(c, np.float64) for c in cols[3:]))

@@ -14,7 +14,10 @@ arrays. It supports the policies the Layerweaver+ experiments use:
   (``LayerweaverPlus._choose_fast``), either grouping (per-model FIFO, or per-request with
   ``max_inflight`` batches of one model in service, each a candidate) and with or without
   deadline inheritance (``inherit``: a batch in service takes ``Batcher.due`` of its model's
-  queue when that is earlier than its own deadline).
+  queue when that is earlier than its own deadline);
+* ``AIMT`` on its merged sub-layer blocks (``plan.policy_tenants``, as ``serve_layerwise``),
+  its thresholds and its generator (``aimt_kernel``), the generator and threshold box left
+  as its ``select`` would leave them (``closed.settle``).
 
 It performs the same float operations in the same order as the Python path (no fastmath),
 so the finish times, miss counts, decision and Mode 2 counts are identical; a hypothesis test
@@ -44,13 +47,13 @@ from npuweave.schedule.base import Tenant
 from npuweave.schedule.buffer import room
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
 from npuweave.schedule.loop_steps import (
-    AIMT,
     LW_NPUWEAVE,
     LW_PLUS,
     LW_PLUS_PRINTED,
     LW_PRINTED,
     SEQ,
 )
+from npuweave.schedule.plan import policy_tenants
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import LayerBase
 from npuweave.schedule.standalone import StandaloneMode, approx_suffix, replay_table
@@ -74,11 +77,9 @@ def refusal(policy: LayerBase) -> str | None:
 
 
 def policy_code(policy: LayerBase) -> int | None:
-    """The loop's code for serving ``policy`` (after its ``start``), or ``None``: the loop's
-    own (``closed.policy_code``), except AI-MT, whose serving runs (its merged blocks, its
-    generator) are not checked against the Python loop."""
-    code = closed.policy_code(policy)
-    return None if code == AIMT else code
+    """The loop's code for serving ``policy`` (after its ``start``), or ``None``: the
+    policy's own (``closed.policy_code``)."""
+    return closed.policy_code(policy)
 
 
 _TABLES: dict[tuple[int, int, float], tuple[object, dict[str, np.ndarray]]] = {}
@@ -148,6 +149,7 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     ([3.0, 6.0], 1)
     """
     _check(costs, time_s, model, deadline_s, batching)
+    costs = [policy_tenants(policy, per, buffer_bytes, dram_bw) for per in costs]  # AI-MT's
     slots = inflight_slots(policy)
     board = Predictor([c[0] for c in costs for _ in range(slots)], buffer_bytes, dram_bw)
     notes = tuple(policy.start(board))  # type: ignore[attr-defined]
@@ -163,6 +165,7 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     spent = time.perf_counter() - t0
     si, stats = st[loop.ST_SI], st[loop.ST["stats"]]
     missed, estimates, urgent = si[loop.MISSED], stats[0], stats[1]
+    closed.settle(policy, code, pol)
     if isinstance(policy, LayerweaverPlus):
         policy.decisions += int(decisions)
         policy.urgent += int(urgent)

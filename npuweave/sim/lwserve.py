@@ -2,10 +2,12 @@
 
 For non-preemptive layer-wise policies the NPU engine makes a decision exactly when its DMA
 engine frees, which the predictor knows (``S[t_m]``), and executes it at the predicted times
-(the engine-equals-predictor contract). So an open-loop run needs no event loop: take the next
-decision at ``max(S[t_m], when work is there)``, tell the ``Predictor`` that time, let the
-policy choose, commit. ``tests/lwplus/test_lwplus_serve.py`` checks the times against the
-event-driven engine.
+(the engine-equals-predictor contract). So an open-loop run needs no event loop: it is the
+reference decision loop (``npuweave.schedule.reference.decide``, the one ``plan`` runs for a
+closed loop) with this module's batching as its arrival source: take the next decision at
+``max(S[t_m], when work is there)``, tell the ``Predictor`` that time, let the policy choose,
+commit. ``tests/lwplus/test_lwplus_serve.py`` checks the times against the event-driven
+engine, and the compiled loop (``npuweave.sim.lwkernel``) is checked against this one.
 
 Requests of one model are served first come first served. Batching follows Triton's dynamic
 batcher (``npuweave.sim.batcher.Batcher``, shared with ``npuweave serve``): a batch of up to
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,8 +38,11 @@ import numpy as np
 from npuweave.errors import ConfigError
 from npuweave.fileio.flags import Batching
 from npuweave.schedule.base import COMPUTE, MEMORY, Tenant
+from npuweave.schedule.board import Board
+from npuweave.schedule.plan import policy_tenants
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import Dispatch, LayerBase, View
+from npuweave.schedule.reference import decide
 from npuweave.sim.batcher import Batcher, inflight_slots
 from npuweave.sim.requests import Request
 
@@ -85,46 +90,17 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
     ([3.0, 6.0], 1)
     """
     _check(costs, time_s, model, deadline_s, batching)
+    costs = [policy_tenants(policy, per, buffer_bytes, dram_bw) for per in costs]  # AI-MT's
     slots = inflight_slots(policy, grouping, max_inflight)
     board = Predictor([c[0] for c in costs for _ in range(slots)], buffer_bytes, dram_bw)
     st = _State(costs, board, time_s, model, deadline_s, batching, slots)
     board.on_dispatched = st.finished
     notes = tuple(policy.start(board))  # type: ignore[attr-defined]
-    view = View(now=0.0, tenants=board.tenants, board=board)
-    plain = type(policy).decide is LayerBase.decide  # deadline-blind: call select directly
     limit = math.inf if stop_missed is None else stop_missed
-    decisions, spent = 0, 0.0
-    now = 0.0
-    admit, start = st.batcher.admit, st.start
-    inherit = bool(getattr(policy, "inherit", False))
-    while st.missed < limit:
-        for m, s, reqs in admit(now):
-            start(m * slots + s, m, reqs)
-        if not board.active:
-            nxt = st.next_event(now)
-            if nxt is None:
-                break
-            now = nxt
-            board.tell(now)
-            continue
-        t0 = time.perf_counter()
-        if plain:
-            t = policy.select(board)
-        else:
-            view.now = now
-            if inherit:
-                st.inherit()
-            view.running = [st.current[m] for m in board.active]  # type: ignore[misc]
-            decision = policy.decide(now, view)
-            assert isinstance(decision, Dispatch), "layer-wise policies answer Dispatch"
-            t = decision.tenant
-        spent += time.perf_counter() - t0
-        board.commit(t)
-        decisions += 1
-        now = board.t_m
+    decisions = decide(board, st.chooser(policy), st, limit)[0]
     done = not np.isnan(st.finish).any()
     return Served(st.finish, st.batch, st.missed, bool(done), decisions,
-                  int(getattr(policy, "urgent", 0)), spent, st.pe_busy, notes)
+                  int(getattr(policy, "urgent", 0)), st.spent, st.pe_busy, notes)
 
 
 class _State:
@@ -158,6 +134,46 @@ class _State:
         self.batches = 0
         self.missed = 0
         self.pe_busy = 0.0
+        self.spent = 0.0  # seconds in the policy's choices
+        self._admit = self.batcher.admit
+
+    def admit(self, now: float) -> None:
+        """Batches form in the free slots of their models (``Batcher.admit``)."""
+        slots = self.slots
+        for m, s, reqs in self._admit(now):
+            self.start(m * slots + s, m, reqs)
+
+    def chooser(self, policy: LayerBase) -> Callable[[Board], int]:
+        """The policy's choice of a tenant, timed into ``spent``: its ``select`` when it is
+        deadline-blind (does not write its own ``decide``), else its ``decide`` on a view of
+        the batches in service at the decision time (their deadlines inherited first when
+        the policy asks for it)."""
+        clock = time.perf_counter
+        if type(policy).decide is LayerBase.decide:
+            select = policy.select
+
+            def timed(board: Board) -> int:
+                t0 = clock()
+                t = select(board)
+                self.spent += clock() - t0
+                return t
+
+            return timed
+        view = View(now=0.0, tenants=self.board.tenants, board=self.board)
+        inherit = bool(getattr(policy, "inherit", False))
+
+        def decided(board: Board) -> int:
+            t0 = clock()
+            view.now = board.t_m
+            if inherit:
+                self.inherit()
+            view.running = [self.current[m] for m in board.active]  # type: ignore[misc]
+            decision = policy.decide(view.now, view)
+            assert isinstance(decision, Dispatch), "layer-wise policies answer Dispatch"
+            self.spent += clock() - t0
+            return decision.tenant
+
+        return decided
 
     def start(self, t: int, m: int, reqs: list[int]) -> None:
         """Board tenant ``t`` (a slot of model ``m``) takes the batch ``reqs``."""
@@ -200,7 +216,7 @@ class _State:
         self.current[t] = None
         self.batcher.free(m, t % self.slots)
 
-    def next_event(self, now: float) -> float | None:
+    def wake(self, now: float) -> float | None:
         """When work can start next with nothing in service: an arrival or a window end."""
         return self.batcher.wake(now)
 

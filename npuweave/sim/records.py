@@ -2,11 +2,17 @@
 
 These two records are the contract between the engine (``npuweave.sim``) and everything that
 reads its results (``npuweave.metrics``, ``npuweave.report``). Times are seconds.
+``RequestRecord`` is defined once, in ``npuweave.metrics.common`` (metrics may not import
+``sim``), and re-exported here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from npuweave.metrics.common import RequestRecord
+
+__all__ = ["Interval", "RequestRecord"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,25 +33,3 @@ class Interval:
     @property
     def duration_s(self) -> float:
         return self.end_s - self.start_s
-
-
-@dataclass(frozen=True, slots=True)
-class RequestRecord:
-    """One request's life: issued at ``arrival_s``, first work at ``start_s``, done at ``finish_s``.
-
-    ``deadline_s`` is absolute (None when the request has no deadline); ``batch`` is the number
-    of inputs served by this request.
-    """
-
-    tenant: str
-    model: str
-    index: int
-    arrival_s: float
-    start_s: float
-    finish_s: float
-    batch: int = 1
-    deadline_s: float | None = None
-
-    @property
-    def latency_s(self) -> float:
-        return self.finish_s - self.arrival_s

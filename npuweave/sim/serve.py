@@ -8,7 +8,9 @@ next unit of the current decision, or asks the policy for a new one (``decide(no
 (``npuweave.sim.arrival_processes.ClosedLoop``).
 
 Layer-wise policies see the ``Predictor`` (the ``Board`` told ``now``): each tenant's requests
-queue in it in arrival order and ``Dispatch(t)`` commits tenant ``t``'s next unit. Task-level
+queue in it in arrival order and ``Dispatch(t)`` commits tenant ``t``'s next unit. A policy
+that runs its own units runs them here too, as in ``plan`` (AI-MT's merged sub-layer blocks,
+``npuweave.schedule.plan.policy_tenants``; a block's footprint, ``Footprint.blocks``). Task-level
 policies give the NPU to one request at a time (``Run``); its units then go out in order. Once
 the running request has dispatched its last unit the NPU is free for the next one, whose weight
 fetches overlap the tail of the previous computation, as on any decoupled NPU.
@@ -42,6 +44,7 @@ from typing import Any
 
 from npuweave.errors import ConfigError
 from npuweave.schedule.base import Tenant
+from npuweave.schedule.plan import policy_tenants
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import (
     LayerBase,
@@ -89,9 +92,14 @@ class Simulator(Dispatcher):
                  predict: bool = False, max_events: int = MAX_EVENTS, segments: bool = False,
                  isolated_s: Sequence[float] = (),
                  progress: Callable[[float], None] | None = None, stretch: str | None = None) -> None:
-        self.tenants = tuple(tenants)
         self.policy = policy
         self.layer = getattr(policy, "level", "layer") == "layer"
+        if self.layer:  # the units the policy runs (AI-MT's sub-layer blocks), as ``plan``
+            tenants = policy_tenants(policy, tenants, buffer_bytes, dram_bw)
+            if footprints is not None:
+                footprints = [None if f is None else f.blocks(t.units)
+                              for f, t in zip(footprints, tenants)]
+        self.tenants = tuple(tenants)
         hint = (f" (max_events={max_events}); raise max_events (--max-events) or shorten the "
                 "run (--duration, --window-s, --requests)")
         self.loop = EventLoop(max_events, hint)

@@ -48,7 +48,7 @@ from npuweave.sim.tenants import ModelSpec
 
 PATHS = ("auto", "engine", "fast")
 #: Schedulers the compiled (predictor-only) serving loop runs.
-SERVING_LOOP_SCHEDULERS = ("sequential", "layerweaver", "layerweaver-plus")
+SERVING_LOOP_SCHEDULERS = ("sequential", "layerweaver", "layerweaver-plus", "aimt")
 
 
 @dataclass(frozen=True, slots=True)

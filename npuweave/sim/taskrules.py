@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from npuweave.errors import ConfigError
 from npuweave.schedule import jit
+from npuweave.schedule.jit_cfunc import c_function
 from npuweave.schedule.task import Key, Ruled, Wins
 
 #: the C signatures of ``key`` and ``wins`` (numba's notation): the types the loop's
@@ -65,52 +65,6 @@ def compiled(rule: Rule) -> tuple[Any, Any]:
     Call ``jit.compile`` first: the functions' callees are then compiled ones."""
     built = _BUILT.get(rule)
     if built is None:
-        built = _BUILT[rule] = (_pointer(_cfunc(rule[0], KEY_SIGNATURE), KEY_SIGNATURE),
-                                _pointer(_cfunc(rule[1], WINS_SIGNATURE), WINS_SIGNATURE))
+        built = _BUILT[rule] = (c_function(rule[0], KEY_SIGNATURE),
+                                c_function(rule[1], WINS_SIGNATURE))
     return built
-
-
-def _pointer(cfunc: Any, signature: str) -> Any:
-    """``cfunc`` as the loop's argument: an object numba types by reading ``_numba_type_``
-    (the dispatcher's fast path: about 8 us a call with both functions) and calls through
-    ``__wrapper_address__``. (A ``CFunc`` itself is typed by a Python call that builds its
-    type anew, about 0.3 ms per argument per call of the loop.)"""
-    from numba.core import sigutils
-    from numba.core.types import FunctionType, WrapperAddressProtocol
-    from numba.core.typing import signature as make
-
-    args, ret = sigutils.normalize_signature(signature)
-    sig = make(ret, *args)
-    address = int(cfunc.address)
-
-    class Pointer(WrapperAddressProtocol):
-        _numba_type_ = FunctionType(sig)
-        compiled = cfunc  # kept alive with the pointer
-
-        def __wrapper_address__(self) -> int:
-            return address
-
-        def signature(self) -> Any:
-            return sig
-
-    return Pointer()
-
-
-def _cfunc(fn: Any, signature: str) -> Any:
-    """``fn`` as a numba C function of ``signature``; a ConfigError names it when numba cannot
-    compile it (a rule must be a function on numbers, ``npuweave.schedule.task``)."""
-    from numba import cfunc  # only on a compiled run (``npuweave.schedule.jit``)
-    from numba.core.errors import NumbaError
-
-    try:
-        try:
-            return cfunc(signature, cache=True)(fn)
-        except RuntimeError as exc:  # no file to cache it beside (a function made at run time)
-            if "cannot cache" not in str(exc):
-                raise
-            return cfunc(signature)(fn)
-    except NumbaError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ConfigError(f"{fn.__module__}.{fn.__qualname__}: numba cannot compile this rule "
-                          f"function as {signature} ({first}); write it on numbers only "
-                          "(npuweave.schedule.task), or run with stretch='off'") from None

@@ -83,7 +83,7 @@ def _footprint(tenant: Tenant, layers: Sequence[object] | None, costs: Sequence[
             done = mid = c.act_bytes // 2
             name = f"L{j}"
         by_name[name] = (done, mid, c.spill_bytes)
-    live, spill = [], []
+    live, spill, mids = [], [], []
     for unit in tenant.units:
         base, _, tile = unit.rpartition("#t")
         last = True
@@ -95,7 +95,8 @@ def _footprint(tenant: Tenant, layers: Sequence[object] | None, costs: Sequence[
         done, mid, sp = by_name.get(base, (0, 0, 0))
         live.append(done if last else mid)
         spill.append(sp if last else 0)
-    return Footprint(tuple(live), tuple(spill))
+        mids.append(mid)
+    return Footprint(tuple(live), tuple(spill), tuple(mids))
 
 
 def costed_tenants(models: Sequence[ModelSpec], npu: NPU, sizes: Sequence[tuple[int, int]],

@@ -13,6 +13,7 @@ round trip: half is written after the unit, half read back before the next one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -23,7 +24,9 @@ from npuweave.sim.engine import Kind, Unit
 
 @dataclass(frozen=True, slots=True)
 class Footprint:
-    """Per-unit activation bytes of one tenant: ``live`` after the unit, ``spill`` round trip.
+    """Per-unit activation bytes of one tenant: ``live`` after the unit, ``spill`` round trip,
+    and ``mid``, the live bytes when a sub-unit of the unit ends before the unit does (its
+    layer's inputs and partial sums; empty: as ``live``).
 
     Examples
     --------
@@ -33,6 +36,39 @@ class Footprint:
 
     live: tuple[int, ...]
     spill: tuple[int, ...]
+    mid: tuple[int, ...] = ()
+
+    def blocks(self, units: Sequence[str]) -> Footprint:
+        """The footprint of ``units``, this footprint's units cut into blocks in order
+        (AI-MT's sub-layer blocks, ``npuweave.schedule.aimt.sub_layers``): a unit named
+        ``<name>#b<j>/<k>`` is block ``j`` of ``k`` of one unit, any other name a whole unit.
+        A block that ends before its unit leaves ``mid``; the last one the unit's ``live``,
+        and it carries the unit's spill.
+
+        Examples
+        --------
+        >>> f = Footprint((10, 5), (4, 0), (30, 5))
+        >>> g = f.blocks(["a#b1/3", "a#b2/3", "a#b3/3", "b"])
+        >>> g.live, g.spill, g.mid
+        ((30, 30, 10, 5), (0, 0, 4, 0), (30, 30, 30, 5))
+        """
+        mid = self.mid or self.live
+        live: list[int] = []
+        spill: list[int] = []
+        mids: list[int] = []
+        u = 0
+        for name in units:
+            _, mark, blk = name.rpartition("#b")
+            j, _, k = blk.partition("/")
+            last = not (mark and j.isdigit() and k.isdigit()) or j == k
+            live.append(self.live[u] if last else mid[u])
+            spill.append(self.spill[u] if last else 0)
+            mids.append(mid[u])
+            u += last
+        if u != len(self.live):
+            raise ValueError(f"{len(units)} blocks cover {u} units, not the footprint's "
+                             f"{len(self.live)}")
+        return Footprint(tuple(live), tuple(spill), tuple(mids))
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from npuweave.errors import ConfigError
+from npuweave.schedule.aimt import AIMT
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.layerweaver import Layerweaver
 from npuweave.schedule.layerweaver_plus import LayerweaverPlus
@@ -23,7 +24,7 @@ unit = st.tuples(st.integers(0, 60), st.floats(0.01, 3.0))
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.lists(unit, min_size=1, max_size=5), min_size=1, max_size=3),
        st.lists(st.tuples(st.floats(0.0, 30.0), st.integers(0, 2)), min_size=1, max_size=12),
-       st.sampled_from(["sequential", "layerweaver", "layerweaver-plus"]))
+       st.sampled_from(["sequential", "layerweaver", "layerweaver-plus", "aimt"]))
 def test_predictor_loop_equals_the_serving_simulator(tenants, arrivals, name) -> None:
     """Without batching, the predictor-only loop gives the serving simulator's finish times
     (``npuweave.sim.serve.Simulator``: the event-driven engine, activations on chip)."""
@@ -41,7 +42,7 @@ def test_predictor_loop_equals_the_serving_simulator(tenants, arrivals, name) ->
 
     def pol():
         return {"sequential": Sequential(), "layerweaver": Layerweaver(failsafe=False),
-                "layerweaver-plus": LayerweaverPlus()}[name]
+                "layerweaver-plus": LayerweaverPlus(), "aimt": AIMT(merge=0.1)}[name]
 
     fast = serve_layerwise(costs, 100, 10.0, times, models, deadlines, pol())
     rows = [(float(a), int(m), 1, float(a) + deadlines[m]) for a, m in arrivals]

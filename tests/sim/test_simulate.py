@@ -50,7 +50,7 @@ def test_open_loop_default_runs_the_engine_and_says_why():
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from(["sequential", "layerweaver",
-                                                    "layerweaver-plus"]),
+                                                    "layerweaver-plus", "aimt"]),
        st.floats(0.02, 0.3))
 def test_compiled_serving_loop_equals_the_engine(seed, name, qps):
     """Poisson arrivals (no ties), traffic off, no DRAM latency: the compiled serving loop
