@@ -35,7 +35,7 @@ from npuweave.schedule.protocol import LayerBase, Policy
 from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.intervals import interval_columns
 from npuweave.sim.result import RequestColumns, SimResult
-from npuweave.sim.runwork import Parts, RunWork
+from npuweave.sim.runwork import Parts, Reach, RunWork, fresh_slots, run_span
 
 #: Environment variable that forces the closed-loop path: ``auto`` (default), ``fast``, ``engine``.
 ENV = "NPUWEAVE_CLOSED_LOOP"
@@ -114,12 +114,18 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
             else plan_arrays(policy, board, loop.requests, loop.window_s, "python"))
     t, r, i, fs, fe, cs, ce = cols
     off, flat = board.tables.flat()[:2]
-    parts = replay_parts(t, i, off, flat, fs, fe, ce, board.buf, board.bw)
-    if parts is None:
+    # the replay folds both runs' reach in its pass where compiled (not read again later)
+    span = run_span((t, r))
+    slots = fresh_slots(len(tenants), span)
+    last = np.array([len(x.units) - 1 for x in tenants], np.int64)
+    replay = replay_parts(t, i, off, flat, fs, fe, ce, board.buf, board.bw,
+                          fold=(r, cs, span, *slots[:3], last, *slots[3:]))
+    if replay is None:
         return None
+    folded = None if replay.folded is None else Reach(span, *slots, *replay.folded)
     labels = tuple(x.label for x in tenants)
     intervals = interval_columns(labels, [x.units for x in tenants], (t, r, i, cs, ce),
-                                 Parts(*parts))
+                                 Parts(*replay.parts, folded))
     makespan = float(ce[-1]) if len(ce) else 0.0
     if left:
         notes.append(NEVER_RUN.format(left))
