@@ -35,7 +35,7 @@ from npuweave.schedule.protocol import LayerBase, Policy
 from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.intervals import interval_columns
 from npuweave.sim.result import RequestColumns, SimResult
-from npuweave.sim.runwork import Parts, Reach, RunWork, fresh_slots, run_span
+from npuweave.sim.runwork import Parts, RunWork, fresh_slots, run_span
 
 #: Environment variable that forces the closed-loop path: ``auto`` (default), ``fast``, ``engine``.
 ENV = "NPUWEAVE_CLOSED_LOOP"
@@ -122,7 +122,10 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
                           fold=(r, cs, span, *slots[:3], last, *slots[3:]))
     if replay is None:
         return None
-    folded = None if replay.folded is None else Reach(span, *slots, *replay.folded)
+    folded = None
+    if replay.folded is not None:
+        busy_pe, busy_dram, in_order, exact = replay.folded
+        folded = RunWork(span, *slots, np.array([busy_pe, busy_dram]), in_order), exact
     labels = tuple(x.label for x in tenants)
     intervals = interval_columns(labels, [x.units for x in tenants], (t, r, i, cs, ce),
                                  Parts(*replay.parts, folded))

@@ -30,31 +30,15 @@ Run = Sequence[np.ndarray]  # (tenant, request, unit, start_s, end_s)
 class Parts(NamedTuple):
     """A DRAM run given by the PE row each part fetched weights for (its tenant, request and
     unit are that row's): what the closed-loop fast path keeps, three columns instead of
-    five (``npuweave.schedule.fetchparts.replay_parts``). ``reach``: both runs' reach as the
-    compiled replay folded it while it moved the parts (``Reach``), so ``run_work`` does not
-    read the runs again; None where it did not."""
+    five (``npuweave.schedule.fetchparts.replay_parts``). ``reach``: both runs' ``RunWork``
+    as the compiled replay folded it while it moved the parts, and whether no span had a
+    negative or NaN length (so ``run_work`` does not read the runs again); None where it
+    did not fold them."""
 
     row: np.ndarray
     start_s: np.ndarray
     end_s: np.ndarray
-    reach: Reach | None = None
-
-
-class Reach(NamedTuple):
-    """Both runs folded (``npuweave.schedule.reach``): per slot ``worked``, ``lo``, ``hi``,
-    ``start_s``, ``finish_s`` (as ``RunWork``'s), the PE and DRAM busy seconds, both runs in
-    (start, end) order, no span of negative or NaN length."""
-
-    span: int
-    worked: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    start_s: np.ndarray
-    finish_s: np.ndarray
-    busy_pe: float
-    busy_dram: float
-    in_order: bool
-    exact: bool
+    reach: tuple[RunWork, bool] | None = None
 
 
 def fresh_slots(slots: int, span: int) -> tuple[np.ndarray, ...]:
@@ -100,17 +84,16 @@ def run_work(pe: Run, dram: Run | Parts, last: np.ndarray, slots: int,
     """``RunWork`` of runs ``pe`` and ``dram`` (``last``: each tenant's last unit index;
     ``totals``: the per-slot busy seconds, asked for only where a span has a negative or NaN
     length, so that "positive length" would not say "positive total"). Parts that carry
-    their ``Reach`` (folded by the replay, for the same tenants) are not read again."""
+    their reach (folded by the replay, for the same tenants) are not read again."""
     reach = dram.reach if isinstance(dram, Parts) else None
-    if reach is None:
-        reach = _fold_runs(pe, dram, last, slots)
-    worked = reach.worked if reach.exact else totals() > 0
-    return RunWork(reach.span, worked, reach.lo, reach.hi, reach.start_s, reach.finish_s,
-                   np.array([reach.busy_pe, reach.busy_dram]), reach.in_order)
+    work, exact = _fold_runs(pe, dram, last, slots) if reach is None else reach
+    return work if exact else work._replace(worked=totals() > 0)
 
 
-def _fold_runs(pe: Run, dram: Run | Parts, last: np.ndarray, slots: int) -> Reach:
-    """``Reach`` of runs ``pe`` and ``dram``, each read once (compiled, or NumPy)."""
+def _fold_runs(pe: Run, dram: Run | Parts, last: np.ndarray,
+               slots: int) -> tuple[RunWork, bool]:
+    """``RunWork`` of runs ``pe`` and ``dram``, each read once (compiled, or NumPy), and
+    whether no span has a negative or NaN length."""
     span = run_span(pe, dram)
     worked, lo, hi, start_s, finish_s = fresh_slots(slots, span)
     if loaded():  # the PE run's first and last units in the same pass
@@ -124,8 +107,8 @@ def _fold_runs(pe: Run, dram: Run | Parts, last: np.ndarray, slots: int) -> Reac
         busy_dram, dram_order, dram_exact = _reach_numpy(*dram_columns(pe, dram), span, worked,
                                                          lo, hi)
         _ends(pe[0], pe[1], pe[2], pe[3], pe[4], last, span, start_s, finish_s)
-    return Reach(span, worked, lo, hi, start_s, finish_s, busy_pe, busy_dram,
-                 pe_order and dram_order, pe_exact and dram_exact)
+    return RunWork(span, worked, lo, hi, start_s, finish_s, np.array([busy_pe, busy_dram]),
+                   pe_order and dram_order), pe_exact and dram_exact
 
 
 def run_totals(pe: Run, dram: Run | Parts, slots: int,
