@@ -209,7 +209,7 @@ def replay_parts(t: np.ndarray, i: np.ndarray, off: np.ndarray, sizes: np.ndarra
     if not ok:
         return None
     parts = (out[0][:m], out[1][:m], out[2][:m], *((out[3][:m],) if with_bytes else ()))
-    return Replay(parts, tuple(folded) if fold is not None else None)  # type: ignore[arg-type]
+    return Replay(parts, tuple(folded) if fold is not None else None)
 
 
 #: ``_parts``' fold arguments when it folds nothing (an empty ``worked``)

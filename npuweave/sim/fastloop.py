@@ -113,22 +113,12 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     cols = (compiled_arrays(policy, board, loop.requests, loop.window_s) if how == "kernel"
             else plan_arrays(policy, board, loop.requests, loop.window_s, "python"))
     t, r, i, fs, fe, cs, ce = cols
-    off, flat = board.tables.flat()[:2]
-    # the replay folds both runs' reach in its pass where compiled (not read again later)
-    span = run_span((t, r))
-    slots = fresh_slots(len(tenants), span)
-    last = np.array([len(x.units) - 1 for x in tenants], np.int64)
-    replay = replay_parts(t, i, off, flat, fs, fe, ce, board.buf, board.bw,
-                          fold=(r, cs, span, *slots[:3], last, *slots[3:]))
-    if replay is None:
+    parts = _replayed(tenants, board, t, r, i, fs, fe, cs, ce)
+    if parts is None:
         return None
-    folded = None
-    if replay.folded is not None:
-        busy_pe, busy_dram, in_order, exact = replay.folded
-        folded = RunWork(span, *slots, np.array([busy_pe, busy_dram]), in_order), exact
     labels = tuple(x.label for x in tenants)
     intervals = interval_columns(labels, [x.units for x in tenants], (t, r, i, cs, ce),
-                                 Parts(*replay.parts, folded))
+                                 parts)
     makespan = float(ce[-1]) if len(ce) else 0.0
     if left:
         notes.append(NEVER_RUN.format(left))
@@ -136,11 +126,33 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     plan_how = (f"the compiled {name} kernel" if how == "kernel" and kernel_loaded()
                 else f"the {name} kernel as plain Python" if how == "kernel"
                 else "the Python policy loop")
-    work = intervals.work()  # one pass: per-request ends and the busy totals
+    work = intervals.work()  # per-request ends and busy totals (the replay folded them)
     return SimResult(intervals, _requests(tenants, work), makespan, float(work.busy[0]),
                      float(work.busy[1]), tuple(notes), policy.name,
                      labels, f"closed-loop fast path: planned by {plan_how}, DMA parts "
                      "replayed (a layer-wise policy that only selects)")
+
+
+def _replayed(tenants: Sequence[Tenant], board: Board, t: np.ndarray, r: np.ndarray,
+              i: np.ndarray, fs: np.ndarray, fe: np.ndarray, cs: np.ndarray,
+              ce: np.ndarray) -> Parts | None:
+    """The DMA parts of the planned decisions (None: a fetch missed its predicted end), with
+    both runs' reach where the compiled replay folds it in the same pass (then nothing
+    reads the runs again for it)."""
+    off, flat = board.tables.flat()[:2]
+    span = run_span((t, r))
+    worked, lo, hi, start_s, finish_s = fresh_slots(len(tenants), span)
+    last = np.array([len(x.units) - 1 for x in tenants], np.int64)
+    replay = replay_parts(t, i, off, flat, fs, fe, ce, board.buf, board.bw,
+                          fold=(r, cs, span, worked, lo, hi, last, start_s, finish_s))
+    if replay is None:
+        return None
+    reach = None
+    if replay.folded is not None:
+        busy_pe, busy_dram, in_order, exact = replay.folded
+        reach = RunWork(span, worked, lo, hi, start_s, finish_s,
+                        np.array([busy_pe, busy_dram]), in_order), exact
+    return Parts(replay.parts[0], replay.parts[1], replay.parts[2], reach)
 
 
 def _requests(tenants: Sequence[Tenant], work: RunWork) -> RequestColumns:

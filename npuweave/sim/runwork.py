@@ -41,13 +41,14 @@ class Parts(NamedTuple):
     reach: tuple[RunWork, bool] | None = None
 
 
-def fresh_slots(slots: int, span: int) -> tuple[np.ndarray, ...]:
+def fresh_slots(slots: int,
+                span: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per slot, before any span is folded: ``worked`` (False), ``lo`` (inf), ``hi``
     (-inf), ``start_s`` and ``finish_s`` (NaN); the four floats in one block."""
     n = slots * span
     fresh = np.empty((4, n))
     fresh[0], fresh[1], fresh[2:] = np.inf, -np.inf, np.nan
-    return (np.zeros(n, np.bool_), *fresh)
+    return np.zeros(n, np.bool_), fresh[0], fresh[1], fresh[2], fresh[3]
 
 
 def full_run(pe: Run, dram: Run | Parts) -> Run:
