@@ -73,3 +73,20 @@ def test_block_footprints_follow_their_units() -> None:
     g = f.blocks(["a#b1/2", "a#b2/2", "b"])
     assert (g.live, g.spill) == ((30, 10, 5), (0, 4, 2))
     assert Footprint((1,), (0,)).blocks(["x#b1/2", "x#b2/2"]).live == (1, 1)
+
+
+def test_the_work_check_counts_the_blocks(monkeypatch) -> None:
+    """``serve`` refuses a run before it starts when its least event count passes the limits;
+    for AI-MT it counts the blocks the run will serve (three here, so 6 events), not the
+    layers (one, 2 events): a --trace of tiny blocks otherwise slipped past the logged-event
+    limit (merge=1/2048 makes resnet50 2114 units, not 54)."""
+    import pytest
+
+    from npuweave.errors import ConfigError
+    from npuweave.sim import serving
+
+    monkeypatch.setattr(serving, "MAX_LOGGED_EVENTS", 5)
+    arr = make_arrivals([0.0], [0], ("m",))
+    with pytest.raises(ConfigError, match="at least 6 events"):
+        serve([ONE], toy_npu(), arr, "aimt", merge=0.25, traffic=False, log=True)
+    assert serve([ONE], toy_npu(), arr, "aimt", merge=1.0, traffic=False, log=True)
