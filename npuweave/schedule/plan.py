@@ -12,7 +12,7 @@ arrival processes); its rule is written once, here (``first_issue``, ``reissues`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,6 +38,8 @@ class Schedule:
     compute_end_s: tuple[float, ...]
     notes: tuple[str, ...] = ()
     scheduler: str = ""
+    #: which path made it, and why (``path_and_why``); not part of the schedule's equality
+    path: str = field(default="", compare=False)
 
     @property
     def makespan_s(self) -> float:
@@ -143,10 +145,11 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
     board = Board(tenants, buffer_bytes, dram_bw)
     notes = start_streams(board, policy, requests, window_s)
     labels = tuple(x.label for x in tenants)
+    path, why = path_and_why(path, policy, board, requests, window_s)
     t, r, i, *times = plan_arrays(policy, board, requests, window_s, path)
     order = tuple(zip(t.tolist(), r.tolist(), i.tolist()))
     fs, fe, cs, ce = (tuple(a.tolist()) for a in times)
-    return Schedule(labels, order, fs, fe, cs, ce, tuple(notes), policy.name)
+    return Schedule(labels, order, fs, fe, cs, ce, tuple(notes), policy.name, why)
 
 
 def plan_arrays(policy: Policy, board: Board, requests: int | None, window_s: float | None,
@@ -211,26 +214,53 @@ def choose_path(path: str, policy: Policy, board: Board, requests: int | None,
                 window_s: float | None) -> str:
     """``"kernel"`` or ``"python"``: what ``path`` (``"auto"``, ``"python"``, ``"kernel"``)
     resolves to for this run (see ``plan_using``)."""
+    return path_and_why(path, policy, board, requests, window_s)[0]
+
+
+def path_and_why(path: str, policy: Policy, board: Board, requests: int | None,
+                 window_s: float | None) -> tuple[str, str]:
+    """``choose_path`` and, in words, the path that runs and why (a result's note).
+
+    Examples
+    --------
+    >>> from npuweave.schedule.registry import get_scheduler
+    >>> from npuweave.schedule.tiling import make_tenant
+    >>> b = Board([make_tenant("a", [2.0], [10], 10)], 10, 10.0)
+    >>> path_and_why("auto", get_scheduler("fair"), b, 1, None)[1]
+    'the reference loop (policy.select): fair states no loop code'
+    """
     if path not in ("auto", "python", "kernel"):
         raise ValueError(f'path must be "auto", "python" or "kernel", got {path!r}')
     from npuweave.schedule.closed import policy_code
     from npuweave.schedule.layerweaver import Layerweaver
 
     # the loop runs every policy that states a code (its ``loop_code``), on units that fit
-    fits = policy_code(policy) is not None and _fit(board)
-    fits = fits and (requests is None or isinstance(requests, int))
+    coded = policy_code(policy) is not None
+    fits = coded and _fit(board) and (requests is None or isinstance(requests, int))
     if path == "kernel" and not fits:
         raise ValueError(f"the compiled loop runs policies with a loop code (sequential, "
                          f"layerweaver in a named reading, layerweaver-plus, aimt) on units "
                          f"that fit the buffer only, not {policy.name!r} here; use "
                          "path='python'")
+    numba = _numba()
     if path != "auto":
-        return path
-    if not fits:
-        return "python"
-    if type(policy) is Layerweaver and not _numba():
-        return "kernel"  # the same loop as plain Python on lists, faster than the policy loop
-    return "kernel" if kernels_pay(_expected_decisions(board, requests, window_s)) else "python"
+        why = f"path={path!r} asked for"
+    elif not coded:
+        path, why = "python", f"{policy.name} states no loop code"
+    elif not fits:
+        path, why = "python", "a unit does not fit the buffer"
+    elif type(policy) is Layerweaver and not numba:
+        # the same loop as plain Python on lists, faster than the policy loop
+        path, why = "kernel", "numba is not installed"
+    else:
+        n = _expected_decisions(board, requests, window_s)
+        path = "kernel" if kernels_pay(n) else "python"
+        why = (f"about {n:,} decisions" if path == "kernel" else
+               "numba is not installed" if not numba else
+               f"about {n:,} decisions, too few to pay for loading the compiled loop")
+    what = ("the reference loop (policy.select)" if path == "python" else
+            "the compiled decision loop" if numba else "the decision loop as plain Python")
+    return path, f"{what}: {why}"
 
 
 def _fit(board: Board) -> bool:
