@@ -100,7 +100,9 @@ def antt(ntts: Values) -> float:
 
 def antt_rows(ntts: np.ndarray) -> np.ndarray:
     """``antt`` of each row of a 2-D array (one group of requests per row, none empty)."""
-    return np.asarray(ntts, dtype=float).mean(axis=-1)
+    a = np.asarray(ntts, dtype=float)
+    # ``mean`` without its Python wrapper: the same pairwise sum, divided by the count
+    return np.add.reduce(a, axis=-1) / a.shape[-1]
 
 
 def stp(progress: Values) -> float:
@@ -110,7 +112,7 @@ def stp(progress: Values) -> float:
 
 def stp_rows(progress: np.ndarray) -> np.ndarray:
     """``stp`` of each row of a 2-D array (one group per row)."""
-    return np.sum(np.asarray(progress, dtype=float), axis=-1)
+    return np.add.reduce(np.asarray(progress, dtype=float), axis=-1)  # np.sum's own reduce
 
 
 def stp_task_set(ntts: Values) -> float:
@@ -152,9 +154,10 @@ def fairness_rows(progress: np.ndarray, priorities: np.ndarray) -> np.ndarray:
     """``fairness`` of each row of 2-D arrays (one group of tasks per row, none empty)."""
     x = np.asarray(progress, dtype=float)
     p = np.asarray(priorities, dtype=float)
-    pp = x / (p / p.sum(axis=-1, keepdims=True))
-    top = pp.max(axis=-1)
-    low = pp.min(axis=-1)
+    # the ufuncs' own reductions (``sum``, ``max``, ``min`` without their Python wrappers)
+    pp = x / (p / np.add.reduce(p, axis=-1, keepdims=True))
+    top = np.maximum.reduce(pp, axis=-1)
+    low = np.minimum.reduce(pp, axis=-1)
     idle = top == 0
     return np.where(idle, 0.0, low / np.where(idle, 1.0, top))
 

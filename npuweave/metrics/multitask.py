@@ -88,11 +88,11 @@ def _shares(req: RequestIndex, t0: float, t1: float, index: IntervalIndex | None
     whole = known & (t0 <= lo) & (hi <= t1)
     out = known & ((hi <= t0) | (lo >= t1))
     share = (whole & ~out).astype(np.float64)  # outside wins where both hold (a point)
-    idle = np.flatnonzero(~worked)
+    idle = (~worked).nonzero()[0]  # 1-D: flatnonzero without its wrappers
     if idle.size:
         share[idle] = _span_shares(req.start_s[idle], req.finish_s[idle], t0, t1)
     names, tenant, request = req.tenants, req.tenant, req.request
-    for j in np.flatnonzero(worked & ~whole & ~out).tolist():
+    for j in (worked & ~whole & ~out).nonzero()[0].tolist():
         inside, total = index.work_split(names[tenant[j]], int(request[j]), t0, t1)
         share[j] = inside / total
     return share
@@ -197,7 +197,7 @@ def ntt(requests: Iterable[RequestLike], standalone: Standalone) -> list[float]:
     return core.ntt([r.finish_s - r.arrival_s for r in rs], [single(r) for r in rs]).tolist()
 
 
-def _ntts(req: RequestIndex, single: Standalone, rows: np.ndarray) -> np.ndarray:
+def _ntts(req: RequestIndex, single: Standalone, rows: np.ndarray | slice) -> np.ndarray:
     """``ntt`` of the records at ``rows`` (``RequestIndex.singles`` looks up ``T_single``)."""
     latency = req.finish_s[rows] - req.arrival_s[rows]
     return core.ntt(latency, req.singles(standalone_of(single), rows))
@@ -211,10 +211,16 @@ def ntt_per_tenant(
     t0, t1 = resolve_window(window, req)
     inside = (t0 <= req.arrival_s) & (req.arrival_s < t1)
     single = standalone_of(standalone)  # one function: its lookups are kept per index
+    # where every request of a tenant is the same work, every record's NTT at once (its
+    # standalone time is its tenant's, looked up for each tenant anyway; each NTT is one
+    # division, the same whichever records are divided together)
+    every = _ntts(req, single, slice(None)) if req.uniform else None
     out = {}
     for k in first_seen(req.tenant[inside]):  # in the order of their first request inside
         rows = req.rows(k)
-        out[req.tenants[k]] = core.antt(_ntts(req, single, rows[inside[rows]]))
+        rows = rows[inside[rows]]
+        out[req.tenants[k]] = core.antt(_ntts(req, single, rows) if every is None
+                                        else every[rows])
     return out
 
 

@@ -42,7 +42,7 @@ class RequestIndex(Sequence[Any]):
         self.records = records
         self._cols: dict[str, np.ndarray] = {}
         self._tenants: tuple[tuple[Any, ...], np.ndarray] | None = None
-        self._groups: tuple[np.ndarray, np.ndarray] | None = None
+        self._groups: tuple[np.ndarray, np.ndarray, bool] | None = None
         self._memo: dict[Any, Any] = {}
         columns = getattr(records, "columns", None)
         #: every request of a tenant is the same work: one standalone time per tenant
@@ -96,47 +96,51 @@ class RequestIndex(Sequence[Any]):
         return self._coded()[1]
 
     # -- grouping -----------------------------------------------------------------------------
-    def _grouped(self) -> tuple[np.ndarray, np.ndarray]:
-        """``order`` (rows by tenant code, then finish, ties in record order) and ``bounds``
-        (tenant ``k``'s rows are ``order[bounds[k]:bounds[k + 1]]``)."""
+    def _grouped(self) -> tuple[np.ndarray, np.ndarray, bool]:
+        """``order`` (rows by tenant code, then finish, ties in record order), ``bounds``
+        (tenant ``k``'s rows are ``order[bounds[k]:bounds[k + 1]]``) and whether some finish
+        is NaN."""
         if self._groups is None:
             tenant, finish = self.tenant, self.finish_s
-            if np.isnan(finish).any():  # Python's sort, as group_by_tenant makes it
+            nan = bool(np.isnan(finish).any())
+            if nan:  # Python's sort, as group_by_tenant makes it
                 rows = [[] for _ in self.tenants]  # type: list[list[int]]
                 for i, k in enumerate(tenant.tolist()):
                     rows[k].append(i)
                 f = finish.tolist()
                 order = np.array([i for per in rows for i in sorted(per, key=f.__getitem__)],
                                  np.int64)
+                grouped = tenant[order]
             elif _in_order(tenant, finish):  # a closed loop's records, by tenant and request
-                order = np.arange(tenant.size)
+                order, grouped = np.arange(tenant.size), tenant
             else:
                 order = np.lexsort((finish, tenant))  # stable: ties keep record order
-            bounds = np.searchsorted(tenant[order], np.arange(len(self.tenants) + 1))
-            self._groups = order, bounds
+                grouped = tenant[order]
+            bounds = np.searchsorted(grouped, np.arange(len(self.tenants) + 1))
+            self._groups = order, bounds, nan
         return self._groups
 
     def rows(self, k: int) -> np.ndarray:
         """Tenant ``k``'s rows in finishing order."""
-        order, bounds = self._grouped()
+        order, bounds, _ = self._grouped()
         return order[bounds[k]:bounds[k + 1]]
 
     def last_finish(self) -> dict[Any, float]:
         """Each tenant's latest finish (NaN finishes skipped; tenants with none left out)."""
-        finish = np.where(np.isnan(self.finish_s), -np.inf, self.finish_s)
-        out = {}
-        for k, name in enumerate(self.tenants):
-            rows = self.rows(k)
-            last = float(finish[rows].max())
-            if last > -np.inf:
-                out[name] = last
-        return out
+        order, bounds, nan = self._grouped()
+        if nan:
+            finish = np.where(np.isnan(self.finish_s), -np.inf, self.finish_s)
+            top = [float(finish[self.rows(k)].max()) for k in range(len(self.tenants))]
+        else:  # each tenant's rows by finish: its last row finishes last
+            top = self.finish_s[order[bounds[1:] - 1]].tolist()
+        return {name: last for name, last in zip(self.tenants, top) if last > -np.inf}
 
-    def singles(self, single: Callable[[Any], float], rows: np.ndarray) -> np.ndarray:
+    def singles(self, single: Callable[[Any], float], rows: np.ndarray | slice) -> np.ndarray:
         """``single(record)`` of the records at ``rows``: once per tenant where every
         request of a tenant is the same work (``uniform``), else once per record."""
         if not self.uniform:
-            return np.array([single(self.records[i]) for i in rows.tolist()], np.float64)
+            at = range(len(self))[rows] if isinstance(rows, slice) else rows.tolist()
+            return np.array([single(self.records[i]) for i in at], np.float64)
         return np.array(self.first_singles(single), np.float64)[self.tenant[rows]]
 
     def first_singles(self, single: Callable[[Any], float]) -> list[Any]:
@@ -175,6 +179,8 @@ def _present(codes: np.ndarray, names: Sequence[Any]) -> tuple[tuple[Any, ...], 
     """The tenants that have records, in first-seen order, and each record's code among
     them (a column source names every tenant of the run, some maybe without a record)."""
     order = first_seen(codes)
+    if order == list(range(len(names))):  # every tenant, in code order: the codes as given
+        return tuple(names), codes
     remap = np.empty(len(names), np.int64)
     remap[order] = np.arange(len(order))
     return tuple(names[c] for c in order), remap[codes]
@@ -192,7 +198,7 @@ def first_seen(codes: np.ndarray) -> list[int]:
     if not codes.size:
         return []
     if (codes[1:] >= codes[:-1]).all():
-        return np.flatnonzero(np.bincount(codes)).tolist()
+        return np.bincount(codes).nonzero()[0].tolist()
     present, first = np.unique(codes, return_index=True)
     return present[np.argsort(first)].tolist()
 

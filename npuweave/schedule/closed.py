@@ -29,6 +29,9 @@ from npuweave.schedule.loop_steps import (
 )
 
 INT_MAX = int(np.iinfo(np.int64).max)
+#: the open arrivals' tables and outputs, empty in a closed loop: shared, as nothing can be
+#: written to an empty array
+_NONE_F, _NONE_I = np.zeros(0), np.zeros(0, np.int64)
 
 
 def policy_code(policy: object) -> int | None:
@@ -92,28 +95,30 @@ def run_closed(policy: Any, board: Board, requests: int | None, window_s: float 
     st = loop.state(k, 1, len(fl) + room(b.buf, size, max(cap, 1)))
     st[loop.ST["compute_kind"]], st[loop.ST["cur_mft"]] = kinds, mft  # read only here
     st[loop.ST["active"]][b.active] = True
-    st[loop.ST["seg"]][:] = off[:-1]
-    st[loop.ST["nu"]][:] = np.diff(off)
+    seg, nu = off[:-1], off[1:] - off[:-1]
+    st[loop.ST["seg"]][:], st[loop.ST["nu"]][:] = seg, nu
     for name in ("pos", "req", "arrival"):
         st[loop.ST[name]][:] = getattr(b, name)
-    fl_s, fl_c, fl_f = st[loop.ST_FL:loop.ST_FL + 3]
-    fl_s[:len(fl)] = [s for s, _ in fl]
-    fl_c[:len(fl)] = [c for _, c in fl]
-    fl_f[:len(fl)] = [s / b.bw for s, _ in fl]
+    if fl:
+        fl_s, fl_c, fl_f = st[loop.ST_FL:loop.ST_FL + 3]
+        fl_s[:len(fl)] = [s for s, _ in fl]
+        fl_c[:len(fl)] = [c for _, c in fl]
+        fl_f[:len(fl)] = [s / b.bw for s, _ in fl]
     si, sf = st[loop.ST_SI], st[loop.ST["sf"]]
     si[loop.TAIL], si[loop.USED] = len(fl), b.used
     sf[loop.T_M], sf[loop.T_C], sf[loop.NOW] = b.t_m, b.t_c, b.t_m
     pol = policy_tables(policy, code)
-    tab = (k, 1, 1, b.buf, b.bw, off[:-1], mft, np.zeros(k), kinds, np.diff(off), size, comp,
-           ftime, inh)
-    arr = (True, *loop_end(requests, window_s), np.zeros(0), np.zeros(0, np.int64),
-           np.zeros(0, np.int64), np.zeros(k, np.int64), np.zeros(k), 0.0, INT_MAX)
-    out = [True, *columns(max(cap, 1)), np.zeros(0), np.zeros(0, np.int64)]
+    tab = (k, 1, 1, b.buf, b.bw, seg, mft, np.zeros(k), kinds, nu, size, comp, ftime, inh)
+    arr = (True, *loop_end(requests, window_s), _NONE_F, _NONE_I, _NONE_I,
+           np.zeros(k, np.int64), np.zeros(k), 0.0, INT_MAX)
+    out = [True, *columns(max(cap, 1)), _NONE_F, _NONE_I]
     run, pol, tab, arr, st, out = loop.runner(compiled, pol, tab, arr, st, out)
     n = loop.drive(run, pol, tab, arr, st, out)
     if code in (LW_PLUS, LW_PLUS_PRINTED):
         policy.decisions += n  # as its select counts them (no deadlines: no estimate)
     settle(policy, code, pol)
+    if isinstance(out[1], np.ndarray):  # compiled: each column a row of the output
+        return (*out[1][:, :n], *out[2][:, :n])
     return (*(_column(c, n, np.int64) for c in out[1]),
             *(_column(c, n, np.float64) for c in out[2]))
 

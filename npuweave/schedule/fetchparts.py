@@ -13,28 +13,58 @@ plain Python otherwise.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from npuweave.schedule.jit import borrow, loaded
 from npuweave.schedule.jit import kernel as _jit
-from npuweave.schedule.jit import loaded
+from npuweave.schedule.reach import fold_span, note_ends, note_slot
 
 
 @_jit
-def _parts(t, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_j, o_s, o_e, o_b):
+def _parts(t, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_j, o_s, o_e, o_b, r, cs,
+           span, worked, lo, hi, last, start_s, finish_s):
     """Fill ``o_*`` with the parts of decisions ``0..n-1`` (decision ``j``: unit ``i[j]`` of
     tenant ``t[j]``, of ``sizes[off[t[j]] + i[j]]`` bytes): the decision, start, end and,
-    where ``o_b`` is not empty, bytes of each; return ``(parts, ok)`` where ``ok`` says every
-    fetch's last part ended at its predicted fetch end. ``fl_s``, ``fl_c`` hold the
-    in-flight list (room for ``n`` entries; it restarts at 0 whenever it empties, so it
-    stays in a few cache lines where units rarely wait). Arrays when compiled; lists
-    otherwise (plain Python indexes lists several times faster than arrays)."""
+    where ``o_b`` is not empty, bytes of each. ``fl_s``, ``fl_c`` hold the in-flight list
+    (room for ``n`` entries; it restarts at 0 whenever it empties, so it stays in a few cache
+    lines where units rarely wait). Where ``worked`` is not empty, also fold the PE run
+    (decision ``j`` computes ``cs[j]`` to ``ce[j]`` for request ``r[j]``) and the parts into
+    each request slot's reach (``npuweave.schedule.reach``: slot ``t * span + r``;
+    ``worked``, ``lo``, ``hi``, and ``start_s``, ``finish_s`` from each tenant's ``last``
+    unit), as ``npuweave.sim.runwork`` would from the finished runs. Returns ``(parts, ok,
+    PE busy seconds, DRAM busy seconds, both runs in (start, end) order, no span of negative
+    or NaN length)`` where ``ok`` says every fetch's last part ended at its predicted fetch
+    end. Arrays when compiled (the caller's, borrowed: ``jit.borrow``, for the inlined
+    steps); lists otherwise (plain Python indexes lists several times faster than arrays)."""
+    worked, lo, hi, last, start_s, finish_s = borrow((worked, lo, hi, last, start_s, finish_s))
     head = 0
     tail = 0
     used = 0
     m = 0
     ok = True
     keep = len(o_b) > 0
+    fold = len(worked) > 0
+    busy_pe = 0.0
+    busy_dram = 0.0
+    pe_order = True
+    dram_order = True
+    exact = True
+    p_s0 = -np.inf
+    p_e0 = -np.inf
+    d_s0 = -np.inf
+    d_e0 = -np.inf
+    k = -1
+    any_work = False
+    first = np.inf
+    reach = -np.inf
     for j in range(n):
+        if fold:
+            slot = t[j] * span + r[j]
+            if slot != k:
+                note_slot(k, any_work, first, reach, worked, lo, hi)
+                k, any_work, first, reach = slot, False, np.inf, -np.inf
         sz = sizes[off[t[j]] + i[j]]
         if sz > 0:
             free = buf - used
@@ -45,6 +75,10 @@ def _parts(t, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_j, o_s, o_e, 
                 if keep:
                     o_b[m] = sz
                 m += 1
+                if fold:
+                    busy_dram, any_work, exact, first, reach, dram_order, d_s0, d_e0 = \
+                        fold_span(start, end, busy_dram, any_work, exact, first, reach,
+                                  dram_order, d_s0, d_e0)
             else:
                 if free > 0:
                     end = start + free / bw
@@ -52,13 +86,17 @@ def _parts(t, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_j, o_s, o_e, 
                     if keep:
                         o_b[m] = free
                     m += 1
+                    if fold:
+                        busy_dram, any_work, exact, first, reach, dram_order, d_s0, d_e0 = \
+                            fold_span(start, end, busy_dram, any_work, exact, first, reach,
+                                      dram_order, d_s0, d_e0)
                     start = end
                 need = sz - free
-                k = head
+                q = head
                 end = np.inf
-                while k < tail:
-                    s = fl_s[k]
-                    c = fl_c[k]
+                while q < tail:
+                    s = fl_s[q]
+                    c = fl_c[q]
                     if start < c:
                         start = c
                     part = need if need <= s else s
@@ -67,13 +105,21 @@ def _parts(t, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_j, o_s, o_e, 
                     if keep:
                         o_b[m] = part
                     m += 1
+                    if fold:
+                        busy_dram, any_work, exact, first, reach, dram_order, d_s0, d_e0 = \
+                            fold_span(start, end, busy_dram, any_work, exact, first, reach,
+                                      dram_order, d_s0, d_e0)
                     if need <= s:
                         break
                     need -= s
                     start = end
-                    k += 1
+                    q += 1
             if end != fe[j]:
                 ok = False
+        if fold:
+            busy_pe, any_work, exact, first, reach, pe_order, p_s0, p_e0 = fold_span(
+                cs[j], ce[j], busy_pe, any_work, exact, first, reach, pe_order, p_s0, p_e0)
+            note_ends(i[j], last[t[j]], k, cs[j], ce[j], start_s, finish_s)
         while head < tail and fl_c[head] <= fe[j]:
             used -= fl_s[head]
             head += 1
@@ -85,7 +131,9 @@ def _parts(t, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_j, o_s, o_e, 
             fl_c[tail] = ce[j]
             tail += 1
             used += sz
-    return m, ok
+    if fold:
+        note_slot(k, any_work, first, reach, worked, lo, hi)
+    return m, ok, busy_pe, busy_dram, pe_order and dram_order, exact
 
 
 def fetch_parts(size: np.ndarray, fs: np.ndarray, fe: np.ndarray, ce: np.ndarray, buf: int,
@@ -109,21 +157,35 @@ def fetch_parts(size: np.ndarray, fs: np.ndarray, fe: np.ndarray, ce: np.ndarray
     ([0, 1], [0.0, 3.0], [1.0, 3.5], [10, 5])
     """
     n = int(size.shape[0])
-    parts = replay_parts(np.zeros(n, np.int64), np.arange(n), np.array([0, n]), size, fs, fe,
-                         ce, buf, bw, with_bytes=True)
-    if parts is None:
+    replay = replay_parts(np.zeros(n, np.int64), np.arange(n), np.array([0, n]), size, fs, fe,
+                          ce, buf, bw, with_bytes=True)
+    if replay is None:
         return None
+    parts = replay.parts
     return parts[0], parts[1], parts[2], parts[3]
+
+
+class Replay(NamedTuple):
+    """What ``replay_parts`` returns: the parts ``(decision, start_s, end_s)`` (and their
+    bytes), and, where it folded the runs' reach, ``(PE busy seconds, DRAM busy seconds,
+    both runs in (start, end) order, no span of negative or NaN length)`` (else None)."""
+
+    parts: tuple[np.ndarray, ...]
+    folded: tuple[float, float, bool, bool] | None
 
 
 def replay_parts(t: np.ndarray, i: np.ndarray, off: np.ndarray, sizes: np.ndarray,
                  fs: np.ndarray, fe: np.ndarray, ce: np.ndarray, buf: int, bw: float,
-                 with_bytes: bool = False) -> tuple[np.ndarray, ...] | None:
+                 with_bytes: bool = False, fold: tuple | None = None) -> Replay | None:
     """``fetch_parts`` of decisions given as ``(tenant, unit)`` (``sizes``: every tenant's
-    units concatenated, tenant ``k``'s from ``off[k]``); returns ``(decision, start_s,
-    end_s)`` per part, and its bytes too ``with_bytes``, or None as ``fetch_parts`` does.
-    The decision column is int32 where it fits: the part columns are what a closed-loop
-    result keeps, and fresh pages cost more than writing them (issue 23)."""
+    units concatenated, tenant ``k``'s from ``off[k]``): ``(decision, start_s, end_s)`` per
+    part, and its bytes too ``with_bytes``, or None as ``fetch_parts`` does. The decision
+    column is int32 where it fits: the part columns are what a closed-loop result keeps, and
+    fresh pages cost more than writing them (issue 23).
+
+    ``fold``: ``(r, cs, span, worked, lo, hi, last, start_s, finish_s)`` (see ``_parts``):
+    where the kernels are compiled, the PE run and the parts are folded into those arrays in
+    the same pass (``Replay.folded`` says so); otherwise they are left alone."""
     n = int(t.shape[0])
     cap = 2 * n + 1  # a fetch's first part, plus one per in-flight entry (each used once)
     sizes = sizes.astype(np.int64, copy=False)
@@ -132,15 +194,24 @@ def replay_parts(t: np.ndarray, i: np.ndarray, off: np.ndarray, sizes: np.ndarra
     if loaded():
         out = (np.empty(cap, np.int32 if cap < 2**31 else np.int64), np.empty(cap),
                np.empty(cap), np.empty(nb, np.int64))
-        m, ok = _parts(t, i, off, sizes, fs, fe, ce, int(buf), float(bw), n,
-                       np.empty(n + 1, np.int64), np.empty(n + 1, np.float64), *out)
+        m, ok, *folded = _parts(t, i, off, sizes, fs, fe, ce, int(buf), float(bw), n,
+                                np.empty(n + 1, np.int64), np.empty(n + 1, np.float64), *out,
+                                *(fold or _NO_FOLD))
     else:
+        fold = None
         lists = ([0] * cap, [0.0] * cap, [0.0] * cap, [0] * nb)
-        m, ok = _parts(*(a.tolist() for a in (t, i, off, sizes, fs, fe, ce)), int(buf),
-                       float(bw), n, [0] * (n + 1), [0.0] * (n + 1), *lists)
+        m, ok, *folded = _parts(*(a.tolist() for a in (t, i, off, sizes, fs, fe, ce)),
+                                int(buf), float(bw), n, [0] * (n + 1), [0.0] * (n + 1), *lists,
+                                *_NO_FOLD)
         out = (np.array(lists[0][:m], np.int32 if cap < 2**31 else np.int64),
                *(np.array(x[:m], np.float64) for x in lists[1:3]),
                np.array(lists[3][:m], np.int64))
     if not ok:
         return None
-    return (out[0][:m], out[1][:m], out[2][:m], *((out[3][:m],) if with_bytes else ()))
+    parts = (out[0][:m], out[1][:m], out[2][:m], *((out[3][:m],) if with_bytes else ()))
+    return Replay(parts, tuple(folded) if fold is not None else None)
+
+
+#: ``_parts``' fold arguments when it folds nothing (an empty ``worked``)
+_NO_FOLD = (np.zeros(0, np.int64), np.zeros(0), 0, np.zeros(0, np.bool_), np.zeros(0),
+            np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))

@@ -30,12 +30,12 @@ from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board
 from npuweave.schedule.fetchparts import replay_parts
 from npuweave.schedule.jit import loaded as kernel_loaded
-from npuweave.schedule.plan import choose_path, plan_arrays, start_streams
+from npuweave.schedule.plan import choose_path, compiled_arrays, plan_arrays, start_streams
 from npuweave.schedule.protocol import LayerBase, Policy
 from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.intervals import interval_columns
 from npuweave.sim.result import RequestColumns, SimResult
-from npuweave.sim.runwork import Parts, RunWork
+from npuweave.sim.runwork import Parts, RunWork, fresh_slots, run_span
 
 #: Environment variable that forces the closed-loop path: ``auto`` (default), ``fast``, ``engine``.
 ENV = "NPUWEAVE_CLOSED_LOOP"
@@ -109,14 +109,16 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     notes = start_streams(board, policy, loop.requests, loop.window_s)
     left = sum(board.excluded) if loop.first() else 0
     how = choose_path("auto", policy, board, loop.requests, loop.window_s)
-    t, r, i, fs, fe, cs, ce = plan_arrays(policy, board, loop.requests, loop.window_s, how)
-    off, flat = board.tables.flat()[:2]
-    parts = replay_parts(t, i, off, flat, fs, fe, ce, board.buf, board.bw)
+    # the path is chosen once (plan_arrays would resolve it again)
+    cols = (compiled_arrays(policy, board, loop.requests, loop.window_s) if how == "kernel"
+            else plan_arrays(policy, board, loop.requests, loop.window_s, "python"))
+    t, r, i, fs, fe, cs, ce = cols
+    parts = _replayed(tenants, board, t, r, i, fs, fe, cs, ce)
     if parts is None:
         return None
     labels = tuple(x.label for x in tenants)
     intervals = interval_columns(labels, [x.units for x in tenants], (t, r, i, cs, ce),
-                                 Parts(*parts))
+                                 parts)
     makespan = float(ce[-1]) if len(ce) else 0.0
     if left:
         notes.append(NEVER_RUN.format(left))
@@ -124,21 +126,44 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     plan_how = (f"the compiled {name} kernel" if how == "kernel" and kernel_loaded()
                 else f"the {name} kernel as plain Python" if how == "kernel"
                 else "the Python policy loop")
-    work = intervals.work()  # one pass: per-request ends and the busy totals
+    work = intervals.work()  # per-request ends and busy totals (the replay folded them)
     return SimResult(intervals, _requests(tenants, work), makespan, float(work.busy[0]),
                      float(work.busy[1]), tuple(notes), policy.name,
                      labels, f"closed-loop fast path: planned by {plan_how}, DMA parts "
                      "replayed (a layer-wise policy that only selects)")
 
 
+def _replayed(tenants: Sequence[Tenant], board: Board, t: np.ndarray, r: np.ndarray,
+              i: np.ndarray, fs: np.ndarray, fe: np.ndarray, cs: np.ndarray,
+              ce: np.ndarray) -> Parts | None:
+    """The DMA parts of the planned decisions (None: a fetch missed its predicted end), with
+    both runs' reach where the compiled replay folds it in the same pass (then nothing
+    reads the runs again for it)."""
+    off, flat = board.tables.flat()[:2]
+    span = run_span((t, r))
+    worked, lo, hi, start_s, finish_s = fresh_slots(len(tenants), span)
+    last = np.array([len(x.units) - 1 for x in tenants], np.int64)
+    replay = replay_parts(t, i, off, flat, fs, fe, ce, board.buf, board.bw,
+                          fold=(r, cs, span, worked, lo, hi, last, start_s, finish_s))
+    if replay is None:
+        return None
+    reach = None
+    if replay.folded is not None:
+        busy_pe, busy_dram, in_order, exact = replay.folded
+        reach = RunWork(span, worked, lo, hi, start_s, finish_s,
+                        np.array([busy_pe, busy_dram]), in_order), exact
+    return Parts(replay.parts[0], replay.parts[1], replay.parts[2], reach)
+
+
 def _requests(tenants: Sequence[Tenant], work: RunWork) -> RequestColumns:
     """One record per request, by tenant then request: issued when the previous one of its
     stream finished (0 for the first), started at its first computation."""
-    done = ~(np.isnan(work.start_s) | np.isnan(work.finish_s))
-    slot = np.flatnonzero(done)  # by tenant, then request: the slots' own order
-    ten, req = slot // work.span, slot % work.span
+    done = (work.start_s == work.start_s) & (work.finish_s == work.finish_s)  # not NaN
+    slot = done.nonzero()[0]  # by tenant, then request: the slots' own order
+    ten, req = np.divmod(slot, work.span)
     finish = work.finish_s[slot]
-    arrival = np.where(req == 0, 0.0, work.finish_s[np.maximum(slot - 1, 0)])
+    # the previous slot's finish (slot 0's "previous", the last slot, is never read)
+    arrival = np.where(req == 0, 0.0, work.finish_s[slot - 1])
     return RequestColumns(tuple(x.label for x in tenants), tuple(x.model for x in tenants),
                           tuple(x.batch for x in tenants), ten, req, arrival,
                           work.start_s[slot], finish)

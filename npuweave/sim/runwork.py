@@ -22,6 +22,7 @@ import numpy as np
 
 from npuweave.schedule.jit import borrow, loaded
 from npuweave.schedule.jit import kernel as _jit
+from npuweave.schedule.reach import fold_span, note_ends, note_slot
 
 Run = Sequence[np.ndarray]  # (tenant, request, unit, start_s, end_s)
 
@@ -29,11 +30,25 @@ Run = Sequence[np.ndarray]  # (tenant, request, unit, start_s, end_s)
 class Parts(NamedTuple):
     """A DRAM run given by the PE row each part fetched weights for (its tenant, request and
     unit are that row's): what the closed-loop fast path keeps, three columns instead of
-    five (``npuweave.schedule.fetchparts.replay_parts``)."""
+    five (``npuweave.schedule.fetchparts.replay_parts``). ``reach``: both runs' ``RunWork``
+    as the compiled replay folded it while it moved the parts, and whether no span had a
+    negative or NaN length (so ``run_work`` does not read the runs again); None where it
+    did not fold them."""
 
     row: np.ndarray
     start_s: np.ndarray
     end_s: np.ndarray
+    reach: tuple[RunWork, bool] | None = None
+
+
+def fresh_slots(slots: int,
+                span: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per slot, before any span is folded: ``worked`` (False), ``lo`` (inf), ``hi``
+    (-inf), ``start_s`` and ``finish_s`` (NaN); the four floats in one block."""
+    n = slots * span
+    fresh = np.empty((4, n))
+    fresh[0], fresh[1], fresh[2:] = np.inf, -np.inf, np.nan
+    return np.zeros(n, np.bool_), fresh[0], fresh[1], fresh[2], fresh[3]
 
 
 def full_run(pe: Run, dram: Run | Parts) -> Run:
@@ -69,11 +84,19 @@ def run_work(pe: Run, dram: Run | Parts, last: np.ndarray, slots: int,
              totals: Callable[[], np.ndarray]) -> RunWork:
     """``RunWork`` of runs ``pe`` and ``dram`` (``last``: each tenant's last unit index;
     ``totals``: the per-slot busy seconds, asked for only where a span has a negative or NaN
-    length, so that "positive length" would not say "positive total")."""
+    length, so that "positive length" would not say "positive total"). Parts that carry
+    their reach (folded by the replay, for the same tenants) are not read again."""
+    reach = dram.reach if isinstance(dram, Parts) else None
+    work, exact = _fold_runs(pe, dram, last, slots) if reach is None else reach
+    return work if exact else work._replace(worked=totals() > 0)
+
+
+def _fold_runs(pe: Run, dram: Run | Parts, last: np.ndarray,
+               slots: int) -> tuple[RunWork, bool]:
+    """``RunWork`` of runs ``pe`` and ``dram``, each read once (compiled, or NumPy), and
+    whether no span has a negative or NaN length."""
     span = run_span(pe, dram)
-    n = slots * span
-    worked, lo, hi = np.zeros(n, np.bool_), np.full(n, np.inf), np.full(n, -np.inf)
-    start_s, finish_s = np.full(n, np.nan), np.full(n, np.nan)
+    worked, lo, hi, start_s, finish_s = fresh_slots(slots, span)
     if loaded():  # the PE run's first and last units in the same pass
         busy_pe, pe_order, pe_exact = _reach(pe[0], pe[1], None, pe[3], pe[4], span, worked,
                                              lo, hi, pe[2], last, start_s, finish_s)
@@ -85,10 +108,8 @@ def run_work(pe: Run, dram: Run | Parts, last: np.ndarray, slots: int,
         busy_dram, dram_order, dram_exact = _reach_numpy(*dram_columns(pe, dram), span, worked,
                                                          lo, hi)
         _ends(pe[0], pe[1], pe[2], pe[3], pe[4], last, span, start_s, finish_s)
-    if not (pe_exact and dram_exact):
-        worked = totals() > 0
     return RunWork(span, worked, lo, hi, start_s, finish_s, np.array([busy_pe, busy_dram]),
-                   pe_order and dram_order)
+                   pe_order and dram_order), pe_exact and dram_exact
 
 
 def run_totals(pe: Run, dram: Run | Parts, slots: int,
@@ -122,25 +143,13 @@ def dram_columns(pe: Run, dram: Run | Parts) -> tuple[np.ndarray, np.ndarray, np
     return dram[0], dram[1], None, dram[3], dram[4]
 
 
-def run_span(pe: Run, dram: Run | Parts) -> int:
-    """Slots per tenant: one more than the highest request index (at least 1)."""
+def run_span(pe: Run, dram: Run | Parts | None = None) -> int:
+    """Slots per tenant: one more than the highest request index (at least 1); ``dram`` as
+    ``Parts`` or None: the PE run's requests only."""
     top = int(pe[1].max()) + 1 if pe[1].size else 1
-    if isinstance(dram, Parts):  # the parts' requests are PE rows'
+    if dram is None or isinstance(dram, Parts):  # the parts' requests are PE rows'
         return top
     return max(top, int(dram[1].max()) + 1 if dram[1].size else 1)
-
-
-@_jit(inline=True)
-def _note(k, any_work, first, last, worked, lo, hi):
-    """Fold one slot's run of rows (some positive length, earliest start, latest end) into
-    ``worked``, ``lo``, ``hi`` (nothing for ``k < 0``)."""
-    if k >= 0:
-        if any_work:
-            worked[k] = True
-        if first < lo[k]:
-            lo[k] = first
-        if last > hi[k]:
-            hi[k] = last
 
 
 @_jit
@@ -148,12 +157,14 @@ def _reach(t, r, row, s, e, span, worked, lo, hi, u, last, start_s, finish_s):
     """Add one run's rows to ``worked``, ``lo``, ``hi`` (row ``a`` is request ``r[q]`` of
     tenant ``t[q]``, ``q = row[a]``, or ``a`` where ``row`` is None); return ``(busy seconds
     added in row order, the rows are in (start, end) order, no row has a negative or NaN
-    length)``. Consecutive rows of one slot (a fetch's parts) are folded in registers first.
-    For the PE run, ``u`` (unit), ``last`` (each tenant's last unit), ``start_s`` and
-    ``finish_s`` also take each slot's first unit's start and last unit's end (None for the
-    DRAM run: numba compiles that branch away). Every array is the caller's, borrowed
-    (``jit.borrow``: the inlined ``_note``)."""
+    length)``. Consecutive rows of one slot (a fetch's parts) are folded in registers first
+    (``npuweave.schedule.reach``'s steps). For the PE run, ``u`` (unit), ``last`` (each
+    tenant's last unit), ``start_s`` and ``finish_s`` also take each slot's first unit's
+    start and last unit's end (None for the DRAM run: numba compiles that branch away).
+    Every array is the caller's, borrowed (``jit.borrow``: the inlined steps)."""
     t, r, s, e, worked, lo, hi = borrow((t, r, s, e, worked, lo, hi))
+    if u is not None:
+        ub, lastb, sb, fb = borrow((u, last, start_s, finish_s))
     busy = 0.0
     in_order = True
     exact = True
@@ -170,27 +181,13 @@ def _reach(t, r, row, s, e, span, worked, lo, hi, u, last, start_s, finish_s):
             q0 = q
             slot = t[q] * span + r[q]
             if slot != k:
-                _note(k, any_work, first, end, worked, lo, hi)
+                note_slot(k, any_work, first, end, worked, lo, hi)
                 k, any_work, first, end = slot, False, np.inf, -np.inf
-        x, y = s[a], e[a]
-        busy += y - x
-        if y - x > 0:
-            any_work = True
-        elif not y - x >= 0:
-            exact = False
-        if x < first:
-            first = x
-        if y > end:
-            end = y
-        if x < s0 or (x == s0 and y < e0):
-            in_order = False
-        s0, e0 = x, y
+        busy, any_work, exact, first, end, in_order, s0, e0 = fold_span(
+            s[a], e[a], busy, any_work, exact, first, end, in_order, s0, e0)
         if u is not None:
-            if u[a] == 0:
-                start_s[k] = x
-            if u[a] == last[t[q]]:
-                finish_s[k] = y
-    _note(k, any_work, first, end, worked, lo, hi)
+            note_ends(ub[a], lastb[t[q]], k, s[a], e[a], sb, fb)
+    note_slot(k, any_work, first, end, worked, lo, hi)
     return busy, in_order, exact
 
 

@@ -3,7 +3,8 @@ against NumPy and records.
 
 On random closed-loop runs (fast path, kernels loaded): each request's reach (some busy time,
 earliest start, latest end), first computation start and last unit end, and the per-resource
-busy totals of the compiled pass over each run equal, float for float, those NumPy computes;
+busy totals equal, float for float, those NumPy computes, both as the compiled replay folds
+them while it moves the DMA parts and as the compiled pass over each finished run reads them;
 the per-request totals of the compiled merge equal NumPy's over the merged columns; and the
 totals and spans equal what ``IntervalIndex`` finds in the same intervals given as plain
 records (Python's ``sum`` order, checked bit for bit in ``tests/metrics``).
@@ -49,19 +50,24 @@ def test_compiled_walk_equals_numpy_and_the_records(inst):
     cols = result.intervals
     assert isinstance(cols, intervals.IntervalColumns)
     assert isinstance(result.requests, RequestColumns)
-    walked = cols.work()  # the fast path read each run once (compiled)
+    assert cols.dram.reach is not None  # folded by the compiled replay, in its own pass
+    walked = cols.work()  # ... which the fast path reads instead of the runs
     totals = cols.request_totals()  # the compiled merge, summed by np.bincount
     assert walked.in_order
-    fresh = intervals.interval_columns(cols.tenants, cols.units, cols.pe, cols.dram)
+    bare = runwork.Parts(*cols.dram[:3])  # the same parts without the replay's fold
+    passes = intervals.interval_columns(cols.tenants, cols.units, cols.pe, bare).work()
+    fresh = intervals.interval_columns(cols.tenants, cols.units, cols.pe, bare)
     with mock.patch.object(runwork, "loaded", lambda: False), \
             mock.patch.object(intervals, "loaded", lambda: False):
         numpy = fresh.work()  # NumPy over each run
         numpy_totals = fresh.request_totals()  # merged by the sort, summed by np.bincount
-    assert numpy.in_order and walked.span == numpy.span
+    assert numpy.in_order and walked.span == numpy.span == passes.span
     for field in ("lo", "hi", "start_s", "finish_s", "busy"):
-        assert hexes(getattr(walked, field)) == hexes(getattr(numpy, field)), field
+        want = hexes(getattr(numpy, field))
+        assert hexes(getattr(walked, field)) == want == hexes(getattr(passes, field)), field
     assert hexes(totals) == hexes(numpy_totals)
-    assert walked.worked.tolist() == numpy.worked.tolist() == (totals > 0).tolist()
+    assert (walked.worked.tolist() == numpy.worked.tolist() == passes.worked.tolist()
+            == (totals > 0).tolist())
     records = IntervalIndex.build(tuple(cols))
     indexed = IntervalIndex.build(cols)
     # the DRAM run as five columns (as the engine's result gives it) instead of ``Parts``
