@@ -73,6 +73,7 @@ def buffer_counter(intervals: Iterable[Any], dram_bw: float | None = None,
     ivs = list(intervals)
     total: dict[tuple[str, int, str], float] = {}
     changes: list[tuple[float, int, float]] = []  # (time, 0 = frees first, delta)
+    first: dict[tuple[str, int, str], float] = {}  # without a bandwidth: first part's start
     for iv in ivs:
         if iv.resource != "DRAM":
             continue
@@ -80,10 +81,10 @@ def buffer_counter(intervals: Iterable[Any], dram_bw: float | None = None,
             amount = round((iv.end_s - iv.start_s) * dram_bw)
             changes.append((iv.start_s, 1, amount))
             total[_key(iv)] = total.get(_key(iv), 0) + amount
-        elif _key(iv) not in total:
+        else:  # a unit is resident from its first part's start (one pass, not one per unit)
             total[_key(iv)] = 1
-            first = min(x.start_s for x in ivs if x.resource == "DRAM" and _key(x) == _key(iv))
-            changes.append((first, 1, 1))
+            first[_key(iv)] = min(first.get(_key(iv), iv.start_s), iv.start_s)
+    changes += [(t, 1, 1) for t in first.values()]
     for iv in ivs:
         if iv.resource == "PE" and _key(iv) in total:
             changes.append((iv.end_s, 0, -total[_key(iv)]))

@@ -146,10 +146,13 @@ def plan_using(path: str, policy: str | Policy, tenants: Sequence[Tenant], buffe
     notes = start_streams(board, policy, requests, window_s)
     labels = tuple(x.label for x in tenants)
     path, why = path_and_why(path, policy, board, requests, window_s)
-    t, r, i, *times = plan_arrays(policy, board, requests, window_s, path)
-    order = tuple(zip(t.tolist(), r.tolist(), i.tolist()))
-    fs, fe, cs, ce = (tuple(a.tolist()) for a in times)
-    return Schedule(labels, order, fs, fe, cs, ce, tuple(notes), policy.name, why)
+    if path == "kernel":
+        cols = [tuple(a.tolist()) for a in compiled_arrays(policy, board, requests, window_s)]
+    else:  # the reference's rows as they are (no round trip through arrays)
+        cols = decide(board, policy.select, record=True)[1]
+    fs, fe, cs, ce = (tuple(c) for c in cols[3:])
+    return Schedule(labels, tuple(zip(*cols[:3])), fs, fe, cs, ce, tuple(notes), policy.name,
+                    why)
 
 
 def plan_arrays(policy: Policy, board: Board, requests: int | None, window_s: float | None,
@@ -160,8 +163,7 @@ def plan_arrays(policy: Policy, board: Board, requests: int | None, window_s: fl
     path = choose_path(path, policy, board, requests, window_s)
     if path == "kernel":
         return compiled_arrays(policy, board, requests, window_s)
-    rows = decide(board, policy.select, record=True)[1]
-    cols = list(zip(*rows)) if rows else [()] * 7
+    cols = decide(board, policy.select, record=True)[1]
     return (*(np.array(c, np.int64) for c in cols[:3]),
             *(np.array(c, np.float64) for c in cols[3:]))
 

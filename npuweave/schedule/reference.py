@@ -39,10 +39,10 @@ class ArrivalSource(Protocol):
 
 
 def decide(board: Board, select: Callable[[Board], int], source: ArrivalSource | None = None,
-           limit: float = math.inf, record: bool = False) -> tuple[int, list[tuple]]:
+           limit: float = math.inf, record: bool = False) -> tuple[int, list]:
     """Run ``board`` to the end with ``select`` choosing each tenant; returns the number of
-    decisions and, ``record``-ed, one ``(tenant, request, unit, fs, fe, cs, ce)`` row per
-    decision. ``source`` is None for a closed loop (the board started, its hook re-issuing),
+    decisions and, ``record``-ed, the seven columns ``tenant, request, unit, fs, fe, cs,
+    ce`` (one entry per decision; empty lists when not recorded). ``source`` is None for a closed loop (the board started, its hook re-issuing),
     else the open arrivals, and ``board`` is a ``Predictor`` (it is told the time after an
     idle gap); ``limit``: stop once ``source.missed`` reaches it.
 
@@ -53,8 +53,9 @@ def decide(board: Board, select: Callable[[Board], int], source: ArrivalSource |
     >>> b = Board([make_tenant("a", [2.0], [10], 10)], 10, 10.0)
     >>> b.issue(0, 0, 0.0)
     >>> decide(b, get_scheduler("sequential").select, record=True)
-    (1, [(0, 0, 0, 0.0, 1.0, 1.0, 3.0)])
+    (1, [[0], (0,), (0,), (0.0,), (1.0,), (1.0,), (3.0,)])
     """
+    chosen: list[int] = []
     rows: list[tuple] = []
     commit = board.commit
     n = 0
@@ -75,9 +76,10 @@ def decide(board: Board, select: Callable[[Board], int], source: ArrivalSource |
             break
         t = select(board)
         if record:
-            rows.append((t, *commit(t)))
+            chosen.append(t)
+            rows.append(commit(t))
         else:
             commit(t)
         n += 1
         now = board.t_m
-    return n, rows
+    return n, ([chosen, *zip(*rows)] if rows else [[] for _ in range(7)])

@@ -95,10 +95,10 @@ class Simulator(Dispatcher):
         self.policy = policy
         self.layer = getattr(policy, "level", "layer") == "layer"
         if self.layer:  # the units the policy runs (AI-MT's sub-layer blocks), as ``plan``
-            tenants = policy_tenants(policy, tenants, buffer_bytes, dram_bw)
+            whole, tenants = tenants, policy_tenants(policy, tenants, buffer_bytes, dram_bw)
             if footprints is not None:
-                footprints = [None if f is None else f.blocks(t.units)
-                              for f, t in zip(footprints, tenants)]
+                footprints = [None if f is None else f.blocks(w.units, t.units)
+                              for f, w, t in zip(footprints, whole, tenants)]
         self.tenants = tuple(tenants)
         hint = (f" (max_events={max_events}); raise max_events (--max-events) or shorten the "
                 "run (--duration, --window-s, --requests)")

@@ -31,6 +31,7 @@ from npuweave.metrics.records import RequestRecords, SegmentRecords, segment_col
 from npuweave.metrics.requests import Outcome, RequestTable, request_table
 from npuweave.metrics.serving import SLA_MULTS, summarize
 from npuweave.schedule.base import Tenant
+from npuweave.schedule.plan import policy_tenants
 from npuweave.schedule.registry import get_scheduler
 from npuweave.sim.arrivals import Arrivals
 from npuweave.sim.batch_serve import BatchingSimulator
@@ -182,7 +183,11 @@ def least_units(models: Sequence[ModelSpec]) -> int:
     return max(1, min(counts, default=1))
 
 
-def _units(tenants: Sequence[Tenant]) -> int:
+def _units(tenants: Sequence[Tenant], policy: Any, npu: NPU) -> int:
+    """The fewest units a request of ``tenants`` runs under ``policy``: its own units where
+    it defines them (AI-MT's sub-layer blocks, as the ``Simulator`` runs them)."""
+    if getattr(policy, "level", "layer") == "layer":
+        tenants = policy_tenants(policy, tenants, npu.weight_buffer, npu.dram_bw)
     return min((len(t.compute_s) for t in tenants), default=0)
 
 
@@ -193,7 +198,8 @@ def _singles(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals, policy: 
     t, m = arrivals.time_s, arrivals.model
     tenants, feet = costed_tenants(models, npu, [(k, 1) for k in range(len(models))],
                                    cost_model)
-    check_work(_units(tenants), len(t), 1, kw["max_events"], kw["log"], kw.pop("wakes"))
+    check_work(_units(tenants, policy, npu), len(t), 1, kw["max_events"], kw["log"],
+               kw.pop("wakes"))
     iso = [_isolated(tenants[k], feet[k], npu, kw["traffic"]) for k in range(len(models))]
     rows = ArrivalRows(t, m, arrivals.priority, arrivals.deadline_abs_s)
     sim = Simulator(tenants, npu.weight_buffer, npu.dram_bw, policy, arrivals=rows,
@@ -209,7 +215,8 @@ def _batched(models: Sequence[ModelSpec], npu: NPU, arrivals: Arrivals, policy: 
     n, cap = len(models), batching.max_batch
     sizes = [(k, b) for k in range(n) for b in range(1, cap + 1)]
     tenants, feet = costed_tenants(models, npu, sizes, cost_model)
-    check_work(_units(tenants), len(arrivals), cap, kw["max_events"], kw["log"], kw.pop("wakes"))
+    check_work(_units(tenants, policy, npu), len(arrivals), cap, kw["max_events"], kw["log"],
+               kw.pop("wakes"))
     iso = [_isolated(tenants[k * cap], feet[k * cap], npu, kw["traffic"]) for k in range(n)]
     order = [k * cap + b for k in range(n) for _ in range(slots) for b in range(cap)]
     batcher = Batcher(arrivals.time_s, arrivals.model, n, batching.window_s, cap, slots,

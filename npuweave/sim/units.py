@@ -38,36 +38,43 @@ class Footprint:
     spill: tuple[int, ...]
     mid: tuple[int, ...] = ()
 
-    def blocks(self, units: Sequence[str]) -> Footprint:
-        """The footprint of ``units``, this footprint's units cut into blocks in order
-        (AI-MT's sub-layer blocks, ``npuweave.schedule.aimt.sub_layers``): a unit named
-        ``<name>#b<j>/<k>`` is block ``j`` of ``k`` of one unit, any other name a whole unit.
+    def blocks(self, whole: Sequence[str], units: Sequence[str]) -> Footprint:
+        """The footprint of ``units``: the units ``whole`` (this footprint's) cut into blocks
+        in order (AI-MT's sub-layer blocks, ``npuweave.schedule.aimt.sub_layers``): a unit is
+        ``whole``'s next unit itself, or block ``j`` of ``k`` of it, named ``<name>#b<j>/<k>``
+        (matched to the unit it was cut from, so a unit may itself be named like a block).
         A block that ends before its unit leaves ``mid``; the last one the unit's ``live``,
         and it carries the unit's spill.
 
         Examples
         --------
         >>> f = Footprint((10, 5), (4, 0), (30, 5))
-        >>> g = f.blocks(["a#b1/3", "a#b2/3", "a#b3/3", "b"])
+        >>> g = f.blocks(["a", "b"], ["a#b1/3", "a#b2/3", "a#b3/3", "b"])
         >>> g.live, g.spill, g.mid
         ((30, 30, 10, 5), (0, 0, 4, 0), (30, 30, 30, 5))
         """
+        if len(whole) != len(self.live):
+            raise ValueError(f"{len(whole)} units for a footprint of {len(self.live)}")
         mid = self.mid or self.live
         live: list[int] = []
         spill: list[int] = []
         mids: list[int] = []
         u = 0
         for name in units:
-            _, mark, blk = name.rpartition("#b")
-            j, _, k = blk.partition("/")
-            last = not (mark and j.isdigit() and k.isdigit()) or j == k
+            if u == len(whole):
+                raise ValueError(f"unit {name!r} is past the last of {len(whole)} units")
+            base = whole[u]
+            j, _, k = name[len(base) + 2:].partition("/")
+            if name != base and not (name.startswith(f"{base}#b") and j.isdigit()
+                                     and k.isdigit()):
+                raise ValueError(f"unit {name!r} is neither {base!r} nor a block of it")
+            last = name == base or j == k
             live.append(self.live[u] if last else mid[u])
             spill.append(self.spill[u] if last else 0)
             mids.append(mid[u])
             u += last
-        if u != len(self.live):
-            raise ValueError(f"{len(units)} blocks cover {u} units, not the footprint's "
-                             f"{len(self.live)}")
+        if u != len(whole):
+            raise ValueError(f"{len(units)} blocks cover {u} of {len(whole)} units")
         return Footprint(tuple(live), tuple(spill), tuple(mids))
 
 

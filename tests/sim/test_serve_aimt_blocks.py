@@ -70,6 +70,42 @@ def test_block_footprints_follow_their_units() -> None:
     """A block that ends mid-unit leaves the unit's partial state; the last carries the
     unit's own live bytes and spill."""
     f = Footprint((10, 5), (4, 2), (30, 7))
-    g = f.blocks(["a#b1/2", "a#b2/2", "b"])
+    g = f.blocks(["a", "b"], ["a#b1/2", "a#b2/2", "b"])
     assert (g.live, g.spill) == ((30, 10, 5), (0, 4, 2))
-    assert Footprint((1,), (0,)).blocks(["x#b1/2", "x#b2/2"]).live == (1, 1)
+    assert Footprint((1,), (0,)).blocks(["x"], ["x#b1/2", "x#b2/2"]).live == (1, 1)
+
+
+def test_the_work_check_counts_the_blocks(monkeypatch) -> None:
+    """``serve`` refuses a run before it starts when its least event count passes the limits;
+    for AI-MT it counts the blocks the run will serve (three here, so 6 events), not the
+    layers (one, 2 events): a --trace of tiny blocks otherwise slipped past the logged-event
+    limit (merge=1/2048 makes resnet50 2114 units, not 54)."""
+    import pytest
+
+    from npuweave.errors import ConfigError
+    from npuweave.sim import serving
+
+    monkeypatch.setattr(serving, "MAX_LOGGED_EVENTS", 5)
+    arr = make_arrivals([0.0], [0], ("m",))
+    with pytest.raises(ConfigError, match="at least 6 events"):
+        serve([ONE], toy_npu(), arr, "aimt", merge=0.25, traffic=False, log=True)
+    assert serve([ONE], toy_npu(), arr, "aimt", merge=1.0, traffic=False, log=True)
+
+
+def test_a_unit_named_like_a_block_is_still_a_whole_unit() -> None:
+    """Blocks are matched to the units they were cut from, not guessed from their names: an
+    ONNX node may be called ``fc#b1/2`` (before, ``serve --scheduler aimt`` on such a model
+    stopped with a ValueError traceback). Buffer 100 B, merge 1/4: blocks of at most 25 B, so
+    ``fc#b1/2`` (20 B) stays whole and ``out`` (40 B) becomes two 20 B blocks; ``out``'s spill
+    (10 B) goes to its last block, ``fc#b1/2``'s (4 B) to itself."""
+    from npuweave.schedule.base import Tenant
+    from npuweave.sim.serve import Simulator
+
+    t = Tenant("m", ("fc#b1/2", "out"), (1.0, 2.0), (20, 40))
+    f = Footprint((6, 8), (4, 10), (3, 5))
+    assert f.blocks(t.units, ("fc#b1/2", "out#b1/2", "out#b2/2")) == Footprint(
+        (6, 5, 8), (4, 0, 10), (3, 5, 5))
+    sim = Simulator([t], 100, 10.0, AIMT(merge=0.25), footprints=[f], traffic=True,
+                    arrivals=[(0.0, 0, 1, 50.0)])
+    assert sim.tenants[0].units == ("fc#b1/2", "out#b1/2", "out#b2/2")
+    assert sim.units[0].live == (6, 5, 8)
