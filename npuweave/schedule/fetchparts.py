@@ -67,38 +67,21 @@ def _parts(t, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_j, o_s, o_e, 
                 k, any_work, first, reach = slot, False, np.inf, -np.inf
         sz = sizes[off[t[j]] + i[j]]
         if sz > 0:
-            free = buf - used
+            # the parts in order: the free space first (q = head - 1), then the space of each
+            # in-flight unit as it completes
             start = fs[j]
-            if sz <= free:
-                end = start + sz / bw
-                o_j[m], o_s[m], o_e[m] = j, start, end
-                if keep:
-                    o_b[m] = sz
-                m += 1
-                if fold:
-                    busy_dram, any_work, exact, first, reach, dram_order, d_s0, d_e0 = \
-                        fold_span(start, end, busy_dram, any_work, exact, first, reach,
-                                  dram_order, d_s0, d_e0)
-            else:
-                if free > 0:
-                    end = start + free / bw
-                    o_j[m], o_s[m], o_e[m] = j, start, end
-                    if keep:
-                        o_b[m] = free
-                    m += 1
-                    if fold:
-                        busy_dram, any_work, exact, first, reach, dram_order, d_s0, d_e0 = \
-                            fold_span(start, end, busy_dram, any_work, exact, first, reach,
-                                      dram_order, d_s0, d_e0)
-                    start = end
-                need = sz - free
-                q = head
-                end = np.inf
-                while q < tail:
+            need = sz
+            end = np.inf
+            q = head - 1
+            while q < tail:
+                if q < head:
+                    s = buf - used
+                else:
                     s = fl_s[q]
                     c = fl_c[q]
                     if start < c:
                         start = c
+                if s > 0:
                     part = need if need <= s else s
                     end = start + part / bw
                     o_j[m], o_s[m], o_e[m] = j, start, end
@@ -113,7 +96,9 @@ def _parts(t, i, off, sizes, fs, fe, ce, buf, bw, n, fl_s, fl_c, o_j, o_s, o_e, 
                         break
                     need -= s
                     start = end
-                    q += 1
+                    if q < head:
+                        end = np.inf  # the rest waits for in-flight units (none: never ends)
+                q += 1
             if end != fe[j]:
                 ok = False
         if fold:
