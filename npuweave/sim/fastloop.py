@@ -29,8 +29,7 @@ from npuweave.errors import ConfigError
 from npuweave.schedule.base import Tenant
 from npuweave.schedule.board import Board
 from npuweave.schedule.fetchparts import replay_parts
-from npuweave.schedule.jit import loaded as kernel_loaded
-from npuweave.schedule.plan import choose_path, compiled_arrays, plan_arrays, start_streams
+from npuweave.schedule.plan import compiled_arrays, path_and_why, plan_arrays, start_streams
 from npuweave.schedule.protocol import LayerBase, Policy
 from npuweave.sim.arrival_processes import ClosedLoop
 from npuweave.sim.intervals import interval_columns
@@ -108,7 +107,7 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     board = Board(tenants, buffer_bytes, dram_bw)
     notes = start_streams(board, policy, loop.requests, loop.window_s)
     left = sum(board.excluded) if loop.first() else 0
-    how = choose_path("auto", policy, board, loop.requests, loop.window_s)
+    how, planned = path_and_why("auto", policy, board, loop.requests, loop.window_s)
     # the path is chosen once (plan_arrays would resolve it again)
     cols = (compiled_arrays(policy, board, loop.requests, loop.window_s) if how == "kernel"
             else plan_arrays(policy, board, loop.requests, loop.window_s, "python"))
@@ -122,14 +121,10 @@ def run_fast(tenants: Sequence[Tenant], buffer_bytes: int, dram_bw: float, polic
     makespan = float(ce[-1]) if len(ce) else 0.0
     if left:
         notes.append(NEVER_RUN.format(left))
-    name = type(policy).__name__  # Layerweaver or AIMT (the one loop, schedule/loop.py)
-    plan_how = (f"the compiled {name} kernel" if how == "kernel" and kernel_loaded()
-                else f"the {name} kernel as plain Python" if how == "kernel"
-                else "the Python policy loop")
     work = intervals.work()  # per-request ends and busy totals (the replay folded them)
     return SimResult(intervals, _requests(tenants, work), makespan, float(work.busy[0]),
                      float(work.busy[1]), tuple(notes), policy.name,
-                     labels, f"closed-loop fast path: planned by {plan_how}, DMA parts "
+                     labels, f"closed-loop fast path: planned by {planned}; DMA parts "
                      "replayed (a layer-wise policy that only selects)")
 
 

@@ -53,12 +53,11 @@ from npuweave.schedule.loop_steps import (
     LW_PRINTED,
     SEQ,
 )
-from npuweave.schedule.plan import policy_tenants
 from npuweave.schedule.predictor import Predictor
 from npuweave.schedule.protocol import LayerBase
 from npuweave.schedule.standalone import StandaloneMode, approx_suffix, replay_table
 from npuweave.sim.batcher import inflight_slots
-from npuweave.sim.lwserve import Batching, Served, _check, serve_layerwise
+from npuweave.sim.lwserve import Batching, Served, prepared, serve_layerwise
 
 __all__ = ["LW_NPUWEAVE", "LW_PLUS", "LW_PLUS_PRINTED", "LW_PRINTED", "SEQ", "available", "policy_code",
            "refusal", "serve_auto", "serve_compiled"]
@@ -148,8 +147,7 @@ def serve_compiled(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw
     >>> s.finish_s.tolist(), s.missed       # fetch 0-1, compute 1-3; fetch 3-4, compute 4-6
     ([3.0, 6.0], 1)
     """
-    _check(costs, time_s, model, deadline_s, batching)
-    costs = [policy_tenants(policy, per, buffer_bytes, dram_bw) for per in costs]  # AI-MT's
+    costs = prepared(costs, buffer_bytes, dram_bw, time_s, model, deadline_s, policy, batching)
     slots = inflight_slots(policy)
     board = Predictor([c[0] for c in costs for _ in range(slots)], buffer_bytes, dram_bw)
     notes = tuple(policy.start(board))  # type: ignore[attr-defined]

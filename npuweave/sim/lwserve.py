@@ -89,8 +89,7 @@ def serve_layerwise(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_b
     >>> s.finish_s.tolist(), s.missed       # fetch 0-1, compute 1-3; fetch 3-4, compute 4-6
     ([3.0, 6.0], 1)
     """
-    _check(costs, time_s, model, deadline_s, batching)
-    costs = [policy_tenants(policy, per, buffer_bytes, dram_bw) for per in costs]  # AI-MT's
+    costs = prepared(costs, buffer_bytes, dram_bw, time_s, model, deadline_s, policy, batching)
     slots = inflight_slots(policy, grouping, max_inflight)
     board = Predictor([c[0] for c in costs for _ in range(slots)], buffer_bytes, dram_bw)
     st = _State(costs, board, time_s, model, deadline_s, batching, slots)
@@ -227,6 +226,16 @@ def _alone(comp: Sequence[float], ftime: Sequence[float]) -> float:
     for c, f in zip(reversed(comp), reversed(ftime)):
         acc += c if c > f else f
     return acc
+
+
+def prepared(costs: Sequence[Sequence[Tenant]], buffer_bytes: int, dram_bw: float,
+             time_s: np.ndarray, model: np.ndarray, deadline_s: Sequence[float],
+             policy: LayerBase, batching: Batching) -> list[Sequence[Tenant]]:
+    """``costs`` checked (a ``ConfigError`` names the bad input) and as ``policy`` runs them:
+    its own units where it defines them (AI-MT's sub-layer blocks, ``plan.policy_tenants``).
+    Both serving loops (this one and ``npuweave.sim.lwkernel``) start with it."""
+    _check(costs, time_s, model, deadline_s, batching)
+    return [policy_tenants(policy, per, buffer_bytes, dram_bw) for per in costs]
 
 
 def _check(costs: Sequence[Sequence[Tenant]], time_s: np.ndarray, model: np.ndarray,
